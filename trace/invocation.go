@@ -1,0 +1,153 @@
+package trace
+
+import "sort"
+
+// InvocationSpans returns the spans that belong to invocations: every span
+// whose family is neither node nor external (unknown families are kept on
+// purpose, REFERENCE §2.3). TPOT, rounds, tree and the Chrome trace use only
+// these.
+func InvocationSpans(spans []Span) []*Span {
+	out := make([]*Span, 0, len(spans))
+	for i := range spans {
+		switch Family(spans[i].Name) {
+		case FamilyNode, FamilyExternal:
+			continue
+		}
+		out = append(out, &spans[i])
+	}
+	return out
+}
+
+// An Invocation is the spans of one (pid, inv), in log order.
+type Invocation struct {
+	Pid   int64
+	Inv   uint64
+	Hid   string // the hid of its first span
+	Spans []*Span
+}
+
+// Root returns the first span in log order with depth 0, or nil.
+func (iv *Invocation) Root() *Span {
+	for _, s := range iv.Spans {
+		if s.Depth == 0 {
+			return s
+		}
+	}
+	return nil
+}
+
+// ByName maps each name to its span with the smallest Ts; ties keep the
+// first seen.
+func (iv *Invocation) ByName() map[string]*Span {
+	m := make(map[string]*Span, len(iv.Spans))
+	for _, s := range iv.Spans {
+		if cur, ok := m[s.Name]; !ok || s.Ts < cur.Ts {
+			m[s.Name] = s
+		}
+	}
+	return m
+}
+
+// Lookup returns the span ByName would map name to, without building the map.
+func (iv *Invocation) Lookup(name string) *Span {
+	var best *Span
+	for _, s := range iv.Spans {
+		if s.Name == name && (best == nil || s.Ts < best.Ts) {
+			best = s
+		}
+	}
+	return best
+}
+
+type invKey struct {
+	pid int64
+	inv uint64
+}
+
+// GroupInvocations groups spans by (pid, inv), sorted by (pid, inv); spans
+// inside keep their input order.
+func GroupInvocations(spans []*Span) []*Invocation {
+	idx := make(map[invKey]*Invocation)
+	var out []*Invocation
+	for _, s := range spans {
+		k := invKey{s.Pid, s.Inv}
+		iv, ok := idx[k]
+		if !ok {
+			iv = &Invocation{Pid: s.Pid, Inv: s.Inv, Hid: s.Hid}
+			idx[k] = iv
+			out = append(out, iv)
+		}
+		iv.Spans = append(iv.Spans, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Pid != out[j].Pid {
+			return out[i].Pid < out[j].Pid
+		}
+		return out[i].Inv < out[j].Inv
+	})
+	return out
+}
+
+// A Bucket is the invocations of one callable (hid), sorted by inv (stable,
+// so equal inv from different pids keep pid order).
+type Bucket struct {
+	Hid  string
+	Invs []*Invocation
+}
+
+// BucketByHid groups invocations by hid; buckets come in order of first
+// appearance.
+func BucketByHid(invs []*Invocation) []*Bucket {
+	idx := make(map[string]*Bucket)
+	var out []*Bucket
+	for _, iv := range invs {
+		b, ok := idx[iv.Hid]
+		if !ok {
+			b = &Bucket{Hid: iv.Hid}
+			idx[iv.Hid] = b
+			out = append(out, b)
+		}
+		b.Invs = append(b.Invs, iv)
+	}
+	for _, b := range out {
+		sort.SliceStable(b.Invs, func(i, j int) bool { return b.Invs[i].Inv < b.Invs[j].Inv })
+	}
+	return out
+}
+
+// Busiest returns the index of the bucket with the most invocations (ties:
+// the first), or -1 when there are none.
+func Busiest(buckets []*Bucket) int {
+	best := -1
+	for i, b := range buckets {
+		if best < 0 || len(b.Invs) > len(buckets[best].Invs) {
+			best = i
+		}
+	}
+	return best
+}
+
+// BucketLabel labels bucket i: "decode" for the busiest bucket with more
+// than one invocation, else "prefill" for a bucket of exactly one, else the
+// first eight characters of the hid.
+func BucketLabel(buckets []*Bucket, i int) string {
+	b := buckets[i]
+	if i == Busiest(buckets) && len(b.Invs) > 1 {
+		return "decode"
+	}
+	if len(b.Invs) == 1 {
+		return "prefill"
+	}
+	if len(b.Hid) > 8 {
+		return b.Hid[:8]
+	}
+	return b.Hid
+}
+
+// BySize returns the buckets in descending invocation count; ties keep
+// first-appearance order.
+func BySize(buckets []*Bucket) []*Bucket {
+	out := append([]*Bucket(nil), buckets...)
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Invs) > len(out[j].Invs) })
+	return out
+}
