@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/spf13/cobra"
+)
+
+// run executes hbgtrace with args and returns the exit status: 0 on success,
+// 1 on a clear error, 2 on a usage error or a failed assertion.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.text != "" {
+			fmt.Fprint(stderr, ee.text)
+		}
+		return ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "hbgtrace: %v\n", ue.err)
+		if ue.cmd != nil {
+			fmt.Fprint(stderr, ue.cmd.UsageString())
+		}
+		return 2
+	}
+	if isFlagError(err) {
+		fmt.Fprintf(stderr, "hbgtrace: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "hbgtrace: %v\n", err)
+	return 1
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hbgtrace",
+		Short: "Read simpler host logs: timing tables, bind phases, traces",
+		Long: `hbgtrace reads the host logs of simpler's runtime ([STRACE] spans,
+bind phase= lines, clock anchors) and prints the tables people paste into
+pull requests. LOG may be a file, several files read as one stream, a
+directory of host.*.log files, - for standard input, or any of these
+gzip-compressed.`,
+		Example: `  hbgtrace rounds log.txt
+  hbgtrace phases --rounds 6 bind.log
+  hbgtrace tpot spool/`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{cmd: c, err: err}
+	})
+	root.AddCommand(
+		newTpotCmd(),
+		newRoundsCmd(),
+		newTreeCmd(),
+		newOverlapCmd(),
+		newPhasesCmd(),
+		newTraceCmd(),
+		newSwimlaneCmd(),
+	)
+	return root
+}
+
+// exitError ends the program with code after printing text verbatim to
+// stderr; it carries messages whose exact text the reference fixes.
+type exitError struct {
+	code int
+	text string
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d: %s", e.code, e.text) }
+
+// usageError is a command-line mistake: the message, then the usage, exit 2.
+type usageError struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+func isFlagError(err error) bool {
+	// cobra reports unknown commands and wrong argument counts as plain
+	// errors; they are usage errors too.
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+
+// readLog reads the logs named by args (see trace.Inputs) as one stream.
+func readLog(cmd *cobra.Command, args []string) (*trace.Log, error) {
+	srcs, err := trace.Inputs(args, cmd.InOrStdin())
+	if err != nil {
+		return nil, err
+	}
+	return trace.ReadLog(srcs)
+}
+
+// printWarnings writes the log's warnings to stderr, one per line.
+func printWarnings(cmd *cobra.Command, l *trace.Log) {
+	for _, w := range l.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
+	}
+}
+
+// Output formats of the table commands.
+const (
+	formatText     = "text"
+	formatMarkdown = "markdown"
+	formatJSON     = "json"
+	formatCSV      = "csv"
+)
+
+// addFormatFlag adds --format to a table command.
+func addFormatFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "format", formatText, "output format: text|markdown|json|csv")
+}
+
+// checkFormat validates a --format value.
+func checkFormat(cmd *cobra.Command, f string) error {
+	switch f {
+	case formatText, formatMarkdown, formatJSON, formatCSV:
+		return nil
+	}
+	return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown, json or csv", f)}
+}
+
+var errNotImplemented = errors.New("not implemented yet")
