@@ -104,7 +104,6 @@ func isFlagError(err error) bool {
 	return false
 }
 
-
 // readLog reads the logs named by args (see trace.Inputs) as one stream.
 func readLog(cmd *cobra.Command, args []string) (*trace.Log, error) {
 	srcs, err := trace.Inputs(args, cmd.InOrStdin())
