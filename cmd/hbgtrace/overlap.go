@@ -1,12 +1,59 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
 
-// PLACEHOLDER: replaced by the engineer who implements `hbgtrace overlap`.
+	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/spf13/cobra"
+)
+
+// overlapOptions are the flags of `hbgtrace overlap`.
+type overlapOptions struct {
+	requireHidden bool
+}
+
 func newOverlapCmd() *cobra.Command {
-	return &cobra.Command{
+	var opts overlapOptions
+	cmd := &cobra.Command{
 		Use:   "overlap LOG...",
-		Short: "overlap (not implemented yet)",
-		RunE:  func(cmd *cobra.Command, args []string) error { return errNotImplemented },
+		Short: "Assert that each run's preparation overlaps the device work",
+		Long: `overlap proves that run N+1's preparation (its chip.run.bind) overlaps
+run N's device work (its chip.run.runner_run) on every process, that launches
+stay in dispatch order, and that no run starts on the device before its
+predecessor's claim release. It is strace_timing --assert-native-overlap.
+
+On success it prints the number of adjacent pairs it checked; on the first
+failed check it prints "native overlap assertion failed: <why>" on stderr and
+exits with status 2. Legacy simpler_run* span names are accepted.`,
+		Example: `  hbgtrace overlap run.log
+  hbgtrace overlap --require-hidden spool/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return overlapRun(cmd, args, opts)
+		},
 	}
+	cmd.Flags().BoolVar(&opts.requireHidden, "require-hidden", false,
+		"also require each preparation to end before the previous device work")
+	return cmd
+}
+
+func overlapRun(cmd *cobra.Command, args []string, opts overlapOptions) error {
+	log, err := readLog(cmd, args)
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, log)
+	invs := trace.GroupInvocations(trace.InvocationSpans(log.Spans))
+	checks, err := phases.VerifyOverlap(invs, phases.OverlapOptions{RequireHidden: opts.requireHidden})
+	var oe *phases.OverlapError
+	if errors.As(err, &oe) {
+		return &exitError{code: 2, text: oe.Error() + "\n"}
+	}
+	if err != nil {
+		return fmt.Errorf("overlap: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Native overlap verified for %d adjacent dispatch pair(s).\n", len(checks))
+	return nil
 }
