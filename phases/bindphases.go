@@ -1,0 +1,403 @@
+package phases
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// The bind-phase spread of `hbgtrace phases` (REFERENCE §4): per segment the
+// min / median / max over the warm binds, and the control-plane total as
+// the spread of per-pass sums, never a sum of per-phase minima.
+
+// A BindPhaseSet is the vocabulary of one generation of hbg_bind_phases: the
+// display order of the segments it knows and its control-plane segments.
+type BindPhaseSet struct {
+	Order        []string
+	ControlPlane []string
+}
+
+// bindPhaseEnum is the HostPhaseKind enum order of the bind segments; the
+// runtime writes a pass's `bind phase=` lines in this order, which is how
+// E1/E2 lines are grouped into passes.
+var bindPhaseEnum = []string{
+	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
+	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close",
+}
+
+// SnapshotPhaseSet is the vocabulary of the line-based hbg_bind_phases
+// (snapshot 6ebaf77) for E1/E2 logs. relocate and sm_h2d stay in the
+// control plane so older logs total correctly.
+var SnapshotPhaseSet = BindPhaseSet{
+	Order:        bindPhaseEnum,
+	ControlPlane: []string{"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d"},
+}
+
+// SpanPhaseSet is the vocabulary of the span-based hbg/bind_phases.py at
+// upstream 04c88e9 for E3 logs, where graph_pack replaced graph_upload.
+//
+// Unlike that tool, hbgkit also knows graph_upload, in graph_pack's place of
+// the display order: hbgkit reads every generation, and an E3-style log of
+// the 5f9208d9 era still writes graph_upload. See SpanPhaseSetFor.
+var SpanPhaseSet = BindPhaseSet{
+	Order: []string{
+		"args", "arena_build", "runtime_init", "host_orch", "graph_pack", "graph_upload",
+		"static_arena", "shared_mem", "gm_heap", "arena_h2d", "host_view_close",
+	},
+	ControlPlane: []string{"host_orch", "graph_pack", "arena_h2d"},
+}
+
+// spanPhaseSetUpload is the 5f9208d9 vocabulary: graph_upload is the
+// control-plane upload and graph_pack does not exist yet.
+var spanPhaseSetUpload = BindPhaseSet{
+	Order: []string{
+		"args", "arena_build", "runtime_init", "host_orch", "graph_upload",
+		"static_arena", "shared_mem", "gm_heap", "arena_h2d", "host_view_close",
+	},
+	ControlPlane: []string{"host_orch", "graph_upload", "arena_h2d"},
+}
+
+// SpanPhaseSetFor picks the span-based vocabulary for binds: the 5f9208d9 one
+// (graph_upload in the control plane) when some bind writes graph_upload and
+// none writes graph_pack, else SpanPhaseSet. Either way each generation's log
+// totals the segments its own tool totalled.
+func SpanPhaseSetFor(binds []SpreadPass) BindPhaseSet {
+	upload, pack := false, false
+	for _, b := range binds {
+		_, u := b.Ms["graph_upload"]
+		_, p := b.Ms["graph_pack"]
+		upload, pack = upload || u, pack || p
+	}
+	if upload && !pack {
+		return spanPhaseSetUpload
+	}
+	return SpanPhaseSet
+}
+
+// A SpreadPass is one bind pass: the durations of its segments.
+type SpreadPass struct {
+	// Pid and Inv identify a span-based bind; both are 0 for a pass of
+	// `bind phase=` lines, which carry neither.
+	Pid int64
+	Inv uint64
+	// Thread is the log thread (T0x… hex) that wrote a line-based pass.
+	Thread string
+	// Ts is the earliest segment start, in ns.
+	Ts int64
+	// Ms maps each segment to its duration in ms (dur_ns / 1e6); a segment
+	// written twice keeps the last value.
+	Ms map[string]float64
+}
+
+func (p *SpreadPass) add(phase string, start, durNs int64) {
+	if p.Ms == nil || start < p.Ts {
+		p.Ts = start
+	}
+	if p.Ms == nil {
+		p.Ms = make(map[string]float64)
+	}
+	p.Ms[phase] = float64(durNs) / 1e6
+}
+
+// bindPassHasOrch reports whether a pass is a bind pass at all: a group
+// without host_orch is not one.
+func bindPassHasOrch(p *SpreadPass) bool {
+	_, ok := p.Ms["host_orch"]
+	return ok
+}
+
+// SnapshotBindPasses groups `bind phase=` lines into passes and keeps the
+// passes that have host_orch, in log order (the order of their first line).
+//
+// A pass is the run of lines one log thread wrote in enum order: each
+// thread has one open pass, and a line whose segment's enum index does not
+// increase over the pass's last known segment starts a new one; a segment
+// outside the enum joins the open pass. Unlike the reference, which closes
+// a pass at arena_h2d, host_view_close stays in the pass it was written
+// with (conformance/README.md).
+func SnapshotBindPasses(lines []trace.BindPhase) []SpreadPass {
+	var out []SpreadPass
+	for _, g := range groupBindPhaseLines(lines) {
+		var p SpreadPass
+		p.Thread = g[0].Thread
+		for _, l := range g {
+			p.add(l.Phase, l.StartNs, l.DurNs)
+		}
+		if bindPassHasOrch(&p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// groupBindPhaseLines is the pass rule of DESIGN §3 for E1/E2 lines.
+// TODO(phases): switch to trace.GroupPasses, which implements the same
+// rule for every view, once the reader provides it.
+func groupBindPhaseLines(lines []trace.BindPhase) [][]*trace.BindPhase {
+	enum := make(map[string]int, len(bindPhaseEnum))
+	for i, name := range bindPhaseEnum {
+		enum[name] = i
+	}
+	type open struct {
+		group int // index into out
+		last  int // enum index of the last known segment, -1 when none
+	}
+	var out [][]*trace.BindPhase
+	cur := make(map[string]*open)
+	for i := range lines {
+		l := &lines[i]
+		idx, known := enum[l.Phase]
+		o := cur[l.Thread]
+		if o == nil || known && idx <= o.last {
+			o = &open{group: len(out), last: -1}
+			cur[l.Thread] = o
+			out = append(out, nil)
+		}
+		out[o.group] = append(out[o.group], l)
+		if known {
+			o.last = idx
+		}
+	}
+	return out
+}
+
+// SpanBindPasses groups E3 bind segments, spans named
+// chip.run.bind.<segment> with no further dot and not on the device clock,
+// by (pid, inv). It returns the binds that have host_orch, sorted by
+// (pid, Ts).
+func SpanBindPasses(spans []trace.Span) []SpreadPass {
+	type key struct {
+		pid int64
+		inv uint64
+	}
+	idx := make(map[key]int)
+	var out []SpreadPass
+	for i := range spans {
+		s := &spans[i]
+		seg, ok := SpanBindSegment(s)
+		if !ok {
+			continue
+		}
+		k := key{s.Pid, s.Inv}
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, SpreadPass{Pid: s.Pid, Inv: s.Inv})
+		}
+		out[j].add(seg, s.Ts, s.Dur)
+	}
+	kept := out[:0]
+	for i := range out {
+		if bindPassHasOrch(&out[i]) {
+			kept = append(kept, out[i])
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if kept[i].Pid != kept[j].Pid {
+			return kept[i].Pid < kept[j].Pid
+		}
+		return kept[i].Ts < kept[j].Ts
+	})
+	return kept
+}
+
+// SpanBindSegment returns the segment of an E3 bind-segment span
+// (chip.run.bind.<segment>, no further dot, host clock).
+func SpanBindSegment(s *trace.Span) (string, bool) {
+	seg, ok := strings.CutPrefix(s.Name, "chip.run.bind.")
+	if !ok || seg == "" || strings.Contains(seg, ".") || s.IsDevice() {
+		return "", false
+	}
+	return seg, true
+}
+
+// ErrNoBindPasses reports that a log has no bind pass: no `bind phase=`
+// lines (or E3 segment spans) with host_orch.
+var ErrNoBindPasses = errors.New("no bind passes")
+
+// An AllColdError reports that every pass was cold, so no warm pass is
+// left to summarise.
+type AllColdError struct {
+	Passes, Ranks int
+}
+
+func (e *AllColdError) Error() string {
+	return fmt.Sprintf("%d pass(es) over %d rank(s), all of them cold", e.Passes, e.Ranks)
+}
+
+// A BindSpreadRow is the spread of one segment, or of the control-plane
+// total, over the warm passes that have it; values in ms.
+type BindSpreadRow struct {
+	Phase            string
+	Control          bool // a control-plane segment
+	Min, Median, Max float64
+	N                int
+}
+
+// A BindSpread is the result of hbg_bind_phases over one log.
+type BindSpread struct {
+	Set    BindPhaseSet
+	Passes int // bind passes (with host_orch)
+	Warm   int
+	Cold   int // cold passes dropped
+	Ranks  int
+	Rows   []BindSpreadRow // segments of Set.Order seen in some warm pass, in that order
+	// Unknown are the segments of warm passes outside Set.Order, sorted.
+	Unknown []string
+	// Present are the control-plane segments seen in some warm pass,
+	// Partial those of them missing from some warm pass, Retired the
+	// control-plane segments in no warm pass; all in Set.ControlPlane order.
+	Present, Partial, Retired []string
+	// Total is the spread of the per-pass sums of the Present segments over
+	// the warm passes that have all of them; nil when there is none.
+	Total *BindSpreadRow
+}
+
+// BindSpreadOptions are hbg_bind_phases' flags for line-based logs.
+type BindSpreadOptions struct {
+	Rounds    int  // --rounds; 0 when not given
+	Ranks     int  // --ranks, when RanksSet
+	RanksSet  bool // --ranks was given (any value, even 0)
+	KeepFirst bool // keep the cold passes
+}
+
+// BindSpreadRanks infers the rank count as the reference does: --ranks when
+// given, else max(1, passes / --rounds) when --rounds is non-zero, else 1.
+func BindSpreadRanks(passes int, opts BindSpreadOptions) int {
+	switch {
+	case opts.RanksSet:
+		return opts.Ranks
+	case opts.Rounds != 0:
+		return max(1, passes/opts.Rounds)
+	}
+	return 1
+}
+
+// SnapshotBindSpread is the line-based hbg_bind_phases: the cold passes are
+// the first `ranks` passes in log order (the reference's rule: it assumes
+// every rank's first pass precedes every rank's second), none with
+// KeepFirst. opts.Rounds and opts.Ranks must not be negative.
+func SnapshotBindSpread(passes []SpreadPass, opts BindSpreadOptions) (*BindSpread, error) {
+	if len(passes) == 0 {
+		return nil, ErrNoBindPasses
+	}
+	ranks := BindSpreadRanks(len(passes), opts)
+	dropped := 0
+	if !opts.KeepFirst {
+		dropped = min(ranks, len(passes))
+	}
+	if dropped == len(passes) {
+		return nil, &AllColdError{Passes: len(passes), Ranks: ranks}
+	}
+	sp := spreadBindPasses(passes[dropped:], SnapshotPhaseSet)
+	sp.Passes, sp.Cold, sp.Ranks = len(passes), dropped, ranks
+	return sp, nil
+}
+
+// SpanBindSpread is the span-based hbg/bind_phases.py over binds from
+// SpanBindPasses (sorted by pid, then start): the cold bind of each pid is
+// its earliest, none with keepFirst, and the rank count is the number of
+// distinct pids.
+func SpanBindSpread(binds []SpreadPass, keepFirst bool) (*BindSpread, error) {
+	if len(binds) == 0 {
+		return nil, ErrNoBindPasses
+	}
+	var warm []SpreadPass
+	ranks := 0
+	for i := range binds {
+		first := i == 0 || binds[i].Pid != binds[i-1].Pid
+		if first {
+			ranks++
+		}
+		if keepFirst || !first {
+			warm = append(warm, binds[i])
+		}
+	}
+	if len(warm) == 0 {
+		return nil, &AllColdError{Passes: len(binds), Ranks: ranks}
+	}
+	sp := spreadBindPasses(warm, SpanPhaseSetFor(binds))
+	sp.Passes, sp.Cold, sp.Ranks = len(binds), len(binds)-len(warm), ranks
+	return sp, nil
+}
+
+// spreadBindPasses summarises the warm passes.
+func spreadBindPasses(warm []SpreadPass, set BindPhaseSet) *BindSpread {
+	sp := &BindSpread{Set: set, Warm: len(warm)}
+	control := make(map[string]bool, len(set.ControlPlane))
+	for _, ph := range set.ControlPlane {
+		control[ph] = true
+	}
+	for _, ph := range set.Order {
+		var v []float64
+		for i := range warm {
+			if x, ok := warm[i].Ms[ph]; ok {
+				v = append(v, x)
+			}
+		}
+		if len(v) > 0 {
+			sp.Rows = append(sp.Rows, bindSpreadRow(ph, control[ph], v))
+		}
+	}
+	known := make(map[string]bool, len(set.Order))
+	for _, ph := range set.Order {
+		known[ph] = true
+	}
+	unknown := make(map[string]bool)
+	for i := range warm {
+		for ph := range warm[i].Ms {
+			if !known[ph] && !unknown[ph] {
+				unknown[ph] = true
+				sp.Unknown = append(sp.Unknown, ph)
+			}
+		}
+	}
+	sort.Strings(sp.Unknown)
+
+	for _, ph := range set.ControlPlane {
+		n := 0
+		for i := range warm {
+			if _, ok := warm[i].Ms[ph]; ok {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			sp.Retired = append(sp.Retired, ph)
+		case n < len(warm):
+			sp.Present = append(sp.Present, ph)
+			sp.Partial = append(sp.Partial, ph)
+		default:
+			sp.Present = append(sp.Present, ph)
+		}
+	}
+	var totals []float64
+	for i := range warm {
+		total, complete := 0.0, true
+		for _, ph := range sp.Present {
+			x, ok := warm[i].Ms[ph]
+			if !ok {
+				complete = false
+				break
+			}
+			total += x // in control-plane order, as the reference sums
+		}
+		if complete {
+			totals = append(totals, total)
+		}
+	}
+	if len(totals) > 0 {
+		row := bindSpreadRow("total", false, totals)
+		sp.Total = &row
+	}
+	return sp
+}
+
+func bindSpreadRow(phase string, control bool, v []float64) BindSpreadRow {
+	lo, hi := minMax(v)
+	return BindSpreadRow{Phase: phase, Control: control, Min: lo, Median: median(v), Max: hi, N: len(v)}
+}
