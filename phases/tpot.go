@@ -1,0 +1,111 @@
+package phases
+
+import (
+	"sort"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// A TPOT is the per-callable table of strace_timing's default view
+// (REFERENCE §3.3): for each callable, the root durations and the mean of
+// every named stage.
+type TPOT struct {
+	// Callables come in descending invocation count; ties keep the order
+	// in which the callables first appear.
+	Callables []TPOTCallable
+}
+
+// A TPOTCallable is one callable (hid) of a TPOT table.
+type TPOTCallable struct {
+	Hid         string
+	Invocations int
+	// Root summarises the durations of each invocation's root (its first
+	// depth-0 span, whatever its name); nil when no invocation has one.
+	Root *TPOTStat
+	// Stages are the spans of each invocation chosen by name (the earliest
+	// span of each name) that are not at depth 0, sorted by descending
+	// sample count, then name.
+	Stages []TPOTStat
+}
+
+// A TPOTStat summarises the durations of one span name over the invocations
+// of a callable that have it.
+type TPOTStat struct {
+	Name string
+	N    int // invocations the durations come from
+	// MeanNs is the mean duration truncated to an integer number of ns,
+	// as the reference truncates it before formatting.
+	MeanNs int64
+	MinNs  int64
+	MaxNs  int64
+}
+
+// tpotAcc accumulates one name's durations without keeping them.
+type tpotAcc struct {
+	n             int
+	sum, min, max int64
+}
+
+func (a *tpotAcc) add(d int64) {
+	if a.n == 0 || d < a.min {
+		a.min = d
+	}
+	if a.n == 0 || d > a.max {
+		a.max = d
+	}
+	a.n++
+	a.sum += d
+}
+
+func (a *tpotAcc) stat(name string) TPOTStat {
+	// Durations are never negative (the reader accepts unsigned digits
+	// only), so integer division truncates like Python's int(mean).
+	return TPOTStat{Name: name, N: a.n, MeanNs: a.sum / int64(a.n), MinNs: a.min, MaxNs: a.max}
+}
+
+// ComputeTPOT builds the TPOT table of invocations (trace.GroupInvocations
+// over trace.InvocationSpans). Every invocation counts, whatever its root's
+// name.
+func ComputeTPOT(invs []*trace.Invocation) *TPOT {
+	out := &TPOT{}
+	for _, b := range trace.BySize(trace.BucketByHid(invs)) {
+		out.Callables = append(out.Callables, tpotCallable(b))
+	}
+	return out
+}
+
+func tpotCallable(b *trace.Bucket) TPOTCallable {
+	c := TPOTCallable{Hid: b.Hid, Invocations: len(b.Invs)}
+	var root tpotAcc
+	stages := map[string]*tpotAcc{}
+	for _, iv := range b.Invs {
+		if r := iv.Root(); r != nil {
+			root.add(r.Dur)
+		}
+		for name, s := range iv.ByName() {
+			if s.Depth == 0 {
+				continue
+			}
+			a := stages[name]
+			if a == nil {
+				a = &tpotAcc{}
+				stages[name] = a
+			}
+			a.add(s.Dur)
+		}
+	}
+	if root.n > 0 {
+		st := root.stat("chip.run")
+		c.Root = &st
+	}
+	for name, a := range stages {
+		c.Stages = append(c.Stages, a.stat(name))
+	}
+	sort.Slice(c.Stages, func(i, j int) bool {
+		if c.Stages[i].N != c.Stages[j].N {
+			return c.Stages[i].N > c.Stages[j].N
+		}
+		return c.Stages[i].Name < c.Stages[j].Name
+	})
+	return c
+}

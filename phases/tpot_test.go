@@ -1,0 +1,91 @@
+package phases
+
+import (
+	"testing"
+
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestComputeTPOT(t *testing.T) {
+	tests := []struct {
+		name  string
+		spans []trace.Span
+		want  []TPOTCallable
+	}{
+		{
+			name:  "no spans, no callables",
+			spans: nil,
+			want:  nil,
+		},
+		{
+			name: "mean is truncated to integer ns (1950, 1951 -> 1950)",
+			spans: []trace.Span{
+				viewsSpan(1, 1, "h", 0, "chip.run", 0, 3000, ""),
+				viewsSpan(1, 1, "h", 1, "chip.run.bind", 0, 1950, ""),
+				viewsSpan(1, 2, "h", 0, "chip.run", 0, 3001, ""),
+				viewsSpan(1, 2, "h", 1, "chip.run.bind", 0, 1951, ""),
+			},
+			want: []TPOTCallable{{
+				Hid: "h", Invocations: 2,
+				Root:   &TPOTStat{Name: "chip.run", N: 2, MeanNs: 3000, MinNs: 3000, MaxNs: 3001},
+				Stages: []TPOTStat{{Name: "chip.run.bind", N: 2, MeanNs: 1950, MinNs: 1950, MaxNs: 1951}},
+			}},
+		},
+		{
+			name: "stages by descending count then name; depth 0 is not a stage",
+			spans: []trace.Span{
+				viewsSpan(1, 1, "h", 0, "chip.run", 0, 10, ""),
+				viewsSpan(1, 1, "h", 1, "chip.run.z", 0, 1, ""),
+				viewsSpan(1, 1, "h", 1, "chip.run.b", 0, 2, ""),
+				viewsSpan(1, 1, "h", 0, "chip.prewarm.build", 0, 3, ""),
+				viewsSpan(1, 2, "h", 0, "chip.run", 0, 20, ""),
+				viewsSpan(1, 2, "h", 1, "chip.run.z", 0, 3, ""),
+				viewsSpan(1, 2, "h", 1, "chip.run.a", 0, 4, ""),
+			},
+			want: []TPOTCallable{{
+				Hid: "h", Invocations: 2,
+				Root: &TPOTStat{Name: "chip.run", N: 2, MeanNs: 15, MinNs: 10, MaxNs: 20},
+				Stages: []TPOTStat{
+					{Name: "chip.run.z", N: 2, MeanNs: 2, MinNs: 1, MaxNs: 3},
+					{Name: "chip.run.a", N: 1, MeanNs: 4, MinNs: 4, MaxNs: 4},
+					{Name: "chip.run.b", N: 1, MeanNs: 2, MinNs: 2, MaxNs: 2},
+				},
+			}},
+		},
+		{
+			name: "the earliest span of a name is the stage; no root without depth 0",
+			spans: []trace.Span{
+				viewsSpan(1, 1, "h", 1, "chip.run.bind", 50, 7, ""),
+				viewsSpan(1, 1, "h", 1, "chip.run.bind", 10, 9, ""),
+			},
+			want: []TPOTCallable{{
+				Hid: "h", Invocations: 1,
+				Stages: []TPOTStat{{Name: "chip.run.bind", N: 1, MeanNs: 9, MinNs: 9, MaxNs: 9}},
+			}},
+		},
+		{
+			name: "callables by descending invocation count, ties in first-seen order",
+			spans: []trace.Span{
+				viewsSpan(1, 1, "one", 0, "chip.run", 0, 1, ""),
+				viewsSpan(1, 2, "two", 0, "chip.run", 0, 1, ""),
+				viewsSpan(1, 3, "three", 0, "chip.run", 0, 1, ""),
+				viewsSpan(1, 4, "three", 0, "chip.run", 0, 1, ""),
+				viewsSpan(1, 5, "node", 0, "node.dispatch", 0, 1, ""),
+			},
+			want: []TPOTCallable{
+				{Hid: "three", Invocations: 2, Root: &TPOTStat{Name: "chip.run", N: 2, MeanNs: 1, MinNs: 1, MaxNs: 1}},
+				{Hid: "one", Invocations: 1, Root: &TPOTStat{Name: "chip.run", N: 1, MeanNs: 1, MinNs: 1, MaxNs: 1}},
+				{Hid: "two", Invocations: 1, Root: &TPOTStat{Name: "chip.run", N: 1, MeanNs: 1, MinNs: 1, MaxNs: 1}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ComputeTPOT(viewsInvs(tc.spans))
+			require.NotNil(t, got)
+			assert.Equal(t, tc.want, got.Callables)
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package phases
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// A Tree is the median span tree of strace_timing --tree (REFERENCE §3.5),
+// one per callable.
+type Tree struct {
+	// Callables come in descending invocation count; ties keep the order
+	// in which the callables first appear.
+	Callables []TreeCallable
+}
+
+// A TreeCallable is the median tree of one callable.
+type TreeCallable struct {
+	Hid         string
+	Label       string // "decode", "prefill" or the first 8 characters of the hid
+	Invocations int
+	// Roots are the top spans of the callable's last invocation (highest
+	// inv), in ascending start time.
+	Roots []*TreeNode
+}
+
+// A TreeNode is one span of a callable's last invocation, with the median
+// duration of its name over the callable's invocations.
+type TreeNode struct {
+	Name   string // full dotted name
+	Leaf   string // last dotted segment ("Effective" for an orch/sched pair)
+	Device bool   // the span is on the device clock
+	// MedianNs is the median over the invocations that have the name
+	// (each invocation's earliest span of that name).
+	MedianNs float64
+	N        int // invocations the median is over
+	// Children are the spans named Name + ".<segment>", in ascending start
+	// time. An orch/sched pair is replaced by one Effective node.
+	Children []*TreeNode
+	// Concurrent is set on an Effective node: it stands for the sibling
+	// spans <parent>.orch and <parent>.sched, which run concurrently.
+	// MedianNs is then the median over the N invocations that have both
+	// of (latest end − earliest start).
+	Concurrent *Concurrent
+}
+
+// Concurrent holds the two spans an Effective node stands for. Their
+// children are not part of the tree.
+type Concurrent struct {
+	Orch, Sched *TreeNode
+}
+
+// ComputeTree builds the median tree of invocations (trace.GroupInvocations
+// over trace.InvocationSpans).
+func ComputeTree(invs []*trace.Invocation) *Tree {
+	buckets := trace.BucketByHid(invs)
+	labels := make(map[*trace.Bucket]string, len(buckets))
+	for i, b := range buckets {
+		labels[b] = trace.BucketLabel(buckets, i)
+	}
+	out := &Tree{}
+	for _, b := range trace.BySize(buckets) {
+		out.Callables = append(out.Callables, treeCallable(b, labels[b]))
+	}
+	return out
+}
+
+// treeBuilder holds one callable's per-name samples and the structure of
+// its reference invocation.
+type treeBuilder struct {
+	byName   []map[string]*trace.Span // per invocation
+	durs     map[string][]float64
+	children map[string][]*trace.Span
+	// built memoises the child nodes of a name: spans that share a name
+	// share their children, which keeps memory linear when names repeat.
+	built map[string][]*TreeNode
+}
+
+func treeCallable(b *trace.Bucket, label string) TreeCallable {
+	tb := &treeBuilder{
+		durs:     map[string][]float64{},
+		children: map[string][]*trace.Span{},
+		built:    map[string][]*TreeNode{},
+	}
+	for _, iv := range b.Invs {
+		m := iv.ByName()
+		tb.byName = append(tb.byName, m)
+		for name, s := range m {
+			tb.durs[name] = append(tb.durs[name], float64(s.Dur))
+		}
+	}
+	ref := b.Invs[len(b.Invs)-1]
+	names := make(map[string]bool, len(ref.Spans))
+	for _, s := range ref.Spans {
+		names[s.Name] = true
+	}
+	var roots []*trace.Span
+	for _, s := range ref.Spans {
+		if p, ok := treeParent(s.Name); ok && names[p] {
+			tb.children[p] = append(tb.children[p], s)
+			continue
+		}
+		roots = append(roots, s)
+	}
+	c := TreeCallable{Hid: b.Hid, Label: label, Invocations: len(b.Invs)}
+	c.Roots = tb.nodes(roots, false)
+	return c
+}
+
+// treeParent returns the name minus its last dotted segment.
+func treeParent(name string) (string, bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return "", false
+	}
+	return name[:i], true
+}
+
+func treeLeaf(name string) string {
+	return name[strings.LastIndexByte(name, '.')+1:]
+}
+
+// nodes turns sibling spans into nodes in ascending start time. Among
+// children (not roots), an orch/sched pair becomes one Effective node in
+// orch's place.
+func (tb *treeBuilder) nodes(spans []*trace.Span, children bool) []*TreeNode {
+	sorted := append([]*trace.Span(nil), spans...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Ts < sorted[j].Ts })
+	var orch, sched *trace.Span
+	if children {
+		for _, s := range sorted {
+			switch treeLeaf(s.Name) {
+			case "orch":
+				if orch == nil {
+					orch = s
+				}
+			case "sched":
+				if sched == nil {
+					sched = s
+				}
+			}
+		}
+	}
+	pair := orch != nil && sched != nil
+	out := make([]*TreeNode, 0, len(sorted))
+	for _, s := range sorted {
+		if pair {
+			switch treeLeaf(s.Name) {
+			case "orch":
+				out = append(out, tb.effective(s, sched))
+				continue
+			case "sched":
+				continue
+			}
+		}
+		n := tb.node(s)
+		kids, ok := tb.built[s.Name]
+		if !ok {
+			kids = tb.nodes(tb.children[s.Name], true)
+			tb.built[s.Name] = kids
+		}
+		n.Children = kids
+		out = append(out, n)
+	}
+	return out
+}
+
+func (tb *treeBuilder) node(s *trace.Span) *TreeNode {
+	d := tb.durs[s.Name]
+	return &TreeNode{Name: s.Name, Leaf: treeLeaf(s.Name), Device: s.IsDevice(), MedianNs: median(d), N: len(d)}
+}
+
+// effective builds the Effective node standing for orch and its sibling
+// sched.
+func (tb *treeBuilder) effective(orch, sched *trace.Span) *TreeNode {
+	parent, _ := treeParent(orch.Name)
+	orchName, schedName := parent+".orch", parent+".sched"
+	var ext []float64
+	for _, m := range tb.byName {
+		o, s := m[orchName], m[schedName]
+		if o == nil || s == nil {
+			continue
+		}
+		ext = append(ext, float64(max(o.End(), s.End())-min(o.Ts, s.Ts)))
+	}
+	od, sd := tb.durs[orchName], tb.durs[schedName]
+	return &TreeNode{
+		Name:     parent + ".Effective",
+		Leaf:     "Effective",
+		Device:   true,
+		MedianNs: median(ext),
+		N:        len(ext),
+		Concurrent: &Concurrent{
+			Orch:  &TreeNode{Name: orchName, Leaf: "orch", Device: orch.IsDevice(), MedianNs: median(od), N: len(od)},
+			Sched: &TreeNode{Name: schedName, Leaf: "sched", Device: sched.IsDevice(), MedianNs: median(sd), N: len(sd)},
+		},
+	}
+}
