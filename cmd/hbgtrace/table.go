@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A table is one output table whose cells are already formatted: the
@@ -96,4 +98,33 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// fixed1 formats x with one decimal, rounding the exact binary value half
+// to even like Python's format(x, ".1f").
+func fixed1(x float64) string {
+	return strconv.FormatFloat(x, 'f', 1, 64)
+}
+
+// shortest formats x with the fewest digits that read back as x (for
+// machine formats: csv cells).
+func shortest(x float64) string {
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// ljust pads s on the right to width characters (code points, as Python's
+// str.ljust counts); a longer s is returned unchanged.
+func ljust(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}
+
+// rjust pads s on the left to width characters (code points).
+func rjust(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return strings.Repeat(" ", width-n) + s
+	}
+	return s
 }

@@ -75,3 +75,44 @@ func TestWriteJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	assert.Equal(t, 1.5, got["n"])
 }
+
+func TestFixed1MatchesPython(t *testing.T) {
+	// REFERENCE §3.4: Python's format(x, ".1f") on these values.
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0.25, "0.2"},
+		{0.35, "0.3"},
+		{1.05, "1.1"},
+		{110.05, "110.0"},
+		{0.15, "0.1"},
+		{(100.0 + 120.1) / 2, "110.0"},
+		{1950.0 / 1000, "1.9"},
+		{1950.5 / 1000, "2.0"},
+		{0, "0.0"},
+		{2413551.3, "2413551.3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want, func(t *testing.T) {
+			assert.Equal(t, tc.want, fixed1(tc.in))
+		})
+	}
+}
+
+func TestJustify(t *testing.T) {
+	tests := []struct {
+		name, got, want string
+	}{
+		{"ljust pads", ljust("ab", 4), "ab  "},
+		{"ljust keeps longer", ljust("abcdef", 4), "abcdef"},
+		{"rjust pads", rjust("ab", 4), "  ab"},
+		{"code points, not bytes", ljust("é", 3), "é  "},
+		{"rjust code points", rjust("∥", 2), " ∥"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.got) })
+	}
+	assert.Equal(t, "100.5", shortest(100.5))
+	assert.Equal(t, "0.001", shortest(0.001))
+}
