@@ -2,11 +2,14 @@ package trace
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
 )
-
-// PLACEHOLDER: the reader engineer replaces this file with the real
-// implementation; the signatures below are the contract other packages use.
 
 // A Source is one input of a log: a file (optionally gzip-compressed), or
 // standard input.
@@ -15,12 +18,66 @@ type Source struct {
 	Open func() (io.ReadCloser, error)
 }
 
+// FileSource returns the source that reads the file at path.
+func FileSource(path string) Source {
+	return Source{Name: path, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+}
+
+// ReaderSource returns a source named name that reads r (not closed).
+func ReaderSource(name string, r io.Reader) Source {
+	return Source{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
+}
+
 // Inputs expands command-line arguments into sources, in order: "-" is
 // stdin, a directory is its sorted host.*.log files (none is an error), any
-// file or stdin may be gzip-compressed. Missing files are errors naming the
-// file.
+// file or stdin may be gzip-compressed (recognised by its magic bytes, not
+// its name). A file that cannot be opened is not an error here: reading it
+// is, with a message naming the file.
 func Inputs(args []string, stdin io.Reader) ([]Source, error) {
-	return nil, errors.New("trace.Inputs: not implemented yet")
+	if len(args) == 0 {
+		return nil, errors.New("no input: name a log file, a directory of host.*.log files, or - for standard input")
+	}
+	var out []Source
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, ReaderSource("-", stdin))
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, FileSource(a))
+			continue
+		}
+		files, err := hostLogs(a)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", a, err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s is a directory but holds no host.*.log files", a)
+		}
+		for _, f := range files {
+			out = append(out, FileSource(f))
+		}
+	}
+	return out, nil
+}
+
+// hostLogs returns the host.*.log entries of dir that are not directories,
+// sorted by name.
+func hostLogs(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if ok, _ := filepath.Match("host.*.log", e.Name()); !ok || e.IsDir() {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // A Log is everything a whole log holds, in log order.
@@ -37,13 +94,109 @@ type Log struct {
 
 // ReadLog reads every source in order as one stream.
 func ReadLog(srcs []Source) (*Log, error) {
-	return nil, errors.New("trace.ReadLog: not implemented yet")
+	l := &Log{}
+	for _, s := range srcs {
+		l.Sources = append(l.Sources, s.Name)
+	}
+	drops := make(map[int64]Drops)
+	r := NewReader(srcs)
+	for r.Scan() {
+		switch r.Kind() {
+		case KindSpan:
+			l.Spans = append(l.Spans, *r.Span())
+			l.Heads++
+		case KindTorn:
+			l.Heads += r.Torn().Count
+		case KindAnchor:
+			l.Anchors = append(l.Anchors, *r.Anchor())
+		case KindBindPhase:
+			l.BindPhases = append(l.BindPhases, *r.BindPhase())
+		case KindHostOrch:
+			l.HostOrch = append(l.HostOrch, *r.HostOrch())
+		case KindStamp:
+			if l.Stamp == nil {
+				st := *r.Stamp()
+				l.Stamp = &st
+			}
+		case KindDrops:
+			d := *r.Drops()
+			if cur, ok := drops[d.Pid]; !ok || d.Total >= cur.Total {
+				drops[d.Pid] = d
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	for _, d := range drops {
+		l.Drops = append(l.Drops, d)
+	}
+	sort.Slice(l.Drops, func(i, j int) bool { return l.Drops[i].Pid < l.Drops[j].Pid })
+	return l, nil
 }
 
 // Warnings returns the stderr warnings of REFERENCE §3.2 in order, each
 // without the trailing newline: multiple anchors per pid (ascending pid),
-// torn records, then [HOSTLOG_DROPS] per pid.
-func (l *Log) Warnings() []string { return nil }
+// torn records, then [HOSTLOG_DROPS] per pid. The fork-only "no
+// [CLOCK_ANCHOR]" warning is not among them (DESIGN §1).
+func (l *Log) Warnings() []string {
+	var out []string
+	counts := make(map[int64]int)
+	var pids []int64
+	for _, a := range l.Anchors {
+		if counts[a.Pid] == 0 {
+			pids = append(pids, a.Pid)
+		}
+		counts[a.Pid]++
+	}
+	sort.Slice(pids, func(i, j int) bool { return pids[i] < pids[j] })
+	for _, p := range pids {
+		if n := counts[p]; n > 1 {
+			out = append(out, fmt.Sprintf("warning: multiple [CLOCK_ANCHOR] records found for pid %d (%d records); using the last one", p, n))
+		}
+	}
+	if l.Heads > len(l.Spans) {
+		out = append(out, fmt.Sprintf("warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below", l.Heads-len(l.Spans), l.Heads))
+	}
+	for _, d := range l.Drops {
+		out = append(out, fmt.Sprintf("warning: pid %d dropped %d host-log record(s) before they reached the destination (queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log",
+			d.Pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted))
+	}
+	return out
+}
 
 // AnchorFor returns the last anchor seen for pid.
-func (l *Log) AnchorFor(pid int64) (Anchor, bool) { return Anchor{}, false }
+func (l *Log) AnchorFor(pid int64) (Anchor, bool) {
+	for i := len(l.Anchors) - 1; i >= 0; i-- {
+		if l.Anchors[i].Pid == pid {
+			return l.Anchors[i], true
+		}
+	}
+	return Anchor{}, false
+}
+
+// WallTime maps the monotonic time t of the anchor's process to wall time
+// (REFERENCE §1.3): ns = WallNs + t − MonoNs, and text renders it as UTC
+// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. ok is false when t is before the
+// anchor (a.MonoNs > t); such a time gets no wall time.
+func WallTime(a Anchor, t int64) (ns int64, text string, ok bool) {
+	if a.MonoNs > t {
+		return 0, "", false
+	}
+	ns = a.WallNs + (t - a.MonoNs)
+	sec, frac := ns/1e9, ns%1e9
+	if frac < 0 {
+		sec, frac = sec-1, frac+1e9
+	}
+	ts := time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05")
+	return ns, ts + "." + pad9(frac) + "Z", true
+}
+
+func pad9(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	const zeros = "000000000"
+	if len(s) < 9 {
+		s = zeros[:9-len(s)] + s
+	}
+	return s
+}

@@ -1,0 +1,587 @@
+package trace
+
+import "bytes"
+
+// This file holds the byte-level grammar of one log line (REFERENCE §1). It
+// uses no regexp: every rule is a hand-written scan, so one line costs a few
+// passes over its bytes. Character classes are ASCII (REFERENCE §9): \d is
+// 0-9, \w is [0-9A-Za-z_], \s is space, \t, \n, \v, \f and \r.
+
+var (
+	tokStrace      = []byte("[STRACE]")
+	tokMonoNs      = []byte("[mono_ns=")
+	tokT0x         = []byte("[T0x")
+	tokAnchor      = []byte("[CLOCK_ANCHOR]")
+	tokDrops       = []byte("[HOSTLOG_DROPS]")
+	tokPhaseEq     = []byte("phase=")
+	tokBindSp      = []byte("bind ")
+	tokHostOrchSp  = []byte("host-orch ")
+	tokStamp       = []byte("[stamp] ")
+	tokTiming      = []byte("[TIMING]")
+	tokClockAnchor = []byte("clock_anchor:")
+)
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// skipSpace returns the index after the run of whitespace at i, and whether
+// the run was at least one byte long.
+func skipSpace(b []byte, i int) (int, bool) {
+	j := i
+	for j < len(b) && isSpaceByte(b[j]) {
+		j++
+	}
+	return j, j > i
+}
+
+// digitsEnd returns the end of the run of ASCII digits at i (i itself when
+// there is none).
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && isDigitByte(b[i]) {
+		i++
+	}
+	return i
+}
+
+// parseUint parses unsigned decimal digits; ok is false for an empty run or
+// a value above max.
+func parseUint(d []byte, max uint64) (uint64, bool) {
+	if len(d) == 0 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range d {
+		v := uint64(c - '0')
+		if n > (max-v)/10 {
+			return 0, false
+		}
+		n = n*10 + v
+	}
+	return n, true
+}
+
+const maxInt64 = 1<<63 - 1
+
+// field expects `key` at i followed by a run of digits; it returns the
+// digits and the index after them.
+func digitField(b []byte, i int, key string) (digits []byte, end int, ok bool) {
+	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
+		return nil, i, false
+	}
+	i += len(key)
+	e := digitsEnd(b, i)
+	if e == i {
+		return nil, i, false
+	}
+	return b[i:e], e, true
+}
+
+// int64Field is digitField converted to an int64 (overflow fails).
+func int64Field(b []byte, i int, key string) (int64, int, bool) {
+	d, e, ok := digitField(b, i, key)
+	if !ok {
+		return 0, i, false
+	}
+	n, ok := parseUint(d, maxInt64)
+	return int64(n), e, ok
+}
+
+// envelopeAt parses `[mono_ns=<digits>][T0x<hex>]` at i and returns the hex
+// digits and the index after the closing bracket.
+func envelopeAt(b []byte, i int) (thread []byte, end int, ok bool) {
+	if !bytes.HasPrefix(b[i:], tokMonoNs) {
+		return nil, i, false
+	}
+	j := i + len(tokMonoNs)
+	e := digitsEnd(b, j)
+	if e == j || e >= len(b) || b[e] != ']' {
+		return nil, i, false
+	}
+	j = e + 1
+	if !bytes.HasPrefix(b[j:], tokT0x) {
+		return nil, i, false
+	}
+	j += len(tokT0x)
+	e = j
+	for e < len(b) && isHexByte(b[e]) {
+		e++
+	}
+	if e == j || e >= len(b) || b[e] != ']' {
+		return nil, i, false
+	}
+	return b[j:e], e + 1, true
+}
+
+// levelAt parses `[<UPPER>+]` at i and returns the level word and the index
+// after it.
+func levelAt(b []byte, i int) (level []byte, end int, ok bool) {
+	if i >= len(b) || b[i] != '[' {
+		return nil, i, false
+	}
+	j := i + 1
+	for j < len(b) && isUpperByte(b[j]) {
+		j++
+	}
+	if j == i+1 || j >= len(b) || b[j] != ']' {
+		return nil, i, false
+	}
+	return b[i+1 : j], j + 1, true
+}
+
+// funcColonSpace reports whether b[i:] starts with whitespace, a func of
+// bytes other than ':', CR and LF, a ':' and one whitespace byte — the tail
+// of a host-log prefix (REFERENCE §1.1). eolSpace says whether the end of
+// the line counts as whitespace (the line had a terminator), since the
+// reference matches lines that keep their newline.
+func funcColonSpace(b []byte, i int, eolSpace bool) bool {
+	if i >= len(b) || !isSpaceByte(b[i]) {
+		return false
+	}
+	k := bytes.IndexByte(b[i:], ':')
+	if k < 0 {
+		return false
+	}
+	k += i
+	// The whitespace run must reach past the last CR in [i, k): the func
+	// cannot hold one.
+	a := i + 1
+	for x := k - 1; x >= i; x-- {
+		if b[x] == '\r' || b[x] == '\n' {
+			if x+1 > a {
+				a = x + 1
+			}
+			break
+		}
+	}
+	if a >= k {
+		return false
+	}
+	for x := i; x < a; x++ {
+		if !isSpaceByte(b[x]) {
+			return false
+		}
+	}
+	if k+1 < len(b) {
+		return isSpaceByte(b[k+1])
+	}
+	return eolSpace
+}
+
+// prefixAt reports whether a complete host-log prefix (REFERENCE §1.1)
+// starts at i: the boundary that ends a [STRACE] record's attributes.
+func prefixAt(b []byte, i int, eolSpace bool) bool {
+	_, j, ok := envelopeAt(b, i)
+	if !ok {
+		return false
+	}
+	_, j, ok = levelAt(b, j)
+	if !ok {
+		return false
+	}
+	return funcColonSpace(b, j, eolSpace)
+}
+
+// isHeadAt reports whether a [STRACE] at i is a record head: `[STRACE]`,
+// whitespace, `v=<digits>` (count_record_heads).
+func isHeadAt(b []byte, i int) bool {
+	j, ok := skipSpace(b, i+len(tokStrace))
+	if !ok {
+		return false
+	}
+	_, _, ok = digitField(b, j, "v=")
+	return ok
+}
+
+// spanHead is the fixed part of a [STRACE] record, parsed in place.
+type spanHead struct {
+	pid, tid   int64
+	inv        uint64
+	hid, name  []byte
+	depth      int64
+	ts, dur    int64
+	attrsStart int
+}
+
+// parseSpanHead parses the fixed fields of a [STRACE] record at i (which
+// holds `[STRACE]`). It fails, making the record torn, when a field is
+// missing, out of order, not unsigned digits, or overflows.
+func parseSpanHead(b []byte, i int, h *spanHead) bool {
+	j, ok := skipSpace(b, i+len(tokStrace))
+	if !ok {
+		return false
+	}
+	if _, j, ok = digitField(b, j, "v="); !ok {
+		return false
+	}
+	if j, ok = skipSpace(b, j); !ok {
+		return false
+	}
+	if h.pid, j, ok = int64Field(b, j, "pid="); !ok {
+		return false
+	}
+	if j, ok = skipSpace(b, j); !ok {
+		return false
+	}
+	if h.tid, j, ok = int64Field(b, j, "tid="); !ok {
+		return false
+	}
+	if j, ok = skipSpace(b, j); !ok {
+		return false
+	}
+	var d []byte
+	if d, j, ok = digitField(b, j, "inv="); !ok {
+		return false
+	}
+	if h.inv, ok = parseUint(d, 1<<64-1); !ok {
+		return false
+	}
+	if j, ok = skipSpace(b, j); !ok {
+		return false
+	}
+	if len(b)-j < 4 || string(b[j:j+4]) != "hid=" {
+		return false
+	}
+	j += 4
+	e := j
+	for e < len(b) && isHexByte(b[e]) {
+		e++
+	}
+	if e == j {
+		return false
+	}
+	h.hid = b[j:e]
+	if j, ok = skipSpace(b, e); !ok {
+		return false
+	}
+	if h.depth, j, ok = int64Field(b, j, "depth="); !ok {
+		return false
+	}
+	if j, ok = skipSpace(b, j); !ok {
+		return false
+	}
+	if len(b)-j < 5 || string(b[j:j+5]) != "name=" {
+		return false
+	}
+	j += 5
+	e = j
+	for e < len(b) && !isSpaceByte(b[e]) {
+		e++
+	}
+	if e == j {
+		return false
+	}
+	h.name = b[j:e]
+	if j, ok = skipSpace(b, e); !ok {
+		return false
+	}
+	if h.ts, j, ok = int64Field(b, j, "ts="); !ok {
+		return false
+	}
+	if j, ok = skipSpace(b, j); !ok {
+		return false
+	}
+	if h.dur, j, ok = int64Field(b, j, "dur="); !ok {
+		return false
+	}
+	h.attrsStart = j
+	return true
+}
+
+// attrsBoundary returns where the attribute text of a record starting at
+// from ends: the first `[STRACE]` or complete host-log prefix, else the end
+// of the line.
+func attrsBoundary(b []byte, from int, eolSpace bool) int {
+	i := from
+	for {
+		k := bytes.IndexByte(b[i:], '[')
+		if k < 0 {
+			return len(b)
+		}
+		i += k
+		if bytes.HasPrefix(b[i:], tokStrace) || prefixAt(b, i, eolSpace) {
+			return i
+		}
+		i++
+	}
+}
+
+// trimSpaceBytes strips ASCII whitespace from both ends.
+func trimSpaceBytes(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpaceByte(b[i]) {
+		i++
+	}
+	for j > i && isSpaceByte(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// parseAnchorAt checks a [CLOCK_ANCHOR] at i against REFERENCE §1.3: the
+// complete envelope `[mono_ns=][T0x][TIMING] clock_anchor:` right before it
+// (anything may precede the envelope), the four fields, then only spaces
+// and tabs to the end of the line. ok is false for any other shape and for
+// v other than 1.
+func parseAnchorAt(b []byte, i int) (pid, mono, wall int64, ok bool) {
+	if !anchorEnvelopeBefore(b, i) {
+		return 0, 0, 0, false
+	}
+	j, sp := skipSpace(b, i+len(tokAnchor))
+	if !sp {
+		return 0, 0, 0, false
+	}
+	vd, j, okv := digitField(b, j, "v=")
+	if !okv {
+		return 0, 0, 0, false
+	}
+	if j, sp = skipSpace(b, j); !sp {
+		return 0, 0, 0, false
+	}
+	if pid, j, ok = int64Field(b, j, "pid="); !ok {
+		return 0, 0, 0, false
+	}
+	if j, sp = skipSpace(b, j); !sp {
+		return 0, 0, 0, false
+	}
+	if mono, j, ok = int64Field(b, j, "mono_ns="); !ok {
+		return 0, 0, 0, false
+	}
+	if j, sp = skipSpace(b, j); !sp {
+		return 0, 0, 0, false
+	}
+	if wall, j, ok = int64Field(b, j, "wall_ns="); !ok {
+		return 0, 0, 0, false
+	}
+	for ; j < len(b); j++ {
+		if b[j] != ' ' && b[j] != '\t' {
+			return 0, 0, 0, false
+		}
+	}
+	if v, vok := parseUint(vd, maxInt64); !vok || v != 1 {
+		return 0, 0, 0, false
+	}
+	return pid, mono, wall, true
+}
+
+// anchorEnvelopeBefore checks, backwards from i, for
+// `[mono_ns=<d>][T0x<hex>][TIMING]<ws>clock_anchor:<ws>`.
+func anchorEnvelopeBefore(b []byte, i int) bool {
+	j := i
+	for j > 0 && isSpaceByte(b[j-1]) {
+		j--
+	}
+	if j == i || !bytes.HasSuffix(b[:j], tokClockAnchor) {
+		return false
+	}
+	j -= len(tokClockAnchor)
+	k := j
+	for k > 0 && isSpaceByte(b[k-1]) {
+		k--
+	}
+	if k == j || !bytes.HasSuffix(b[:k], tokTiming) {
+		return false
+	}
+	k -= len(tokTiming)
+	// [T0x<hex>]
+	if k == 0 || b[k-1] != ']' {
+		return false
+	}
+	k--
+	e := k
+	for k > 0 && isHexByte(b[k-1]) {
+		k--
+	}
+	if k == e || !bytes.HasSuffix(b[:k], tokT0x) {
+		return false
+	}
+	k -= len(tokT0x)
+	// [mono_ns=<digits>]
+	if k == 0 || b[k-1] != ']' {
+		return false
+	}
+	k--
+	e = k
+	for k > 0 && isDigitByte(b[k-1]) {
+		k--
+	}
+	return k < e && bytes.HasSuffix(b[:k], tokMonoNs)
+}
+
+// parseDropsAt parses a [HOSTLOG_DROPS] summary at i (REFERENCE §1.7):
+// fields in order, v must be 1.
+func parseDropsAt(b []byte, i int, d *Drops) bool {
+	j, sp := skipSpace(b, i+len(tokDrops))
+	if !sp {
+		return false
+	}
+	vd, j, ok := digitField(b, j, "v=")
+	if !ok {
+		return false
+	}
+	keys := [...]string{"pid=", "new=", "total=", "queue_full=", "claim_exhausted=", "output_failed=", "not_admitted="}
+	var vals [len(keys)]int64
+	for n, k := range keys {
+		if j, sp = skipSpace(b, j); !sp {
+			return false
+		}
+		if vals[n], j, ok = int64Field(b, j, k); !ok {
+			return false
+		}
+	}
+	if v, vok := parseUint(vd, maxInt64); !vok || v != 1 {
+		return false
+	}
+	d.Pid, d.New, d.Total, d.QueueFull = vals[0], vals[1], vals[2], vals[3]
+	d.ClaimExhausted, d.OutputFailed, d.NotAdmitted = vals[4], vals[5], vals[6]
+	return true
+}
+
+// phaseLine is a `bind phase=` or `host-orch phase=` match in a line.
+type phaseLine struct {
+	at        int // index of "bind" / "host-orch"
+	phase     []byte
+	start     int64
+	dur       int64
+	attrs     []byte
+	thread    []byte
+	enveloped bool
+}
+
+// findBindPhase finds the first `bind phase=(\w+) start_ns=(\d+)
+// dur_ns=(\d+)` in b (hbg_bind_phases' search), with the rest of the line
+// as attributes. Values that overflow int64 make no match.
+func findBindPhase(b []byte, p *phaseLine) bool {
+	from := 0
+	for {
+		k := bytes.Index(b[from:], tokPhaseEq)
+		if k < 0 {
+			return false
+		}
+		k += from
+		from = k + 1
+		if k < len(tokBindSp) || string(b[k-len(tokBindSp):k]) != "bind " {
+			continue
+		}
+		j := k + len(tokPhaseEq)
+		e := j
+		for e < len(b) && isWordByte(b[e]) {
+			e++
+		}
+		if e == j {
+			continue
+		}
+		phase := b[j:e]
+		start, e2, ok := int64Field(b, e, " start_ns=")
+		if !ok {
+			continue
+		}
+		dur, e3, ok := int64Field(b, e2, " dur_ns=")
+		if !ok {
+			continue
+		}
+		p.at = k - len(tokBindSp)
+		p.phase, p.start, p.dur = phase, start, dur
+		p.attrs = trimSpaceBytes(b[e3:])
+		p.thread, p.enveloped = bindEnvelope(b, p.at)
+		return true
+	}
+}
+
+// findHostOrch finds the first `host-orch phase=(\w+)` in b; the attributes
+// are the rest of the line.
+func findHostOrch(b []byte, p *phaseLine) bool {
+	from := 0
+	for {
+		k := bytes.Index(b[from:], tokPhaseEq)
+		if k < 0 {
+			return false
+		}
+		k += from
+		from = k + 1
+		if k < len(tokHostOrchSp) || string(b[k-len(tokHostOrchSp):k]) != "host-orch " {
+			continue
+		}
+		j := k + len(tokPhaseEq)
+		e := j
+		for e < len(b) && isWordByte(b[e]) {
+			e++
+		}
+		if e == j {
+			continue
+		}
+		p.at = k - len(tokHostOrchSp)
+		p.phase = b[j:e]
+		p.attrs = trimSpaceBytes(b[e:])
+		p.thread, _ = bindEnvelope(b, p.at)
+		return true
+	}
+}
+
+// bindEnvelope looks at the envelopes before at. enveloped reports whether
+// strace_timing's strict form ends exactly at at:
+// `[mono_ns=<d>][T0x<hex>][TIMING]<ws><non-ws>:<ws>[<no ]>]<ws>`. thread is
+// the hex of that envelope, or else of the last envelope before at.
+func bindEnvelope(b []byte, at int) (thread []byte, enveloped bool) {
+	from := 0
+	for from < at {
+		k := bytes.Index(b[from:at], tokMonoNs)
+		if k < 0 {
+			break
+		}
+		k += from
+		from = k + 1
+		th, j, ok := envelopeAt(b, k)
+		if !ok {
+			continue
+		}
+		thread = th
+		if strictBindTail(b, j, at) {
+			return th, true
+		}
+	}
+	return thread, false
+}
+
+// strictBindTail checks `[TIMING]<ws><non-ws ending in :><ws>[...]<ws>` from
+// j, ending exactly at at.
+func strictBindTail(b []byte, j, at int) bool {
+	if !bytes.HasPrefix(b[j:at], tokTiming) {
+		return false
+	}
+	j, ok := skipSpace(b[:at], j+len(tokTiming))
+	if !ok {
+		return false
+	}
+	e := j
+	for e < at && !isSpaceByte(b[e]) {
+		e++
+	}
+	if e-j < 2 || b[e-1] != ':' {
+		return false
+	}
+	if j, ok = skipSpace(b[:at], e); !ok {
+		return false
+	}
+	if j >= at || b[j] != '[' {
+		return false
+	}
+	k := bytes.IndexByte(b[j:at], ']')
+	if k < 0 {
+		return false
+	}
+	j, ok = skipSpace(b[:at], j+k+1)
+	return ok && j == at
+}
