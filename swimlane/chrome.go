@@ -1,0 +1,110 @@
+package swimlane
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// WriteChromeTrace writes the per-invocation Chrome trace of REFERENCE §3.6
+// to w: one process per (pid, inv), in (pid, inv) order, with a host lane
+// (tid 0) and a device lane (tid 1). Only invocation-keyed spans appear
+// (trace.InvocationSpans); it returns their number. The document is
+// streamed: nothing but w's buffer holds it.
+func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
+	spans := trace.InvocationSpans(l.Spans)
+	invs := trace.GroupInvocations(spans)
+	buckets := trace.BucketByHid(invs)
+	labels := make(map[string]string, len(buckets))
+	for i, b := range buckets {
+		labels[b.Hid] = trace.BucketLabel(buckets, i)
+	}
+	clock := newWallClock(l)
+
+	j := newJSONWriter(w)
+	j.beginObject()
+	j.key("traceEvents")
+	j.beginArray()
+	var a args
+	for n, iv := range invs {
+		lp := int64(n + 1)
+		label, ok := labels[iv.Hid]
+		if !ok {
+			label = hidPrefix(iv.Hid)
+		}
+		writeMeta(j, "process_name", lp, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.Pid))
+		writeMeta(j, "thread_name", lp, 0, "host")
+		writeMeta(j, "thread_name", lp, 1, "device (clk=dev)")
+		for _, s := range iv.Spans {
+			dev := s.IsDevice()
+			a = a[:0]
+			a.setUint("inv", s.Inv)
+			a.setStr("hid", s.Hid)
+			a.setInt("depth", s.Depth)
+			a.setStr("attrs", s.Attrs)
+			tid := int64(0)
+			if dev {
+				tid = 1
+			} else {
+				clock.addWall(&a, s.Pid, s.Ts)
+			}
+			writeX(j, s, lp, tid, a)
+		}
+	}
+	j.endArray()
+	j.key("displayTimeUnit")
+	j.str("ms")
+	clock.writeClockAnchors(j)
+	j.endObject()
+	if err := j.flush(); err != nil {
+		return 0, fmt.Errorf("writing chrome trace: %w", err)
+	}
+	return len(spans), nil
+}
+
+func hidPrefix(hid string) string {
+	if len(hid) > 8 {
+		return hid[:8]
+	}
+	return hid
+}
+
+// writeMeta writes one "M" metadata event naming a process or a thread.
+func writeMeta(j *jsonWriter, what string, pid, tid int64, name string) {
+	j.beginObject()
+	j.key("ph")
+	j.str("M")
+	j.key("name")
+	j.str(what)
+	j.key("pid")
+	j.int(pid)
+	j.key("tid")
+	j.int(tid)
+	j.key("args")
+	j.beginObject()
+	j.key("name")
+	j.str(name)
+	j.endObject()
+	j.endObject()
+}
+
+// writeX writes one complete ("X") event for s on (pid, tid).
+func writeX(j *jsonWriter, s *trace.Span, pid, tid int64, a args) {
+	j.beginObject()
+	j.key("name")
+	j.str(s.Name)
+	j.key("ph")
+	j.str("X")
+	j.key("ts")
+	j.micros(s.Ts)
+	j.key("dur")
+	j.micros(s.Dur)
+	j.key("pid")
+	j.int(pid)
+	j.key("tid")
+	j.int(tid)
+	j.key("args")
+	j.object(a)
+	j.endObject()
+}

@@ -1,0 +1,245 @@
+package swimlane
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// jsonWriter writes JSON by hand, in the order the caller writes it: the
+// documents are streamed event by event, and their objects keep the key
+// order of the reference. The first write error sticks; later writes do
+// nothing. Commas and ": " separators are placed automatically.
+type jsonWriter struct {
+	w   *bufio.Writer
+	err error
+	// first[i] reports whether the container at nesting level i is still
+	// empty (no comma before its next element).
+	first []bool
+	// afterKey reports that a key was just written: the next value is its
+	// value, not a new element.
+	afterKey bool
+	buf      []byte
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter {
+	return &jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+func (j *jsonWriter) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+func (j *jsonWriter) rawBytes(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
+	}
+}
+
+// elem starts a value: after a key nothing is needed, otherwise a comma
+// unless it is the first element of its container.
+func (j *jsonWriter) elem() {
+	if j.afterKey {
+		j.afterKey = false
+		return
+	}
+	n := len(j.first)
+	if n == 0 {
+		return
+	}
+	if j.first[n-1] {
+		j.first[n-1] = false
+		return
+	}
+	j.raw(", ")
+}
+
+func (j *jsonWriter) beginObject() { j.elem(); j.raw("{"); j.first = append(j.first, true) }
+func (j *jsonWriter) endObject()   { j.first = j.first[:len(j.first)-1]; j.raw("}") }
+func (j *jsonWriter) beginArray()  { j.elem(); j.raw("["); j.first = append(j.first, true) }
+func (j *jsonWriter) endArray()    { j.first = j.first[:len(j.first)-1]; j.raw("]") }
+
+// key writes an object key; the next value written is its value.
+func (j *jsonWriter) key(k string) {
+	j.elem()
+	j.quote(k)
+	j.raw(": ")
+	j.afterKey = true
+}
+
+// str writes s as a JSON string value.
+func (j *jsonWriter) str(s string) {
+	j.elem()
+	j.quote(s)
+}
+
+// quote writes s as a JSON string. Invalid UTF-8 becomes U+FFFD; control
+// characters are escaped; other characters are written as they are.
+func (j *jsonWriter) quote(s string) {
+	if j.err != nil {
+		return
+	}
+	b := j.buf[:0]
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"':
+				b = append(b, '\\', '"')
+			case c == '\\':
+				b = append(b, '\\', '\\')
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexDigit(c>>4), hexDigit(c&0xf))
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\ufffd"...)
+		} else if r == '\u2028' || r == '\u2029' {
+			// Valid JSON either way; escaped so the output is also valid
+			// JavaScript, as chrome://tracing evaluates it.
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigit(byte(r&0xf)))
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	b = append(b, '"')
+	j.buf = b
+	j.rawBytes(b)
+}
+
+func hexDigit(c byte) byte { return "0123456789abcdef"[c&0xf] }
+
+func (j *jsonWriter) int(v int64) {
+	j.elem()
+	j.buf = strconv.AppendInt(j.buf[:0], v, 10)
+	j.rawBytes(j.buf)
+}
+
+func (j *jsonWriter) uint(v uint64) {
+	j.elem()
+	j.buf = strconv.AppendUint(j.buf[:0], v, 10)
+	j.rawBytes(j.buf)
+}
+
+// micros writes ns/1000 as a JSON number, the reference's float division:
+// exact below 2^53 ns, correctly rounded above.
+func (j *jsonWriter) micros(ns int64) {
+	j.elem()
+	j.buf = strconv.AppendFloat(j.buf[:0], nsToMicros(ns), 'f', -1, 64)
+	j.rawBytes(j.buf)
+}
+
+func nsToMicros(ns int64) float64 {
+	const exact = 1 << 53
+	if ns > -exact && ns < exact {
+		return float64(ns) / 1000
+	}
+	f, _ := new(big.Rat).SetFrac64(ns, 1000).Float64()
+	if math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func (j *jsonWriter) flush() error {
+	if j.err == nil {
+		j.err = j.w.Flush()
+	}
+	return j.err
+}
+
+// number writes a decimal integer text (an attribute's canonical value,
+// which may be any size) as a bare JSON number.
+func (j *jsonWriter) number(dec string) {
+	j.elem()
+	j.raw(dec)
+}
+
+// argKind says how an arg's value is written.
+type argKind uint8
+
+const (
+	argString argKind = iota // s, quoted
+	argInt                   // i
+	argUint                  // u
+	argNumber                // s, a decimal integer written bare
+)
+
+// An arg is one key of an event's args object.
+type arg struct {
+	key  string
+	kind argKind
+	s    string
+	i    int64
+	u    uint64
+}
+
+// args is an ordered JSON object with Python dict semantics: setting a key
+// that exists replaces its value in place, a new key goes last.
+type args []arg
+
+func (a *args) set(x arg) {
+	for i := range *a {
+		if (*a)[i].key == x.key {
+			(*a)[i] = x
+			return
+		}
+	}
+	*a = append(*a, x)
+}
+
+func (a *args) setStr(k, v string)       { a.set(arg{key: k, kind: argString, s: v}) }
+func (a *args) setInt(k string, v int64) { a.set(arg{key: k, kind: argInt, i: v}) }
+func (a *args) setUint(k string, v uint64) {
+	a.set(arg{key: k, kind: argUint, u: v})
+}
+
+// setAttrs sets every parsed attribute, integers as bare numbers.
+func (a *args) setAttrs(attrs trace.Attrs) {
+	for _, x := range attrs {
+		if x.IsInt {
+			a.set(arg{key: x.Key, kind: argNumber, s: x.Value})
+		} else {
+			a.setStr(x.Key, x.Value)
+		}
+	}
+}
+
+// object writes a as a JSON object value.
+func (j *jsonWriter) object(a args) {
+	j.beginObject()
+	for _, x := range a {
+		j.key(x.key)
+		switch x.kind {
+		case argString:
+			j.str(x.s)
+		case argInt:
+			j.int(x.i)
+		case argUint:
+			j.uint(x.u)
+		case argNumber:
+			j.number(x.s)
+		}
+	}
+	j.endObject()
+}
