@@ -1,0 +1,127 @@
+package swimlane
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// An artifactPass is one pass of host_phase_records.jsonl as the merge
+// reads it (REFERENCE §1.6, §3.8a).
+type artifactPass struct {
+	pid       int64
+	inv       uint64
+	matchable bool // pid and inv are JSON integers (a string never matches)
+	records   []artifactRecord
+}
+
+// An artifactRecord is one record whose phase, start_ns and end_ns
+// converted; the others are left out of the pass.
+type artifactRecord struct {
+	phase      string
+	start, end int64
+	detail     string // Python str() of `detail or 0`
+	tid        int64  // the record's tid when it converted and is > 0, else 0
+	hasTid     bool   // the record has a tid key
+}
+
+// bindSegments are the phases drawn as chip.run.bind.<phase> on the bind's
+// own thread: the snapshot's twelve HostPhaseKind bind kinds, and
+// graph_pack, which replaces graph_upload in upstream 04c88e9.
+var bindSegments = map[string]bool{
+	"args": true, "arena_build": true, "static_arena": true, "gm_heap": true,
+	"shared_mem": true, "runtime_init": true, "host_orch": true,
+	"graph_upload": true, "graph_pack": true, "relocate": true, "sm_h2d": true,
+	"arena_h2d": true, "host_view_close": true,
+}
+
+// recorderPhases are the orchestrator phases that run on recorder threads:
+// record_node (snapshot), record_in_graph_task (fork ba892918, upstream
+// 16de3988), record_sub_task (04c88e9), and build_definition.
+var recorderPhases = map[string]bool{
+	"record_node": true, "record_in_graph_task": true, "record_sub_task": true,
+	"build_definition": true,
+}
+
+// recordMerge is what merging an artifact into a log gives.
+type recordMerge struct {
+	spans    []trace.Span
+	orphaned int             // passes with no chip.run.bind in the log
+	skipped  int             // segments already in the log as spans
+	covered  map[invKey]bool // binds the artifact covers
+}
+
+// mergeRecords builds the spans of the artifact's passes under their
+// chip.run.bind (REFERENCE §3.8a, with the newer versions' rules): a bind
+// segment becomes chip.run.bind.<phase> on the bind's thread unless the log
+// already has that span for the same bind; any other phase becomes
+// chip.run.bind.host_orch.<phase> on the record's own thread, tagged as a
+// recorder worker or the graph submitting thread where it is one.
+func mergeRecords(spans []trace.Span, passes []artifactPass) recordMerge {
+	parents := make(map[invKey]*trace.Span)
+	present := make(map[invKey]map[string]bool)
+	for i := range spans {
+		s := &spans[i]
+		if s.IsDevice() {
+			continue
+		}
+		k := invKey{s.Pid, s.Inv}
+		if s.Name == "chip.run.bind" {
+			parents[k] = s // the last one wins
+			continue
+		}
+		if seg, ok := strings.CutPrefix(s.Name, "chip.run.bind."); ok && bindSegments[seg] {
+			if present[k] == nil {
+				present[k] = make(map[string]bool)
+			}
+			present[k][seg] = true
+		}
+	}
+
+	m := recordMerge{covered: make(map[invKey]bool)}
+	for _, p := range passes {
+		k := invKey{p.pid, p.inv}
+		parent := parents[k]
+		if !p.matchable || parent == nil {
+			m.orphaned++
+			continue
+		}
+		for _, r := range p.records {
+			tid := r.tid
+			if tid <= 0 {
+				tid = parent.Tid
+			}
+			worker := r.hasTid && tid != parent.Tid
+			s := trace.Span{
+				Pid: parent.Pid, Inv: parent.Inv, Hid: parent.Hid,
+				Ts: r.start, Dur: max(0, r.end-r.start),
+				Thread: parent.Thread, Pos: parent.Pos,
+			}
+			tag := "host_main"
+			if bindSegments[r.phase] {
+				m.covered[k] = true
+				if present[k][r.phase] {
+					m.skipped++
+					continue
+				}
+				s.Name = "chip.run.bind." + r.phase
+				s.Depth = parent.Depth + 1
+				s.Tid = parent.Tid
+			} else {
+				s.Name = "chip.run.bind.host_orch." + r.phase
+				s.Depth = parent.Depth + 2
+				s.Tid = tid
+				switch {
+				case recorderPhases[r.phase] && worker:
+					tag = "graph_record_worker"
+				case r.phase == "graph_submit":
+					tag = "graph_submit_main"
+				}
+			}
+			s.Attrs = fmt.Sprintf("detail=%s src=host_phase_records host_phase_thread=%s", r.detail, tag)
+			m.spans = append(m.spans, s)
+		}
+	}
+	return m
+}

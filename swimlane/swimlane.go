@@ -1,0 +1,195 @@
+package swimlane
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// A hostEntry is one host span of the swimlane and the lane it is drawn on.
+type hostEntry struct {
+	span     *trace.Span
+	lane     int64
+	external bool
+}
+
+// attrs parses the span's attributes. They are parsed where needed rather
+// than kept, so that a large log holds its spans only once.
+func (h *hostEntry) attrs() trace.Attrs { return trace.ParseAttrs(h.span.Attrs) }
+
+// A Summary counts what a swimlane holds, for the line the command prints.
+type Summary struct {
+	HostSpans   int // host spans parsed from the log
+	DeviceSpans int // device spans, listed in unalignedDeviceSpans
+	BindPhases  int // spans recovered from `bind phase=` lines
+	Records     int // spans built from the artifact's records
+	Skipped     int // artifact segments already in the log as spans
+	Orphaned    int // artifact passes with no chip.run.bind in the log
+}
+
+// A Swimlane is the host swimlane of one log (REFERENCE §3.7), laid out and
+// ready to be written.
+type Swimlane struct {
+	hosts   []hostEntry
+	order   []int // host entry indices in event order
+	devices []*trace.Span
+	procs   []process
+	lanes   []lane
+	flows   []flow
+	clock   *wallClock
+	sum     Summary
+}
+
+// Build lays out the swimlane of l: all its spans, plus the spans of the
+// artifact passes (nil when there is no artifact), plus the `bind phase=`
+// lines of binds the artifact does not cover. The Swimlane refers to l's
+// spans; l must not change while it is in use.
+func Build(l *trace.Log, passes []artifactPass) *Swimlane {
+	sw := &Swimlane{clock: newWallClock(l)}
+	m := mergeRecords(l.Spans, passes)
+	bind := bindPhaseSpans(l.Spans, l.BindPhases, m.covered)
+	sw.sum.Records = len(m.spans)
+	sw.sum.Skipped = m.skipped
+	sw.sum.Orphaned = m.orphaned
+	sw.sum.BindPhases = len(bind)
+	extra := append(m.spans, bind...)
+
+	for i := range l.Spans {
+		s := &l.Spans[i]
+		if s.IsDevice() {
+			sw.devices = append(sw.devices, s)
+			continue
+		}
+		sw.sum.HostSpans++
+		sw.hosts = append(sw.hosts, hostEntry{span: s, external: trace.Family(s.Name) == trace.FamilyExternal})
+	}
+	sw.sum.DeviceSpans = len(sw.devices)
+	for i := range extra {
+		sw.hosts = append(sw.hosts, hostEntry{span: &extra[i]})
+	}
+
+	sw.lanes = assignLanes(sw.hosts)
+	sw.procs = processLabels(sw.hosts, func(yield func(*trace.Span)) {
+		for i := range l.Spans {
+			yield(&l.Spans[i])
+		}
+		for i := range extra {
+			yield(&extra[i])
+		}
+	})
+	sw.flows = dispatchFlows(sw.hosts)
+
+	sw.order = make([]int, len(sw.hosts))
+	for i := range sw.order {
+		sw.order[i] = i
+	}
+	sort.SliceStable(sw.order, func(a, b int) bool {
+		x, y := sw.hosts[sw.order[a]].span, sw.hosts[sw.order[b]].span
+		switch {
+		case x.Ts != y.Ts:
+			return x.Ts < y.Ts
+		case x.Pid != y.Pid:
+			return x.Pid < y.Pid
+		case x.Tid != y.Tid:
+			return x.Tid < y.Tid
+		}
+		return x.Name < y.Name
+	})
+	sort.SliceStable(sw.devices, func(a, b int) bool {
+		x, y := sw.devices[a], sw.devices[b]
+		switch {
+		case x.Pid != y.Pid:
+			return x.Pid < y.Pid
+		case x.Inv != y.Inv:
+			return x.Inv < y.Inv
+		case x.Ts != y.Ts:
+			return x.Ts < y.Ts
+		case x.Tid != y.Tid:
+			return x.Tid < y.Tid
+		}
+		return x.Name < y.Name
+	})
+	return sw
+}
+
+// Summary returns the counts of what the swimlane holds.
+func (sw *Swimlane) Summary() Summary { return sw.sum }
+
+// Warnings returns the swimlane's own warnings (REFERENCE §3.2), without
+// the trailing newline.
+func (sw *Swimlane) Warnings() []string {
+	if sw.sum.Orphaned == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sw.sum.Orphaned)}
+}
+
+// WriteJSON streams the swimlane document to w: traceEvents (process and
+// thread names, X events by time, flows), displayTimeUnit,
+// unalignedDeviceSpans, and clockAnchors when the log has anchors.
+func (sw *Swimlane) WriteJSON(w io.Writer) error {
+	j := newJSONWriter(w)
+	j.beginObject()
+	j.key("traceEvents")
+	j.beginArray()
+	for _, p := range sw.procs {
+		writeMeta(j, "process_name", p.pid, 0, p.name)
+	}
+	for _, ln := range sw.lanes {
+		writeMeta(j, "thread_name", ln.pid, ln.id, ln.name)
+	}
+	var a args
+	for _, i := range sw.order {
+		h := &sw.hosts[i]
+		s := h.span
+		a = a[:0]
+		a.setUint("inv", s.Inv)
+		a.setStr("hid", s.Hid)
+		a.setInt("depth", s.Depth)
+		a.setStr("attrs", s.Attrs)
+		a.setInt("os_tid", s.Tid)
+		a.setAttrs(h.attrs())
+		sw.clock.addWall(&a, s.Pid, s.Ts)
+		writeX(j, s, s.Pid, h.lane, a)
+	}
+	sw.writeFlows(j)
+	j.endArray()
+	j.key("displayTimeUnit")
+	j.str("ms")
+	j.key("unalignedDeviceSpans")
+	j.beginArray()
+	for _, s := range sw.devices {
+		j.beginObject()
+		j.key("name")
+		j.str(s.Name)
+		j.key("ts_ns")
+		j.int(s.Ts)
+		j.key("dur_ns")
+		j.int(s.Dur)
+		j.key("pid")
+		j.int(s.Pid)
+		j.key("tid")
+		j.int(s.Tid)
+		j.key("inv")
+		j.uint(s.Inv)
+		j.key("hid")
+		j.str(s.Hid)
+		j.key("depth")
+		j.int(s.Depth)
+		j.key("attrs")
+		a = a[:0]
+		a.setStr("raw", s.Attrs)
+		a.setAttrs(trace.ParseAttrs(s.Attrs))
+		j.object(a)
+		j.endObject()
+	}
+	j.endArray()
+	sw.clock.writeClockAnchors(j)
+	j.endObject()
+	if err := j.flush(); err != nil {
+		return fmt.Errorf("writing host swimlane: %w", err)
+	}
+	return nil
+}
