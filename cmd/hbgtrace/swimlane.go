@@ -1,12 +1,95 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
 
-// PLACEHOLDER: replaced by the engineer who implements `hbgtrace swimlane`.
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/spf13/cobra"
+)
+
+// swimlaneOptions are the flags of `hbgtrace swimlane`.
+type swimlaneOptions struct {
+	out     string
+	records []string
+}
+
 func newSwimlaneCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "swimlane LOG...",
-		Short: "swimlane (not implemented yet)",
-		RunE:  func(cmd *cobra.Command, args []string) error { return errNotImplemented },
+	var opts swimlaneOptions
+	cmd := &cobra.Command{
+		Use:   "swimlane LOG... -o OUT.json [--records R.jsonl]...",
+		Short: "Write the host swimlane (real threads) for Perfetto",
+		Long: `swimlane writes every host span of a log on the real (pid, tid) that ran
+it, as a Chrome trace that Perfetto and chrome://tracing open: lanes named
+after what the thread does (orchestrator / facade, scheduler, worker N,
+graph submit main, graph record worker, chip child, ext <producer>), a
+thread whose pipelined runs overlap split into one lane per pipeline slot,
+and submit-to-dispatch flow arrows. Device spans (clk=dev) run on another
+clock and are listed in unalignedDeviceSpans instead. It is strace_timing
+--swimlane.
+
+--records merges host_phase_records.jsonl artifacts: each pass is drawn
+under its chip.run.bind (bind segments on the bind's thread, orchestrator
+operations on the recorder threads). A bind no artifact covers takes the
+"bind phase=" lines written by its own thread. OUT ending in .gz is
+written gzip-compressed; the file is replaced only once it is complete.
+See docs/swimlanes.md.`,
+		Example: `  hbgtrace swimlane run.log -o swimlane.json
+  hbgtrace swimlane run.log -o sw.json.gz --records out/host_phase_records.jsonl`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return swimlaneRun(cmd, args, opts)
+		},
 	}
+	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the swimlane file to write (.gz: gzip)")
+	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
+		"a host_phase_records.jsonl artifact to merge (repeatable)")
+	return cmd
+}
+
+func swimlaneRun(cmd *cobra.Command, args []string, opts swimlaneOptions) error {
+	if opts.out == "" {
+		return &usageError{cmd: cmd, err: errors.New("swimlane: -o OUT.json is required")}
+	}
+	log, err := readLog(cmd, args)
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, log)
+	passes, err := swimlane.LoadRecords(opts.records)
+	if err != nil {
+		return fmt.Errorf("swimlane: %w", err)
+	}
+	sw := swimlane.Build(log, passes)
+	for _, w := range sw.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
+	}
+	if err := swimlane.WriteFile(opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
+		return fmt.Errorf("swimlane: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Wrote host swimlane: %s (%s)\n", opts.out,
+		swimlaneCounts(sw.Summary(), len(opts.records) > 0))
+	return nil
+}
+
+// swimlaneCounts is the parenthesised part of the summary line: the
+// reference's counts, then the segments the artifact had that the log
+// already holds as spans (newer versions print these).
+func swimlaneCounts(s swimlane.Summary, withRecords bool) string {
+	parts := []string{
+		fmt.Sprintf("%d host spans", s.HostSpans),
+		fmt.Sprintf("%d unaligned device spans", s.DeviceSpans),
+	}
+	if s.BindPhases > 0 {
+		parts = append(parts, fmt.Sprintf("%d bind phases", s.BindPhases))
+	}
+	if s.Records > 0 {
+		parts = append(parts, fmt.Sprintf("%d host phase records", s.Records))
+	}
+	if withRecords && s.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d segment(s) already in the log", s.Skipped))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,12 +1,63 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"io"
 
-// PLACEHOLDER: replaced by the engineer who implements `hbgtrace trace`.
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/spf13/cobra"
+)
+
+// traceOptions are the flags of `hbgtrace trace`.
+type traceOptions struct {
+	out string
+}
+
 func newTraceCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "trace LOG...",
-		Short: "trace (not implemented yet)",
-		RunE:  func(cmd *cobra.Command, args []string) error { return errNotImplemented },
+	var opts traceOptions
+	cmd := &cobra.Command{
+		Use:   "trace LOG... -o OUT.json",
+		Short: "Write a per-invocation Chrome trace for Perfetto",
+		Long: `trace writes the invocation-keyed spans of a log as a Chrome trace
+(Trace Event Format) that Perfetto and chrome://tracing open: one process
+per invocation (pid, inv), labelled decode, prefill or the callable's hid,
+with a host lane and a device lane (clk=dev spans, on their own clock).
+Host events gain wall_ts_ns and wall_time where the process wrote a
+[CLOCK_ANCHOR]. It is strace_timing --trace-out.
+
+node.* and ext.* spans are not invocations and are left out; use
+hbgtrace swimlane for the real threads. OUT ending in .gz is written
+gzip-compressed. The file is replaced only once it is complete.`,
+		Example: `  hbgtrace trace run.log -o trace.json
+  hbgtrace trace spool/ -o trace.json.gz`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return traceRun(cmd, args, opts)
+		},
 	}
+	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the trace file to write (.gz: gzip)")
+	return cmd
+}
+
+func traceRun(cmd *cobra.Command, args []string, opts traceOptions) error {
+	if opts.out == "" {
+		return &usageError{cmd: cmd, err: errors.New("trace: -o OUT.json is required")}
+	}
+	log, err := readLog(cmd, args)
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, log)
+	var n int
+	err = swimlane.WriteFile(opts.out, func(w io.Writer) error {
+		var err error
+		n, err = swimlane.WriteChromeTrace(w, log)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Wrote Chrome trace: %s (%d spans)\n", opts.out, n)
+	return nil
 }
