@@ -1,12 +1,238 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
 
-// PLACEHOLDER: replaced by the engineer who implements `hbgtrace tree`.
+	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/spf13/cobra"
+)
+
+// treeOptions are the flags and arguments of `hbgtrace tree`.
+type treeOptions struct {
+	logs   []string
+	format string
+}
+
 func newTreeCmd() *cobra.Command {
-	return &cobra.Command{
+	opts := &treeOptions{}
+	cmd := &cobra.Command{
 		Use:   "tree LOG...",
-		Short: "tree (not implemented yet)",
-		RunE:  func(cmd *cobra.Command, args []string) error { return errNotImplemented },
+		Short: "Median span tree per callable (= strace_timing --tree)",
+		Long: `tree prints, for every callable (hid) in descending invocation count, the
+spans of its last invocation as a tree (a span's parent is its name minus
+the last dotted segment), each with the median duration of its name over
+all the callable's invocations, as strace_timing --tree does. Device spans
+are tagged [dev]. When a span has both an orch and a sched child, the two
+are shown as one Effective line (the median of their combined extent over
+the invocations that have both) and a line with both medians, marked
+concurrent.
+
+Output formats (--format):
+  text      the reference layout, byte for byte
+  markdown  per callable, a title line and a GitHub table of its spans
+  json      {"callables": [{"hid", "label", "invocations", "roots": [node]}]}
+            with node = {"name", "leaf", "device", "median_us", "n",
+            "children": [node]} and, on an Effective node, "concurrent":
+            {"orch": node, "sched": node}; n is the number of invocations
+            a median is over
+  csv       header hid,label,invocations,depth,name,leaf,device,median_us,n;
+            one line per span in tree order (an Effective line is followed
+            by its orch and sched lines one level deeper)`,
+		Example: `  hbgtrace tree host.log
+  hbgtrace tree --format json spool/ > tree.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.logs = args
+			if err := checkFormat(cmd, opts.format); err != nil {
+				return err
+			}
+			return treeRun(cmd, opts)
+		},
 	}
+	addFormatFlag(cmd, &opts.format)
+	return cmd
+}
+
+func treeRun(cmd *cobra.Command, opts *treeOptions) error {
+	l, err := readLog(cmd, opts.logs)
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, l)
+	tr := phases.ComputeTree(trace.GroupInvocations(trace.InvocationSpans(l.Spans)))
+	var b bytes.Buffer
+	if err := writeTree(&b, opts.format, tr); err != nil {
+		return fmt.Errorf("tree: %w", err)
+	}
+	_, err = cmd.OutOrStdout().Write(b.Bytes())
+	return err
+}
+
+// treeTitle is the line that introduces a callable's tree.
+func treeTitle(c phases.TreeCallable) string {
+	if c.Invocations == 1 {
+		return fmt.Sprintf("callable hid=%s (%s) \u2014 1 invocation", c.Hid, c.Label)
+	}
+	return fmt.Sprintf("callable hid=%s (%s) \u2014 median of %d invocation(s)", c.Hid, c.Label, c.Invocations)
+}
+
+// writeTree writes tr in format.
+func writeTree(w io.Writer, format string, tr *phases.Tree) error {
+	switch format {
+	case formatJSON:
+		return writeJSON(w, treeDoc(tr))
+	case formatCSV:
+		return writeCSVTable(w, treeCSV(tr))
+	}
+	if len(tr.Callables) == 0 {
+		_, err := fmt.Fprintln(w, noMarkers)
+		return err
+	}
+	if format == formatMarkdown {
+		return writeTreeMarkdown(w, tr)
+	}
+	var b strings.Builder
+	for _, c := range tr.Callables {
+		b.WriteString(treeTitle(c))
+		b.WriteString("\n")
+		treeText(&b, c.Roots, 0)
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// treeText writes nodes at indent in the reference layout (REFERENCE §3.5).
+func treeText(b *strings.Builder, nodes []*phases.TreeNode, indent int) {
+	pad := strings.Repeat("  ", indent)
+	for _, n := range nodes {
+		tag := ""
+		if n.Device {
+			tag = " [dev]"
+		}
+		b.WriteString(pad)
+		b.WriteString(ljust(n.Leaf, 22))
+		b.WriteString(rjust(tag, 6))
+		b.WriteString("  ")
+		b.WriteString(rjust(fixed1(n.MedianNs/1000), 12))
+		b.WriteString(" us\n")
+		if c := n.Concurrent; c != nil {
+			fmt.Fprintf(b, "%s  orch %s  \u2225  sched %s   (concurrent)\n",
+				pad, fixed1(c.Orch.MedianNs/1000), fixed1(c.Sched.MedianNs/1000))
+			continue
+		}
+		treeText(b, n.Children, indent+1)
+	}
+}
+
+// treeRow is one span of a flattened tree.
+type treeRow struct {
+	depth int
+	node  *phases.TreeNode
+}
+
+// treeRows flattens nodes in tree order; an Effective node is followed by
+// its orch and sched nodes one level deeper.
+func treeRows(nodes []*phases.TreeNode, depth int, out []treeRow) []treeRow {
+	for _, n := range nodes {
+		out = append(out, treeRow{depth, n})
+		if c := n.Concurrent; c != nil {
+			out = append(out, treeRow{depth + 1, c.Orch}, treeRow{depth + 1, c.Sched})
+			continue
+		}
+		out = treeRows(n.Children, depth+1, out)
+	}
+	return out
+}
+
+func writeTreeMarkdown(w io.Writer, tr *phases.Tree) error {
+	for i, c := range tr.Callables {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		t := &table{
+			Title:  treeTitle(c),
+			Header: []string{"Span", "Device", "Median (us)", "n"},
+			Right:  []bool{false, false, true, true},
+		}
+		for _, r := range treeRows(c.Roots, 0, nil) {
+			dev := ""
+			if r.node.Device {
+				dev = "dev"
+			}
+			t.addRow(r.node.Name, dev, fixed1(r.node.MedianNs/1000), strconv.Itoa(r.node.N))
+		}
+		if err := writeMarkdownTable(w, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func treeCSV(tr *phases.Tree) *table {
+	t := &table{Header: []string{"hid", "label", "invocations", "depth", "name", "leaf", "device", "median_us", "n"}}
+	for _, c := range tr.Callables {
+		for _, r := range treeRows(c.Roots, 0, nil) {
+			t.addRow(c.Hid, c.Label, strconv.Itoa(c.Invocations), strconv.Itoa(r.depth), r.node.Name, r.node.Leaf,
+				strconv.FormatBool(r.node.Device), shortest(r.node.MedianNs/1000), strconv.Itoa(r.node.N))
+		}
+	}
+	return t
+}
+
+type treeJSON struct {
+	Callables []treeCallableJSON `json:"callables"`
+}
+
+type treeCallableJSON struct {
+	Hid         string          `json:"hid"`
+	Label       string          `json:"label"`
+	Invocations int             `json:"invocations"`
+	Roots       []*treeNodeJSON `json:"roots"`
+}
+
+type treeNodeJSON struct {
+	Name       string              `json:"name"`
+	Leaf       string              `json:"leaf"`
+	Device     bool                `json:"device"`
+	MedianUs   float64             `json:"median_us"`
+	N          int                 `json:"n"`
+	Children   []*treeNodeJSON     `json:"children"`
+	Concurrent *treeConcurrentJSON `json:"concurrent,omitempty"`
+}
+
+type treeConcurrentJSON struct {
+	Orch  *treeNodeJSON `json:"orch"`
+	Sched *treeNodeJSON `json:"sched"`
+}
+
+func treeNodesDoc(nodes []*phases.TreeNode) []*treeNodeJSON {
+	out := []*treeNodeJSON{}
+	for _, n := range nodes {
+		out = append(out, treeNodeDoc(n))
+	}
+	return out
+}
+
+func treeNodeDoc(n *phases.TreeNode) *treeNodeJSON {
+	j := &treeNodeJSON{Name: n.Name, Leaf: n.Leaf, Device: n.Device, MedianUs: n.MedianNs / 1000, N: n.N, Children: treeNodesDoc(n.Children)}
+	if c := n.Concurrent; c != nil {
+		j.Concurrent = &treeConcurrentJSON{Orch: treeNodeDoc(c.Orch), Sched: treeNodeDoc(c.Sched)}
+	}
+	return j
+}
+
+func treeDoc(tr *phases.Tree) treeJSON {
+	doc := treeJSON{Callables: []treeCallableJSON{}}
+	for _, c := range tr.Callables {
+		doc.Callables = append(doc.Callables, treeCallableJSON{Hid: c.Hid, Label: c.Label, Invocations: c.Invocations, Roots: treeNodesDoc(c.Roots)})
+	}
+	return doc
 }
