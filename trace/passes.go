@@ -1,0 +1,159 @@
+package trace
+
+import "sort"
+
+// BindSegments are the bind segment kinds in HostPhaseKind enum order, the
+// order the runtime writes one pass's `bind phase=` lines in (REFERENCE
+// §1.4).
+var BindSegments = []string{
+	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
+	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close",
+}
+
+// SegmentIndex returns the enum index of a bind segment name, or -1 for a
+// name outside the enum.
+func SegmentIndex(phase string) int {
+	for i, s := range BindSegments {
+		if s == phase {
+			return i
+		}
+	}
+	return -1
+}
+
+// A Pass is one bind pass of E1/E2 logs (DESIGN §3): the `bind phase=`
+// lines one log thread wrote for one bind, in log order.
+type Pass struct {
+	Thread   string // the [T0x…] hex of the lines' envelopes ("" when none)
+	Segments []BindPhase
+	// Bind is the chip.run.bind span the pass belongs to (see
+	// AttachPasses), nil when none contains it; it gives the pass its pid
+	// and inv.
+	Bind *Span
+}
+
+// Span returns the earliest segment start and the latest segment end.
+func (p *Pass) Span() (start, end int64) {
+	for i, s := range p.Segments {
+		if i == 0 || s.StartNs < start {
+			start = s.StartNs
+		}
+		if e := s.End(); i == 0 || e > end {
+			end = e
+		}
+	}
+	return start, end
+}
+
+// GroupPasses groups bind-phase lines into passes. A pass is a run of lines
+// of one log thread in segment-enum order: a line of a known segment whose
+// enum index does not increase over the thread's previous known segment
+// starts a new pass; a phase outside the enum joins the thread's current
+// pass. Threads interleave in the log (forked ranks), so each keeps its own
+// open pass. Passes come in the order of their first line.
+func GroupPasses(lines []BindPhase) []Pass {
+	type open struct {
+		pass int // index into out
+		last int // enum index of the last known segment, -1 if none yet
+	}
+	cur := make(map[string]*open)
+	var out []Pass
+	for _, l := range lines {
+		idx := SegmentIndex(l.Phase)
+		o := cur[l.Thread]
+		if o == nil || (idx >= 0 && o.last >= 0 && idx <= o.last) {
+			out = append(out, Pass{Thread: l.Thread})
+			o = &open{pass: len(out) - 1, last: -1}
+			cur[l.Thread] = o
+		}
+		out[o.pass].Segments = append(out[o.pass].Segments, l)
+		if idx >= 0 {
+			o.last = idx
+		}
+	}
+	return out
+}
+
+// IsBindSpan reports whether s is a host bind span: chip.run.bind, or the
+// legacy simpler_run.bind, not on the device clock.
+func IsBindSpan(s *Span) bool {
+	return (s.Name == "chip.run.bind" || s.Name == "simpler_run.bind") && !s.IsDevice()
+}
+
+// AttachPasses sets each pass's Bind: the host bind span (IsBindSpan) that
+// contains all its segments, start and end inclusive. Binds written by the
+// pass's own thread (same Span.Thread) are preferred; among the candidates
+// the one whose start is closest to the pass's earliest segment start wins,
+// ties going to the first in span order. A pass that no bind contains keeps
+// Bind nil. Bind points into spans.
+func AttachPasses(passes []Pass, spans []Span) {
+	type cand struct {
+		ts, end int64
+		i       int // index into spans
+	}
+	var all []cand
+	byThread := make(map[string][]cand)
+	for i := range spans {
+		if IsBindSpan(&spans[i]) {
+			c := cand{spans[i].Ts, spans[i].End(), i}
+			all = append(all, c)
+			byThread[spans[i].Thread] = append(byThread[spans[i].Thread], c)
+		}
+	}
+	// Sorted by start; maxEnd[k] is the latest end among the first k+1, so
+	// a backward walk stops as soon as nothing earlier can contain the pass.
+	type index struct {
+		c      []cand
+		maxEnd []int64
+	}
+	build := func(c []cand) index {
+		sort.SliceStable(c, func(a, b int) bool { return c[a].ts < c[b].ts })
+		m := make([]int64, len(c))
+		for k := range c {
+			m[k] = c[k].end
+			if k > 0 && m[k-1] > m[k] {
+				m[k] = m[k-1]
+			}
+		}
+		return index{c, m}
+	}
+	find := func(ix index, start, end int64) int {
+		// The closest start is the latest start <= start; among equal
+		// starts the first in span order.
+		k := sort.Search(len(ix.c), func(k int) bool { return ix.c[k].ts > start }) - 1
+		best := -1
+		var bestTs int64
+		for ; k >= 0 && ix.maxEnd[k] >= end; k-- {
+			c := ix.c[k]
+			if best >= 0 && c.ts < bestTs {
+				break
+			}
+			if c.end >= end && (best < 0 || c.i < best) {
+				best, bestTs = c.i, c.ts
+			}
+		}
+		return best
+	}
+	allIx := build(all)
+	threadIx := make(map[string]index, len(byThread))
+	for th, c := range byThread {
+		threadIx[th] = build(c)
+	}
+	for p := range passes {
+		passes[p].Bind = nil
+		if len(passes[p].Segments) == 0 {
+			continue
+		}
+		start, end := passes[p].Span()
+		best := -1
+		if ix, ok := threadIx[passes[p].Thread]; ok {
+			best = find(ix, start, end)
+		}
+		if best < 0 {
+			best = find(allIx, start, end)
+		}
+		if best >= 0 {
+			passes[p].Bind = &spans[best]
+		}
+	}
+}
