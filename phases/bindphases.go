@@ -20,10 +20,10 @@ type BindPhaseSet struct {
 	ControlPlane []string
 }
 
-// bindPhaseEnum is the HostPhaseKind enum order of the bind segments; the
-// runtime writes a pass's `bind phase=` lines in this order, which is how
-// E1/E2 lines are grouped into passes.
-var bindPhaseEnum = []string{
+// snapshotPhaseOrder is the line-based tool's PHASE_ORDER: the
+// HostPhaseKind enum order (trace.BindSegments), kept as its own constant
+// because it is a display contract.
+var snapshotPhaseOrder = []string{
 	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
 	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close",
 }
@@ -32,7 +32,7 @@ var bindPhaseEnum = []string{
 // (snapshot 6ebaf77) for E1/E2 logs. relocate and sm_h2d stay in the
 // control plane so older logs total correctly.
 var SnapshotPhaseSet = BindPhaseSet{
-	Order:        bindPhaseEnum,
+	Order:        snapshotPhaseOrder,
 	ControlPlane: []string{"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d"},
 }
 
@@ -109,56 +109,23 @@ func bindPassHasOrch(p *SpreadPass) bool {
 	return ok
 }
 
-// SnapshotBindPasses groups `bind phase=` lines into passes and keeps the
-// passes that have host_orch, in log order (the order of their first line).
+// SnapshotBindPasses groups `bind phase=` lines into passes with
+// trace.GroupPasses and keeps the passes that have host_orch, in log order
+// (the order of their first line).
 //
-// A pass is the run of lines one log thread wrote in enum order: each
-// thread has one open pass, and a line whose segment's enum index does not
-// increase over the pass's last known segment starts a new one; a segment
-// outside the enum joins the open pass. Unlike the reference, which closes
-// a pass at arena_h2d, host_view_close stays in the pass it was written
-// with (conformance/README.md).
+// A pass is the run of lines one log thread wrote in enum order, so unlike
+// the reference, which closes a pass at arena_h2d, host_view_close stays in
+// the pass it was written with (conformance/README.md).
 func SnapshotBindPasses(lines []trace.BindPhase) []SpreadPass {
 	var out []SpreadPass
-	for _, g := range groupBindPhaseLines(lines) {
-		var p SpreadPass
-		p.Thread = g[0].Thread
-		for _, l := range g {
+	for _, g := range trace.GroupPasses(lines) {
+		p := SpreadPass{Thread: g.Thread}
+		for i := range g.Segments {
+			l := &g.Segments[i]
 			p.add(l.Phase, l.StartNs, l.DurNs)
 		}
 		if bindPassHasOrch(&p) {
 			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// groupBindPhaseLines is the pass rule of DESIGN §3 for E1/E2 lines.
-// TODO(phases): switch to trace.GroupPasses, which implements the same
-// rule for every view, once the reader provides it.
-func groupBindPhaseLines(lines []trace.BindPhase) [][]*trace.BindPhase {
-	enum := make(map[string]int, len(bindPhaseEnum))
-	for i, name := range bindPhaseEnum {
-		enum[name] = i
-	}
-	type open struct {
-		group int // index into out
-		last  int // enum index of the last known segment, -1 when none
-	}
-	var out [][]*trace.BindPhase
-	cur := make(map[string]*open)
-	for i := range lines {
-		l := &lines[i]
-		idx, known := enum[l.Phase]
-		o := cur[l.Thread]
-		if o == nil || known && idx <= o.last {
-			o = &open{group: len(out), last: -1}
-			cur[l.Thread] = o
-			out = append(out, nil)
-		}
-		out[o.group] = append(out[o.group], l)
-		if known {
-			o.last = idx
 		}
 	}
 	return out

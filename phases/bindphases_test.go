@@ -30,7 +30,7 @@ func spreadPhasesOf(passes []SpreadPass) [][]string {
 	var out [][]string
 	for _, p := range passes {
 		var names []string
-		for _, ph := range append(append([]string(nil), bindPhaseEnum...), "mystery", "graph_pack") {
+		for _, ph := range append(append([]string(nil), snapshotPhaseOrder...), "mystery", "graph_pack") {
 			if _, ok := p.Ms[ph]; ok {
 				names = append(names, ph)
 			}
