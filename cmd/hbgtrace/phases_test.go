@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,13 +27,23 @@ func phasesGoldenUpdate() bool {
 	return os.Getenv("HBGKIT_UPDATE_GOLDEN") == "1"
 }
 
+// phasesTestdata is the absolute testdata directory: the command tests
+// change into a temporary directory.
+var phasesTestdata = func() string {
+	p, err := filepath.Abs("testdata")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
 // phasesGolden compares got with testdata/<name>, rewriting it on update;
 // on a mismatch it writes testdata/<name>.got for inspection.
 func phasesGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	path := filepath.Join(phasesTestdata, name)
 	if phasesGoldenUpdate() {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.MkdirAll(phasesTestdata, 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
@@ -240,4 +252,163 @@ func TestPhasesReportJSON(t *testing.T) {
 	assert.Equal(t, []string{"relocate", "sm_h2d"}, doc.ControlPlane.Retired)
 	require.NotNil(t, doc.ControlPlane.Total)
 	assert.InDelta(t, 0.771, doc.ControlPlane.Total.Min, 1e-12)
+}
+
+// phasesE1Text writes passes of phasesSegs as enveloped `bind phase=` lines;
+// with several threads, their passes' lines interleave line by line, as
+// forked ranks writing to one fd can.
+func phasesE1Text(stamp string, threads []string, passes int) string {
+	var b strings.Builder
+	if stamp != "" {
+		b.WriteString("[stamp] " + stamp + "\n")
+	}
+	per := make([][]trace.BindPhase, len(threads))
+	for k, th := range threads {
+		per[k] = phasesLines(th, passes)
+		for i := range per[k] {
+			per[k][i].DurNs += int64(k) * 1000000 // thread k is k ms slower
+		}
+	}
+	for i := range per[0] {
+		for k := range threads {
+			l := per[k][i]
+			fmt.Fprintf(&b, "[mono_ns=%d][T0x%s][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] bind phase=%s start_ns=%d dur_ns=%d \n",
+				l.StartNs+l.DurNs, l.Thread, l.Phase, l.StartNs, l.DurNs)
+		}
+	}
+	return b.String()
+}
+
+// phasesE3Text writes E3 binds: for each pid, `binds` binds of args,
+// host_orch, graph_pack and arena_h2d spans with kernel counters, plus an
+// orchestrator operation and the bind span itself, which are not segments.
+func phasesE3Text(pids []int64, binds int) string {
+	var b strings.Builder
+	for _, pid := range pids {
+		for inv := int64(1); inv <= int64(binds); inv++ {
+			ts := pid*1000000000 + inv*10000000
+			for k, seg := range []string{"args", "host_orch", "graph_pack", "arena_h2d"} {
+				dur := (int64(k)+1)*100000 + inv*10000 + pid
+				fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=2 name=chip.run.bind.%s ts=%d dur=%d minflt=1 tminflt=0 nivcsw=0 nvcsw=1 cpu_ns=%d rec_cpu_ns=0\n",
+					ts, pid, pid, pid, inv, seg, ts+int64(k)*1000000, dur, dur)
+			}
+			fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=3 name=chip.run.bind.host_orch.record_node ts=%d dur=5 \n",
+				ts, pid, pid, pid, inv, ts)
+			fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=1 name=chip.run.bind ts=%d dur=9000000 \n",
+				ts, pid, pid, pid, inv, ts)
+		}
+	}
+	return b.String()
+}
+
+// phasesExec runs hbgtrace with args in a temporary directory holding
+// files, and returns stdout, stderr and the exit status.
+func phasesExec(t *testing.T, files map[string]string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+func TestPhasesCommand(t *testing.T) {
+	three := phasesE1Text("abc1234 env X=1 python t.py --rounds 3", []string{"7f3c"}, 3)
+	tests := []struct {
+		name       string
+		files      map[string]string
+		stdin      string
+		args       []string
+		wantCode   int
+		wantStderr string
+		golden     string   // testdata file holding the expected stdout
+		contains   []string // else: pieces of stdout
+	}{
+		{
+			name: "two threads interleaved", golden: "phases_two_threads.text",
+			files: map[string]string{"bind.log": phasesE1Text("", []string{"aa", "bb"}, 3)},
+			args:  []string{"phases", "bind.log", "--rounds", "3"},
+		},
+		{
+			name: "E3 span log", golden: "phases_e3_spans.text",
+			files: map[string]string{"host.7.log": phasesE3Text([]int64{7}, 3), "host.8.log": phasesE3Text([]int64{8}, 2)},
+			args:  []string{"phases", "host.7.log", "host.8.log"},
+		},
+		{
+			name:  "stdin",
+			stdin: three, args: []string{"phases", "-", "--rounds", "3"},
+			contains: []string{"-\n  abc1234 env X=1 python t.py --rounds 3\n  3 passes, 2 warm (1 cold dropped, ranks=1)\n"},
+		},
+		{
+			name:  "ranks 0 keeps every pass",
+			files: map[string]string{"bind.log": three}, args: []string{"phases", "bind.log", "--ranks", "0"},
+			contains: []string{"  3 passes, 3 warm (0 cold dropped, ranks=0)\n", " *host_orch              0.206     0.256     0.306    3\n"},
+		},
+		{
+			name:  "host_view_close counted in its own pass",
+			files: map[string]string{"bind.log": three}, args: []string{"phases", "bind.log", "--keep-first"},
+			contains: []string{"  host_view_close        0.109     0.159     0.209    3\n"},
+		},
+		{
+			name:  "rounds 1 with 3 passes is all cold",
+			files: map[string]string{"bind.log": three}, args: []string{"phases", "bind.log", "--rounds", "1"},
+			wantCode: 1,
+			wantStderr: "bind.log: 3 pass(es) over 3 rank(s), all of them cold. The first pass of each rank is warm-up, " +
+				"so a warm pass needs --rounds 2 or more; --keep-first reports the cold passes instead.\n",
+		},
+		{
+			name:  "E3 all cold",
+			files: map[string]string{"host.7.log": phasesE3Text([]int64{7}, 1)}, args: []string{"phases", "host.7.log"},
+			wantCode: 1,
+			wantStderr: "host.7.log: 1 bind(s) over 1 rank(s), all of them cold. The first bind of each rank is warm-up, " +
+				"so a warm bind needs --rounds 2 or more on the run; --keep-first reports the cold binds instead.\n",
+		},
+		{
+			name:  "no bind lines, several logs",
+			files: map[string]string{"a.log": "nothing\n", "b.log": "[stamp] x\n"}, args: []string{"phases", "a.log", "b.log"},
+			wantCode: 1,
+			wantStderr: "a.log b.log: no `bind phase=` lines. SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 and SIMPLER_LOG_LEVEL=TIMING " +
+				"must both be set, and a multi-device case must be invoked as its own child command -- see docs/dfx/hbg-bind-phases.md.\n",
+		},
+		{
+			name:  "negative rounds",
+			files: map[string]string{"bind.log": three}, args: []string{"phases", "bind.log", "--rounds", "-1"},
+			wantCode: 2, contains: []string{},
+		},
+		{
+			name:  "bad format",
+			files: map[string]string{"bind.log": three}, args: []string{"phases", "bind.log", "--format", "xml"},
+			wantCode: 2, contains: []string{},
+		},
+		{
+			name:  "csv",
+			files: map[string]string{"bind.log": three}, args: []string{"phases", "bind.log", "--format", "csv"},
+			contains: []string{"kind,phase,control_plane,min_ms,median_ms,max_ms,n\n", "total,host_orch+graph_upload+arena_h2d,true,0.771,0.846,0.921,2\n"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := phasesExec(t, tc.files, tc.stdin, tc.args...)
+			require.Equal(t, tc.wantCode, code, "stderr: %s", stderr)
+			switch {
+			case tc.wantCode == 2:
+				assert.Contains(t, stderr, "hbgtrace: ")
+				assert.Empty(t, stdout)
+			default:
+				assert.Equal(t, tc.wantStderr, stderr)
+			}
+			if tc.golden != "" {
+				phasesGolden(t, tc.golden, stdout)
+			}
+			for _, s := range tc.contains {
+				assert.Contains(t, stdout, s)
+			}
+			if tc.wantCode == 1 {
+				assert.Empty(t, stdout)
+			}
+		})
+	}
 }
