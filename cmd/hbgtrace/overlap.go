@@ -35,7 +35,7 @@ exits with status 2. Legacy simpler_run* span names are accepted.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.requireHidden, "require-hidden", false,
-		"also require each preparation to end before the previous device work")
+		"also fail when a preparation outlasts the device work")
 	return cmd
 }
 
