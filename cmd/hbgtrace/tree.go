@@ -35,6 +35,8 @@ concurrent.
 Output formats (--format):
   text      the reference layout, byte for byte
   markdown  per callable, a title line and a GitHub table of its spans
+            (an Effective row is followed by its orch and sched rows,
+            marked "(concurrent)")
   json      {"callables": [{"hid", "label", "invocations", "roots": [node]}]}
             with node = {"name", "leaf", "device", "median_us", "n",
             "children": [node]} and, on an Effective node, "concurrent":
@@ -132,17 +134,19 @@ func treeText(b *strings.Builder, nodes []*phases.TreeNode, indent int) {
 
 // treeRow is one span of a flattened tree.
 type treeRow struct {
-	depth int
-	node  *phases.TreeNode
+	depth      int
+	node       *phases.TreeNode
+	concurrent bool // orch or sched of an Effective node
 }
 
 // treeRows flattens nodes in tree order; an Effective node is followed by
 // its orch and sched nodes one level deeper.
 func treeRows(nodes []*phases.TreeNode, depth int, out []treeRow) []treeRow {
 	for _, n := range nodes {
-		out = append(out, treeRow{depth, n})
+		out = append(out, treeRow{depth: depth, node: n})
 		if c := n.Concurrent; c != nil {
-			out = append(out, treeRow{depth + 1, c.Orch}, treeRow{depth + 1, c.Sched})
+			out = append(out, treeRow{depth: depth + 1, node: c.Orch, concurrent: true},
+				treeRow{depth: depth + 1, node: c.Sched, concurrent: true})
 			continue
 		}
 		out = treeRows(n.Children, depth+1, out)
@@ -167,7 +171,11 @@ func writeTreeMarkdown(w io.Writer, tr *phases.Tree) error {
 			if r.node.Device {
 				dev = "dev"
 			}
-			t.addRow(r.node.Name, dev, fixed1(r.node.MedianNs/1000), strconv.Itoa(r.node.N))
+			name := r.node.Name
+			if r.concurrent {
+				name += " (concurrent)"
+			}
+			t.addRow(name, dev, fixed1(r.node.MedianNs/1000), strconv.Itoa(r.node.N))
 		}
 		if err := writeMarkdownTable(w, t); err != nil {
 			return err
