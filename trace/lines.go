@@ -18,6 +18,7 @@ type lineReader struct {
 	start, end int // unread bytes are buf[start:end]
 	scanned    int // buf[start:start+scanned] is known to hold no '\n'
 	err        error
+	maxLine    int // the longest line accepted; MaxLineBytes when zero
 }
 
 const lineBufInitial = 256 << 10
@@ -60,11 +61,18 @@ func (lr *lineReader) next() (line []byte, eol bool, err error) {
 			}
 			return nil, false, lr.err
 		}
-		if lr.scanned > MaxLineBytes {
+		if lr.scanned > lr.limit() {
 			return nil, false, errLineTooLong
 		}
 		lr.fill()
 	}
+}
+
+func (lr *lineReader) limit() int {
+	if lr.maxLine > 0 {
+		return lr.maxLine
+	}
+	return MaxLineBytes
 }
 
 // fill reads more input, making room first by moving the unread bytes down
@@ -76,8 +84,8 @@ func (lr *lineReader) fill() {
 	}
 	if lr.end == len(lr.buf) {
 		size := 2 * len(lr.buf)
-		if size > MaxLineBytes+lineBufInitial {
-			size = MaxLineBytes + lineBufInitial
+		if max := lr.limit() + lineBufInitial; size > max {
+			size = max
 		}
 		nb := make([]byte, size)
 		copy(nb, lr.buf[lr.start:lr.end])

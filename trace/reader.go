@@ -212,7 +212,7 @@ func (r *Reader) nextLine() (line []byte, eol bool, ok bool) {
 				continue
 			}
 			if err == errLineTooLong {
-				r.err = fmt.Errorf("reading %s: line %d is longer than %d MiB", r.name, r.line+1, MaxLineBytes>>20)
+				r.err = fmt.Errorf("reading %s: line %d is longer than %d MiB", r.name, r.line+1, r.lr.limit()>>20)
 			} else {
 				r.err = fmt.Errorf("reading %s: %w", r.name, err)
 			}

@@ -1,0 +1,593 @@
+package trace
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rec is the reference test suite's _record fixture: a full envelope and a
+// [STRACE] record, no newline.
+func rec(pid int, inv uint64, name, attrs string, depth int, ts, dur int64) string {
+	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=%d name=%s ts=%d dur=%d %s",
+		1000000+pid, pid, pid, pid, inv, depth, name, ts, dur, attrs)
+}
+
+// bare is a [STRACE] record without envelope, newline-terminated.
+func bare(pid, tid int, inv uint64, name, attrs string, ts, dur int64) string {
+	return fmt.Sprintf("[STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=0 name=%s ts=%d dur=%d %s\n", pid, tid, inv, name, ts, dur, attrs)
+}
+
+func anchorLine(pid int, mono, wall int64) string {
+	return fmt.Sprintf("[mono_ns=%d][T0x%x][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d", mono+350, pid, pid, mono, wall)
+}
+
+func readText(t *testing.T, text string) *Log {
+	t.Helper()
+	l, err := ReadLog([]Source{ReaderSource("test.log", strings.NewReader(text))})
+	require.NoError(t, err)
+	return l
+}
+
+func attrsOf(spans []Span) []string {
+	out := []string{}
+	for _, s := range spans {
+		out = append(out, s.Attrs)
+	}
+	return out
+}
+
+func TestReadLogSpans(t *testing.T) {
+	tests := []struct {
+		name  string
+		text  string
+		attrs []string // attrs of the spans, in order
+		heads int
+		check func(t *testing.T, l *Log)
+	}{
+		{
+			name:  "two enveloped records on one line",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + rec(2, 2, "chip.run.runner_run.device_wall", "clk=dev rank=1", 0, 100, 20) + "\n",
+			attrs: []string{"rank=0", "clk=dev rank=1"},
+			heads: 2,
+			check: func(t *testing.T, l *Log) {
+				assert.Equal(t, "1", l.Spans[0].Thread)
+				assert.Equal(t, "2", l.Spans[1].Thread)
+				assert.False(t, l.Spans[0].IsDevice())
+				assert.True(t, l.Spans[1].IsDevice())
+			},
+		},
+		{
+			name:  "no newline between records, last line unterminated",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + rec(2, 2, "chip.run", "rank=1", 0, 100, 20),
+			attrs: []string{"rank=0", "rank=1"},
+			heads: 2,
+		},
+		{
+			name:  "multi-line blob",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "\nnoise in between\n" + rec(2, 2, "chip.run", "rank=1", 0, 100, 20) + "\n",
+			attrs: []string{"rank=0", "rank=1"},
+			heads: 2,
+		},
+		{
+			name:  "attrs stop at a bare [STRACE]",
+			text:  strings.TrimSuffix(bare(1, 1, 1, "a", "x=1", 1, 2), "\n") + bare(2, 2, 2, "b", "y=2", 3, 4),
+			attrs: []string{"x=1", "y=2"},
+			heads: 2,
+			check: func(t *testing.T, l *Log) {
+				assert.Equal(t, "", l.Spans[0].Thread)
+				assert.Equal(t, "", l.Spans[1].Thread)
+			},
+		},
+		{
+			name:  "a :: func record is no boundary",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "[mono_ns=5][T0x9][INFO] Foo::bar: [x.cpp:1] hello world\n",
+			attrs: []string{"rank=0[mono_ns=5][T0x9][INFO] Foo::bar: [x.cpp:1] hello world"},
+			heads: 1,
+		},
+		{
+			name:  "attrs stop at an INFO record of a plain func",
+			text:  rec(1, 1, "chip.run", "rank=0 ", 0, 100, 20) + "[mono_ns=5][T0x9][INFO] run: [x.cpp:1] hello\n",
+			attrs: []string{"rank=0"},
+			heads: 1,
+		},
+		{
+			name:  "a prefix whose func ends the line still bounds",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "[mono_ns=5][T0x9][INFO] run:\n",
+			attrs: []string{"rank=0"},
+			heads: 1,
+		},
+		{
+			name:  "a prefix at the unterminated end of input does not bound",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "[mono_ns=5][T0x9][INFO] run:",
+			attrs: []string{"rank=0[mono_ns=5][T0x9][INFO] run:"},
+			heads: 1,
+		},
+		{
+			name:  "prefix needs an uppercase level",
+			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "[mono_ns=5][T0x9][info] run: x\n",
+			attrs: []string{"rank=0[mono_ns=5][T0x9][info] run: x"},
+			heads: 1,
+		},
+		{
+			name:  "empty attributes with the trailing space",
+			text:  bare(1, 1, 1, "chip.run", "", 1, 2),
+			attrs: []string{""},
+			heads: 1,
+		},
+		{
+			name:  "64-bit inv preserved",
+			text:  bare(1, 1, 1<<32+7, "chip.run", "", 1, 2) + bare(1, 1, 1<<64-1, "chip.run", "", 1, 2),
+			attrs: []string{"", ""},
+			heads: 2,
+			check: func(t *testing.T, l *Log) {
+				assert.Equal(t, uint64(4294967303), l.Spans[0].Inv)
+				assert.Equal(t, uint64(18446744073709551615), l.Spans[1].Inv)
+			},
+		},
+		{
+			name:  "inv beyond 64 bits is torn",
+			text:  "[STRACE] v=1 pid=1 tid=1 inv=18446744073709551616 hid=0 depth=0 name=a ts=1 dur=2 \n",
+			heads: 1,
+		},
+		{
+			name:  "pid beyond int64 is torn",
+			text:  "[STRACE] v=1 pid=9223372036854775808 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=2 \n",
+			heads: 1,
+		},
+		{
+			name:  "negative ts is torn",
+			text:  bare(1, 1, 1, "a", "", -100, 10),
+			heads: 1,
+		},
+		{
+			name:  "negative dur is torn",
+			text:  bare(1, 1, 1, "a", "", 100, -10),
+			heads: 1,
+		},
+		{
+			name:  "record cut before ts is a head, not a span",
+			text:  bare(71, 710, 1, "chip.run", "", 5, 6) + "[STRACE] v=1 pid=71 tid=710 inv=1 hid=abc depth=0 name=chip.run\n",
+			attrs: []string{""},
+			heads: 2,
+		},
+		{
+			name:  "a [STRACE] without v= is no head",
+			text:  "[STRACE] hello\n[STRACE]v=1\n[STRACE] v=x\n",
+			heads: 0,
+		},
+		{
+			name: "percent-decoded names",
+			text: bare(1, 1, 1, "host.odd%20name", "reason=submit%20failed%3A%20%5Bfatal%5D", 1, 2) +
+				bare(1, 1, 1, "n%C3%A9", "", 1, 2) + bare(1, 1, 1, "bad%zz", "", 1, 2) + bare(1, 1, 1, "cut~", "", 1, 2),
+			attrs: []string{"reason=submit%20failed%3A%20%5Bfatal%5D", "", "", ""},
+			heads: 4,
+			check: func(t *testing.T, l *Log) {
+				assert.Equal(t, "host.odd name", l.Spans[0].Name)
+				assert.Equal(t, "n\u00c3\u00a9", l.Spans[1].Name)
+				assert.Equal(t, 3, len([]rune(l.Spans[1].Name)))
+				assert.Equal(t, "bad%zz", l.Spans[2].Name)
+				assert.Equal(t, "cut~", l.Spans[3].Name)
+			},
+		},
+		{
+			name:  "hid lowercased, fields separated by any whitespace",
+			text:  "junk [STRACE]\tv=1  pid=7 tid=8\tinv=9 hid=ABCdef depth=2 name=x ts=10 dur=20\t a=1 \t\n",
+			attrs: []string{"a=1"},
+			heads: 1,
+			check: func(t *testing.T, l *Log) {
+				s := l.Spans[0]
+				assert.Equal(t, Span{Pid: 7, Tid: 8, Inv: 9, Hid: "abcdef", Depth: 2, Name: "x", Ts: 10, Dur: 20, Attrs: "a=1", Pos: Pos{File: "test.log", Line: 1}}, s)
+			},
+		},
+		{
+			name:  "CRLF line endings",
+			text:  strings.ReplaceAll(bare(1, 1, 1, "a", "k=v", 1, 2)+bare(1, 1, 2, "b", "", 1, 2), "\n", "\r\n"),
+			attrs: []string{"k=v", ""},
+			heads: 2,
+		},
+		{
+			name:  "a lone CR is an ordinary byte",
+			text:  bare(1, 1, 1, "a", "k=v\rj=w", 1, 2),
+			attrs: []string{"k=v\rj=w"},
+			heads: 1,
+		},
+		{
+			name:  "digits glued to attrs",
+			text:  "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=2x=3\n",
+			attrs: []string{"x=3"},
+			heads: 1,
+			check: func(t *testing.T, l *Log) { assert.Equal(t, int64(2), l.Spans[0].Dur) },
+		},
+		{
+			name:  "torn head then a full record on one line",
+			text:  "[STRACE] v=1 pid=1 tid=1 " + rec(2, 2, "chip.run", "rank=1", 0, 1, 2) + "\n",
+			attrs: []string{"rank=1"},
+			heads: 2,
+			check: func(t *testing.T, l *Log) { assert.Equal(t, "2", l.Spans[0].Thread) },
+		},
+		{
+			name:  "invalid UTF-8 kept as bytes",
+			text:  bare(1, 1, 1, "a\xff", "k=\xfe", 1, 2),
+			attrs: []string{"k=\xfe"},
+			heads: 1,
+			check: func(t *testing.T, l *Log) { assert.Equal(t, "a\xff", l.Spans[0].Name) },
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := readText(t, tc.text)
+			want := tc.attrs
+			if want == nil {
+				want = []string{}
+			}
+			assert.Equal(t, want, attrsOf(l.Spans))
+			assert.Equal(t, tc.heads, l.Heads)
+			if tc.check != nil && len(l.Spans) == len(tc.attrs) {
+				tc.check(t, l)
+			}
+		})
+	}
+}
+
+func TestReaderTornRecords(t *testing.T) {
+	text := bare(1, 1, 1, "a", "", 1, 2) +
+		"[STRACE] v=1 pid=1 [STRACE] v=2 pid=1 tid=1 inv=1 hid=0 depth=0 name=b ts=1 dur=2 x\n" +
+		"[STRACE] v=1 [STRACE] v=1\n"
+	r := NewReader([]Source{ReaderSource("t.log", strings.NewReader(text))})
+	var kinds []Kind
+	var torn []Torn
+	for r.Scan() {
+		kinds = append(kinds, r.Kind())
+		if tr := r.Torn(); tr != nil {
+			torn = append(torn, *tr)
+			assert.Nil(t, r.Span())
+		}
+	}
+	require.NoError(t, r.Err())
+	assert.Equal(t, []Kind{KindSpan, KindSpan, KindTorn, KindTorn}, kinds)
+	assert.Equal(t, []Torn{{Pos: Pos{"t.log", 2}, Count: 1}, {Pos: Pos{"t.log", 3}, Count: 2}}, torn)
+	assert.Equal(t, KindNone, r.Kind())
+	assert.False(t, r.Scan())
+}
+
+func TestReaderAccessorsByKind(t *testing.T) {
+	text := "[stamp] abc cmd\n" + anchorLine(7, 10, 20) + "\n" + bare(7, 7, 1, "a", "", 1, 2) +
+		"[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=args start_ns=1 dur_ns=2 x=1\n" +
+		"[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:2] host-orch phase=record_node total_ns=5 count=1\n" +
+		"[HOSTLOG_DROPS] v=1 pid=7 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n"
+	r := NewReader([]Source{ReaderSource("t.log", strings.NewReader(text))})
+	var got []string
+	for r.Scan() {
+		var parts []string
+		for _, x := range []any{r.Span(), r.Anchor(), r.BindPhase(), r.HostOrch(), r.Stamp(), r.Drops(), r.Torn()} {
+			if !isNilPtr(x) {
+				parts = append(parts, fmt.Sprintf("%T", x))
+			}
+		}
+		got = append(got, r.Kind().String()+"="+strings.Join(parts, ","))
+	}
+	require.NoError(t, r.Err())
+	assert.Equal(t, []string{
+		"stamp=*trace.Stamp", "anchor=*trace.Anchor", "span=*trace.Span", "bind-phase=*trace.BindPhase",
+		"host-orch=*trace.HostOrchPhase", "drops=*trace.Drops",
+	}, got)
+	assert.Equal(t, "Kind(42)", Kind(42).String())
+}
+
+func isNilPtr(x any) bool {
+	switch p := x.(type) {
+	case *Span:
+		return p == nil
+	case *Anchor:
+		return p == nil
+	case *BindPhase:
+		return p == nil
+	case *HostOrchPhase:
+		return p == nil
+	case *Stamp:
+		return p == nil
+	case *Drops:
+		return p == nil
+	case *Torn:
+		return p == nil
+	}
+	return true
+}
+
+func TestReadLogAnchors(t *testing.T) {
+	good := anchorLine(41, 1000, 1700000000000000000)
+	tests := []struct {
+		name string
+		text string
+		want []Anchor
+	}{
+		{"plain", good + "\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"preceded by text", "worker-3: " + good + "\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"trailing spaces and tabs", good + " \t \n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"CRLF", good + "\r\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"unterminated last line", good, []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"v written 01", strings.Replace(good, "v=1", "v=01", 1) + "\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"bare payload", "[CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000\n", nil},
+		{"inside an INFO record", "[mono_ns=1][T0x1][INFO] message: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000\n", nil},
+		{"trailing text", good + " trailing\n", nil},
+		{"v=2", strings.Replace(good, "v=1", "v=2", 1) + "\n", nil},
+		{"missing mono_ns envelope", strings.Replace(good, "[mono_ns=1350]", "", 1) + "\n", nil},
+		{"wall beyond int64", strings.Replace(good, "wall_ns=1700000000000000000", "wall_ns=99999999999999999999", 1) + "\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := readText(t, tc.text)
+			assert.Equal(t, tc.want, l.Anchors)
+		})
+	}
+}
+
+func TestWarningsAndAnchorFor(t *testing.T) {
+	text := anchorLine(71, 50, 1700000000000000000) + "\n" +
+		anchorLine(9, 10, 1) + "\n" + anchorLine(9, 20, 2) + "\n" + anchorLine(9, 30, 3) + "\n" +
+		anchorLine(71, 75, 1700000000000000025) + "\n" +
+		bare(71, 1, 1, "a", "", 1, 2) + "[STRACE] v=1 pid=71\n" +
+		"[mono_ns=1000][T0xabc][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=72 new=1 total=1 queue_full=0 claim_exhausted=0 output_failed=1 not_admitted=0\n" +
+		"[HOSTLOG_DROPS] v=1 pid=71 new=2 total=2 queue_full=2 claim_exhausted=0 output_failed=0 not_admitted=0\n" +
+		"[HOSTLOG_DROPS] v=1 pid=71 new=3 total=5 queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0\n" +
+		"[HOSTLOG_DROPS] v=1 pid=71 new=0 total=3 queue_full=3 claim_exhausted=0 output_failed=0 not_admitted=0\n" +
+		"[HOSTLOG_DROPS] v=2 pid=71 new=9 total=9 queue_full=9 claim_exhausted=0 output_failed=0 not_admitted=0\n" +
+		"[HOSTLOG_DROPS] v=1 pid=73 new=0 total=0 queue_full=0 claim_exhausted=0 output_failed=0 not_admitted=0\n"
+	l := readText(t, text)
+	assert.Equal(t, []string{
+		"warning: multiple [CLOCK_ANCHOR] records found for pid 9 (3 records); using the last one",
+		"warning: multiple [CLOCK_ANCHOR] records found for pid 71 (2 records); using the last one",
+		"warning: 1 of 2 [STRACE] records are incomplete and are excluded from the timing below",
+		"warning: pid 71 dropped 5 host-log record(s) before they reached the destination (queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0); the timing below is computed from an incomplete log",
+		"warning: pid 72 dropped 1 host-log record(s) before they reached the destination (queue_full=0 claim_exhausted=0 output_failed=1 not_admitted=0); the timing below is computed from an incomplete log",
+		"warning: pid 73 dropped 0 host-log record(s) before they reached the destination (queue_full=0 claim_exhausted=0 output_failed=0 not_admitted=0); the timing below is computed from an incomplete log",
+	}, l.Warnings())
+	a, ok := l.AnchorFor(71)
+	require.True(t, ok)
+	assert.Equal(t, int64(75), a.MonoNs)
+	_, ok = l.AnchorFor(5)
+	assert.False(t, ok)
+	require.Len(t, l.Drops, 3)
+	assert.Equal(t, Drops{Pid: 71, New: 3, Total: 5, QueueFull: 5, Pos: Pos{"test.log", 10}}, l.Drops[0])
+
+	assert.Empty(t, readText(t, bare(1, 1, 1, "a", "", 1, 2)).Warnings())
+}
+
+func TestDropsTiesKeepTheLater(t *testing.T) {
+	l := readText(t, "[HOSTLOG_DROPS] v=1 pid=7 new=4 total=4 queue_full=4 claim_exhausted=0 output_failed=0 not_admitted=0\n"+
+		"x [HOSTLOG_DROPS] v=1 pid=7 new=0 total=4 queue_full=1 claim_exhausted=3 output_failed=0 not_admitted=0 y\n")
+	require.Len(t, l.Drops, 1)
+	assert.Equal(t, int64(3), l.Drops[0].ClaimExhausted)
+	assert.Equal(t, 2, l.Drops[0].Pos.Line)
+}
+
+func TestWallTime(t *testing.T) {
+	a := Anchor{Pid: 41, MonoNs: 1000, WallNs: 1700000000000000000}
+	tests := []struct {
+		name string
+		t    int64
+		ns   int64
+		text string
+		ok   bool
+	}{
+		{"after the anchor", 1250, 1700000000000000250, "2023-11-14T22:13:20.000000250Z", true},
+		{"at the anchor", 1000, 1700000000000000000, "2023-11-14T22:13:20.000000000Z", true},
+		{"before the anchor", 999, 0, "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ns, text, ok := WallTime(a, tc.t)
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.ns, ns)
+			assert.Equal(t, tc.text, text)
+		})
+	}
+	_, text, ok := WallTime(Anchor{MonoNs: 0, WallNs: -1}, 0)
+	require.True(t, ok)
+	assert.Equal(t, "1969-12-31T23:59:59.999999999Z", text)
+}
+
+func TestReadLogStamp(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want *Stamp
+	}{
+		{"first of two", "noise\n[stamp] 6ebaf77 env A=1 python x.py\r\n[stamp] second\n", &Stamp{"6ebaf77 env A=1 python x.py", Pos{"test.log", 2}}},
+		{"not at the start of the line", " [stamp] x\n", nil},
+		{"no space after the tag", "[stamp]x\n", nil},
+		{"empty text", "[stamp] \n", &Stamp{"", Pos{"test.log", 1}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, readText(t, tc.text).Stamp)
+		})
+	}
+}
+
+func TestReadLogBindPhases(t *testing.T) {
+	env := "[mono_ns=16000][T0x7f00aa11c640][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] "
+	tests := []struct {
+		name string
+		line string
+		want []BindPhase
+	}{
+		{"enveloped", env + "bind phase=args start_ns=10000 dur_ns=500 ntensor=2 staged=2 bytes=8192 \r\n",
+			[]BindPhase{{"args", 10000, 500, "ntensor=2 staged=2 bytes=8192", "7f00aa11c640", true, Pos{"test.log", 1}}}},
+		{"empty attrs", env + "bind phase=gm_heap start_ns=1 dur_ns=2 \n",
+			[]BindPhase{{"gm_heap", 1, 2, "", "7f00aa11c640", true, Pos{"test.log", 1}}}},
+		{"E2 counters stay in attrs", env + "bind phase=host_orch start_ns=1 dur_ns=2 tasks=3 minflt=1 tminflt=0 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0\n",
+			[]BindPhase{{"host_orch", 1, 2, "tasks=3 minflt=1 tminflt=0 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0", "7f00aa11c640", true, Pos{"test.log", 1}}}},
+		{"INFO level is loose only", "[mono_ns=1][T0xab][INFO] host_phase_trace_end: [f.cpp:1] bind phase=relocate start_ns=1 dur_ns=2\n",
+			[]BindPhase{{"relocate", 1, 2, "", "ab", false, Pos{"test.log", 1}}}},
+		{"no file tag is loose only", "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: bind phase=sm_h2d start_ns=1 dur_ns=2 no-file-tag\n",
+			[]BindPhase{{"sm_h2d", 1, 2, "no-file-tag", "ab", false, Pos{"test.log", 1}}}},
+		{"no envelope", "bind phase=args start_ns=1 dur_ns=2\n",
+			[]BindPhase{{"args", 1, 2, "", "", false, Pos{"test.log", 1}}}},
+		{"first match of the line", "bind phase=x start_ns=1 dur_ns=y bind phase=args start_ns=3 dur_ns=4 bind phase=gm_heap start_ns=5 dur_ns=6\n",
+			[]BindPhase{{"args", 3, 4, "bind phase=gm_heap start_ns=5 dur_ns=6", "", false, Pos{"test.log", 1}}}},
+		{"two spaces do not match", "bind phase=args  start_ns=1 dur_ns=2\n", nil},
+		{"overflow does not match", "bind phase=args start_ns=99999999999999999999 dur_ns=2\n", nil},
+		{"host-orch is not a bind phase", env + "host-orch phase=record_node total_ns=1 count=2\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, readText(t, tc.line).BindPhases)
+		})
+	}
+}
+
+func TestReadLogHostOrch(t *testing.T) {
+	l := readText(t, "[mono_ns=16005][T0x7f00aa11c640][TIMING] host_phase_trace_end: [host_phase_trace.cpp:402] host-orch phase=submit_task total_ns=900 count=3 detail_sum=12884901891 dropped=0 \n"+
+		"host-orch phase= nothing\n")
+	assert.Equal(t, []HostOrchPhase{{"submit_task", "total_ns=900 count=3 detail_sum=12884901891 dropped=0", "7f00aa11c640", Pos{"test.log", 1}}}, l.HostOrch)
+	assert.Empty(t, l.BindPhases)
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+}
+
+func gzipped(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, err := w.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return b.Bytes()
+}
+
+func TestInputs(t *testing.T) {
+	dir := t.TempDir()
+	spool := filepath.Join(dir, "spool")
+	require.NoError(t, os.MkdirAll(filepath.Join(spool, "host.9.log"), 0o755)) // a directory: ignored
+	writeFile(t, filepath.Join(spool, "host.72.log"), []byte(bare(72, 72, 1, "chip.run", "", 1, 2)))
+	writeFile(t, filepath.Join(spool, "host.71.log"), gzipped(t, []byte(bare(71, 71, 1, "chip.run", "", 1, 2))))
+	writeFile(t, filepath.Join(spool, "pmu.csv"), []byte(bare(99, 99, 1, "chip.run", "", 1, 2)))
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	plain := filepath.Join(dir, "plain.txt") // gzip recognised by content, not name
+	writeFile(t, plain, gzipped(t, []byte(bare(5, 5, 1, "chip.run", "", 1, 2))))
+	full := []byte(strings.Repeat(bare(6, 6, 1, "chip.run", "pad=xxxxxxxxxxxxxxxxxxxxxxx", 1, 2), 2000))
+	trunc := filepath.Join(dir, "x.log.gz")
+	z := gzipped(t, full)
+	writeFile(t, trunc, z[:len(z)/2])
+	missing := filepath.Join(dir, "x.log")
+
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   string
+		pids    []int64
+		sources []string
+		err     string // from Inputs
+		readErr string // from ReadLog
+	}{
+		{name: "directory expands to sorted host.*.log", args: []string{spool},
+			pids: []int64{71, 72}, sources: []string{filepath.Join(spool, "host.71.log"), filepath.Join(spool, "host.72.log")}},
+		{name: "stdin and a file in order", args: []string{"-", plain}, stdin: bare(3, 3, 1, "chip.run", "", 1, 2),
+			pids: []int64{3, 5}, sources: []string{"-", plain}},
+		{name: "gzip on stdin", args: []string{"-"}, stdin: string(gzipped(t, []byte(bare(4, 4, 1, "chip.run", "", 1, 2)))),
+			pids: []int64{4}, sources: []string{"-"}},
+		{name: "empty directory", args: []string{empty}, err: empty + " is a directory but holds no host.*.log files"},
+		{name: "no arguments", args: nil, err: "no input: name a log file, a directory of host.*.log files, or - for standard input"},
+		{name: "missing file", args: []string{missing}, readErr: "reading " + missing + ": open " + missing + ": no such file or directory"},
+		{name: "truncated gzip", args: []string{trunc}, readErr: "reading " + trunc + ": unexpected EOF"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs, err := Inputs(tc.args, strings.NewReader(tc.stdin))
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			l, err := ReadLog(srcs)
+			if tc.readErr != "" {
+				require.EqualError(t, err, tc.readErr)
+				return
+			}
+			require.NoError(t, err)
+			var pids []int64
+			for _, s := range l.Spans {
+				pids = append(pids, s.Pid)
+			}
+			assert.Equal(t, tc.pids, pids)
+			assert.Equal(t, tc.sources, l.Sources)
+		})
+	}
+}
+
+func TestReaderPositionsAcrossSources(t *testing.T) {
+	srcs := []Source{
+		ReaderSource("a.log", strings.NewReader("x\n"+bare(1, 1, 1, "a", "", 1, 2)+"[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut")),
+		ReaderSource("b.log", strings.NewReader(bare(2, 2, 1, "b", "k=v", 1, 2))),
+	}
+	l, err := ReadLog(srcs)
+	require.NoError(t, err)
+	require.Len(t, l.Spans, 2)
+	assert.Equal(t, Pos{"a.log", 2}, l.Spans[0].Pos)
+	// The unterminated last line of a.log does not run into b.log.
+	assert.Equal(t, Pos{"b.log", 1}, l.Spans[1].Pos)
+	assert.Equal(t, "k=v", l.Spans[1].Attrs)
+	assert.Equal(t, 3, l.Heads)
+}
+
+func TestReaderLongLines(t *testing.T) {
+	long := strings.Repeat("x", 10<<20)
+	text := "[mono_ns=1][T0x1][INFO] dump: " + long + "\n" + bare(1, 1, 1, "a", "big="+long, 1, 2) + bare(1, 1, 2, "b", "", 1, 2)
+	l := readText(t, text)
+	require.Len(t, l.Spans, 2)
+	assert.Equal(t, len("big=")+len(long), len(l.Spans[0].Attrs))
+	assert.Equal(t, 3, l.Spans[1].Pos.Line)
+
+	r := NewReader([]Source{ReaderSource("big.log", strings.NewReader("ok\n"+strings.Repeat("y", 3<<20)+"\n"))})
+	r.lr.maxLine = 1 << 20
+	for r.Scan() {
+	}
+	assert.EqualError(t, r.Err(), "reading big.log: line 2 is longer than 1 MiB")
+}
+
+func TestReaderBinaryGarbage(t *testing.T) {
+	var b []byte
+	for i := 0; i < 1<<16; i++ {
+		b = append(b, byte(i*7919>>3))
+	}
+	b = append(b, []byte("\x00[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=\xff\x00 ts=1 dur=2 \x00\x01\n")...)
+	l, err := ReadLog([]Source{ReaderSource("bin", bytes.NewReader(b))})
+	require.NoError(t, err)
+	require.NotEmpty(t, l.Spans)
+	last := l.Spans[len(l.Spans)-1]
+	assert.Equal(t, "\xff\x00", last.Name)
+	assert.Equal(t, "\x00\x01", last.Attrs)
+}
+
+type errReader struct{ n int }
+
+func (e *errReader) Read(p []byte) (int, error) {
+	if e.n == 0 {
+		e.n++
+		return copy(p, "[stamp] a\npartial"), nil
+	}
+	return 0, fmt.Errorf("disk on fire")
+}
+
+func TestReaderReadError(t *testing.T) {
+	r := NewReader([]Source{ReaderSource("f.log", &errReader{})})
+	n := 0
+	for r.Scan() {
+		n++
+	}
+	assert.Equal(t, 1, n)
+	assert.EqualError(t, r.Err(), "reading f.log: disk on fire")
+}
