@@ -1,0 +1,462 @@
+package phases
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A BindStage is one quantity of the HBG bind accounting (DESIGN §4). The
+// constants are in the column order of `hbgtrace rounds`.
+type BindStage int
+
+// The stages of the accounting, in column order.
+const (
+	StageArgs BindStage = iota
+	StagePrebuilt
+	StageHostOrch
+	StageGraphPack
+	StageRelocate
+	StageH2dImage
+	StageH2dGraph
+	StageH2dSm
+	StageH2dArena
+	StageViewClose
+	StageGate
+	StageControlPlane
+	NumBindStages int = iota
+)
+
+var acctStageLabels = [NumBindStages]string{
+	"Args", "Prebuilt", "HostOrch", "GraphPack", "Relocate", "H2dImage",
+	"H2dGraph", "H2dSm", "H2dArena", "ViewClose", "Gate", "ControlPlane",
+}
+
+// Label returns the stage's label as the table header and the share
+// blocks print it ("HostOrch").
+func (s BindStage) Label() string {
+	if s < 0 || int(s) >= NumBindStages {
+		return "BindStage(" + strconv.Itoa(int(s)) + ")"
+	}
+	return acctStageLabels[s]
+}
+
+func (s BindStage) String() string { return s.Label() }
+
+// derived reports whether the stage is a sum of other stages (Gate,
+// ControlPlane); derived stages take no part in choosing the common round
+// set, their parts do.
+func (s BindStage) derived() bool { return s == StageGate || s == StageControlPlane }
+
+// ShareStages are the stages of a share block, in print order. H2dGraph,
+// H2dSm and H2dArena are inside H2dImage and would be counted twice.
+var ShareStages = []BindStage{StageArgs, StagePrebuilt, StageHostOrch, StageGraphPack, StageRelocate, StageH2dImage, StageViewClose}
+
+// PassMetrics are the stage values of one pass, in ns. Recorded[s] says
+// whether a segment that feeds s was written in the pass; a recorded stage
+// may be 0 (a clamped HostOrch, a zero-length segment).
+type PassMetrics struct {
+	Value    [NumBindStages]int64
+	Recorded [NumBindStages]bool
+}
+
+// Get returns the value of s in ns and whether it was recorded.
+func (m *PassMetrics) Get(s BindStage) (int64, bool) { return m.Value[s], m.Recorded[s] }
+
+// acctKind returns the kind a segment is deduplicated against: the two
+// spellings of a Graph upload are one kind, every other segment is its own.
+func acctKind(name string) string {
+	if name == SegGraphUpload {
+		return SegH2dGraph
+	}
+	return name
+}
+
+// acctIsH2D reports whether a canonical segment is a host-to-device copy.
+func acctIsH2D(name string) bool {
+	switch name {
+	case SegGraphUpload, SegH2dGraph, SegSmH2d, SegArenaH2d, SegH2dImage:
+		return true
+	}
+	return false
+}
+
+// acctContains reports whether segment o contains segment i: inclusive
+// interval containment, nothing else (names and depths play no part). Two
+// segments with the same interval would contain each other; the earlier one
+// (o < i) is then the container, so exactly one of them is top-level.
+func acctContains(segs []Segment, o, i int) bool {
+	if o == i {
+		return false
+	}
+	a, b := &segs[o], &segs[i]
+	if a.Ts > b.Ts || b.End() > a.End() {
+		return false
+	}
+	if a.Ts == b.Ts && a.End() == b.End() {
+		return o < i
+	}
+	return true
+}
+
+// ComputePassMetrics computes the stage values of one pass (DESIGN §4), in ns.
+//
+//   - H2dGraph, H2dSm, H2dArena: Σ of the copies of that kind that no copy
+//     of the same kind contains (h2d_graph and graph_upload are one kind), so
+//     a leftover-upload parent with same-name children counts once.
+//   - H2dImage: Σ of the copies no other copy contains (an h2d_image
+//     wrapping its parts counts once; the parts still show in their columns).
+//   - HostOrch: max(0, Σ host_orch − Σ top-level copies contained in a
+//     host_orch segment); without host_orch, host_orch.setup and
+//     host_orch.entry the same way. Exclusive in both cases, never negative.
+//   - Prebuilt: the prebuilt segment, else arena_build + static_arena +
+//     gm_heap + shared_mem + runtime_init.
+//   - Args, GraphPack, Relocate, ViewClose: their segment.
+//   - Gate = HostOrch + H2dImage; ControlPlane = Gate + GraphPack + Relocate.
+//
+// Every Σ is over segments no segment of the same kind contains.
+// Names are canonicalised (h2d_sm is sm_h2d); segments that are no bind
+// segment are ignored.
+func ComputePassMetrics(p BindPass) PassMetrics {
+	var m PassMetrics
+	segs := make([]Segment, 0, len(p.Segments))
+	for _, s := range p.Segments {
+		if name, ok := CanonicalSegment(s.Name); ok {
+			s.Name = name
+			segs = append(segs, s)
+		}
+	}
+	n := len(segs)
+	topKind := make([]bool, n) // no segment of the same kind contains it
+	topH2D := make([]bool, n)  // an H2D copy no other H2D copy contains
+	for i := range segs {
+		topKind[i], topH2D[i] = true, acctIsH2D(segs[i].Name)
+		for o := range segs {
+			if !acctContains(segs, o, i) {
+				continue
+			}
+			if acctKind(segs[o].Name) == acctKind(segs[i].Name) {
+				topKind[i] = false
+			}
+			if acctIsH2D(segs[o].Name) {
+				topH2D[i] = false
+			}
+		}
+	}
+	// sum adds the durations of the top-of-kind segments named in names
+	// and reports whether any segment of those names exists.
+	sum := func(names ...string) (int64, bool) {
+		var v int64
+		rec := false
+		for i := range segs {
+			for _, nm := range names {
+				if segs[i].Name == nm {
+					rec = true
+					if topKind[i] {
+						v += segs[i].Dur
+					}
+				}
+			}
+		}
+		return v, rec
+	}
+	set := func(s BindStage, v int64, rec bool) { m.Value[s], m.Recorded[s] = v, rec }
+
+	// put sets s from the segments named in names and reports whether any
+	// was written.
+	put := func(s BindStage, names ...string) bool {
+		v, rec := sum(names...)
+		set(s, v, rec)
+		return rec
+	}
+	put(StageArgs, SegArgs)
+	if !put(StagePrebuilt, SegPrebuilt) {
+		put(StagePrebuilt, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit)
+	}
+	put(StageGraphPack, SegGraphPack)
+	put(StageRelocate, SegRelocate)
+	put(StageH2dGraph, SegH2dGraph, SegGraphUpload)
+	put(StageH2dSm, SegSmH2d)
+	put(StageH2dArena, SegArenaH2d)
+	put(StageViewClose, SegHostViewClose)
+
+	var image int64
+	imageRec := false
+	for i := range segs {
+		if acctIsH2D(segs[i].Name) {
+			imageRec = true
+			if topH2D[i] {
+				image += segs[i].Dur
+			}
+		}
+	}
+	set(StageH2dImage, image, imageRec)
+
+	orchNames := []string{SegHostOrch}
+	orch, orchRec := sum(SegHostOrch)
+	if !orchRec {
+		orchNames = []string{SegHostOrchSetup, SegHostOrchEntry}
+		orch, orchRec = sum(orchNames...)
+	}
+	if orchRec {
+		var inside int64
+		for i := range segs {
+			if !topH2D[i] {
+				continue
+			}
+			for o := range segs {
+				if acctNameIn(segs[o].Name, orchNames) && acctContains(segs, o, i) {
+					inside += segs[i].Dur
+					break
+				}
+			}
+		}
+		set(StageHostOrch, max(0, orch-inside), true)
+	}
+
+	gate := m.Value[StageHostOrch] + m.Value[StageH2dImage]
+	set(StageGate, gate, m.Recorded[StageHostOrch] || m.Recorded[StageH2dImage])
+	set(StageControlPlane, gate+m.Value[StageGraphPack]+m.Value[StageRelocate],
+		m.Recorded[StageGate] || m.Recorded[StageGraphPack] || m.Recorded[StageRelocate])
+	return m
+}
+
+func acctNameIn(name string, names []string) bool {
+	for _, n := range names {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Block names of the accounting.
+const (
+	BlockAll  = "all rounds"
+	BlockCold = "cold"
+	BlockWarm = "warm"
+)
+
+// An AccountingBlock summarises a set of rounds over its common round set:
+// the rounds in which every stage present in the block is recorded.
+type AccountingBlock struct {
+	Name  string // BlockAll, BlockCold or BlockWarm, as warnings name it
+	Title string // as the share block's heading names it
+	// Rounds are the block's rounds (row indexes into the accounting);
+	// Common the rounds summarised; LeftOut the others. M = len(Rounds),
+	// K = len(Common).
+	Rounds  []int
+	Common  []int
+	LeftOut []int
+	// Present[s]: s is recorded in at least one round of the block.
+	Present [NumBindStages]bool
+	// Lacking are the present stages some left-out round does not record,
+	// in column order.
+	Lacking []BindStage
+	// Mean[s] is the mean of s over Common, in µs; valid when Present[s]
+	// and len(Common) > 0. Gate and ControlPlane are means of per-round
+	// sums, never sums of means.
+	Mean [NumBindStages]float64
+}
+
+// K returns the size of the common round set.
+func (b *AccountingBlock) K() int { return len(b.Common) }
+
+// M returns the number of rounds in the block.
+func (b *AccountingBlock) M() int { return len(b.Rounds) }
+
+// Share returns the share of s (a ShareStages member) in percent of the
+// block's share total, and false when s is not present or the total is 0.
+func (b *AccountingBlock) Share(s BindStage) (float64, bool) {
+	total := b.shareTotal()
+	if !b.Present[s] || total <= 0 || len(b.Common) == 0 || !acctIsShare(s) {
+		return 0, false
+	}
+	return 100 * b.Mean[s] / total, true
+}
+
+func (b *AccountingBlock) shareTotal() float64 {
+	var t float64
+	for _, s := range ShareStages {
+		if b.Present[s] {
+			t += b.Mean[s]
+		}
+	}
+	return t
+}
+
+func acctIsShare(s BindStage) bool {
+	for _, x := range ShareStages {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Top returns the share stage with the largest mean (ties: the first in
+// ShareStages order), and false when the block has no common round or no
+// share time at all.
+func (b *AccountingBlock) Top() (BindStage, bool) {
+	if len(b.Common) == 0 || b.shareTotal() <= 0 {
+		return 0, false
+	}
+	best, found := BindStage(0), false
+	for _, s := range ShareStages {
+		if !b.Present[s] {
+			continue
+		}
+		if !found || b.Mean[s] > b.Mean[best] {
+			best, found = s, true
+		}
+	}
+	return best, found
+}
+
+// Accounting is the HBG bind accounting of the rounds of one table: one
+// pass per row, in row order.
+type Accounting struct {
+	Passes  []BindPass
+	Metrics []PassMetrics
+	// Cold[i] reports whether row i is the first pass of its pid (passes
+	// without a pid count as one pid).
+	Cold []bool
+	// All, ColdBlock and WarmBlock are the three summaries.
+	All, ColdBlock, WarmBlock AccountingBlock
+}
+
+// ComputeAccounting computes the accounting of passes given in the row order of the
+// rounds table: each pass is one round, named by its index. The cold
+// rounds are the first pass of each pid in that order, the warm rounds the
+// rest.
+func ComputeAccounting(passes []BindPass) *Accounting {
+	a := &Accounting{
+		Passes:  passes,
+		Metrics: make([]PassMetrics, len(passes)),
+		Cold:    make([]bool, len(passes)),
+	}
+	seen := make(map[int64]bool)
+	seenUnknown := false
+	var all, cold, warm []int
+	for i, p := range passes {
+		a.Metrics[i] = ComputePassMetrics(p)
+		first := false
+		if p.Known {
+			first = !seen[p.Pid]
+			seen[p.Pid] = true
+		} else {
+			first = !seenUnknown
+			seenUnknown = true
+		}
+		a.Cold[i] = first
+		all = append(all, i)
+		if first {
+			cold = append(cold, i)
+		} else {
+			warm = append(warm, i)
+		}
+	}
+	a.All = a.block(BlockAll, "all rounds", all)
+	a.ColdBlock = a.block(BlockCold, "cold: first pass of each pid", cold)
+	a.WarmBlock = a.block(BlockWarm, "warm", warm)
+	return a
+}
+
+// Blocks returns the three blocks in print order: all, cold, warm.
+func (a *Accounting) Blocks() []*AccountingBlock {
+	return []*AccountingBlock{&a.All, &a.ColdBlock, &a.WarmBlock}
+}
+
+// Active reports whether any pass records HostOrch: the condition under
+// which `hbgtrace rounds` appends the HBG columns and blocks.
+func (a *Accounting) Active() bool {
+	for i := range a.Metrics {
+		if a.Metrics[i].Recorded[StageHostOrch] {
+			return true
+		}
+	}
+	return false
+}
+
+// Visible returns the stages recorded in at least one round, in column
+// order: the HBG columns of the rounds table.
+func (a *Accounting) Visible() []BindStage {
+	var out []BindStage
+	for s := BindStage(0); int(s) < NumBindStages; s++ {
+		for i := range a.Metrics {
+			if a.Metrics[i].Recorded[s] {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (a *Accounting) block(name, title string, rounds []int) AccountingBlock {
+	b := AccountingBlock{Name: name, Title: title, Rounds: rounds}
+	for _, r := range rounds {
+		for s := range NumBindStages {
+			if a.Metrics[r].Recorded[s] {
+				b.Present[s] = true
+			}
+		}
+	}
+	var lacking [NumBindStages]bool
+	for _, r := range rounds {
+		ok := true
+		for s := range NumBindStages {
+			if b.Present[s] && !BindStage(s).derived() && !a.Metrics[r].Recorded[s] {
+				ok = false
+				lacking[s] = true
+			}
+		}
+		if ok {
+			b.Common = append(b.Common, r)
+		} else {
+			b.LeftOut = append(b.LeftOut, r)
+		}
+	}
+	for s := range NumBindStages {
+		if lacking[s] {
+			b.Lacking = append(b.Lacking, BindStage(s))
+		}
+	}
+	if len(b.Common) > 0 {
+		for s := range NumBindStages {
+			if !b.Present[s] {
+				continue
+			}
+			v := make([]float64, len(b.Common))
+			for j, r := range b.Common {
+				v[j] = float64(a.Metrics[r].Value[s]) / 1000
+			}
+			b.Mean[s] = mean(v)
+		}
+	}
+	return b
+}
+
+// Warnings returns one warning per block that left rounds out, without the
+// trailing newline:
+//
+//	warning: HBG accounting, <block>: left out <k> of <M> rounds that lack <stages>: rounds <i>, <j>
+func (a *Accounting) Warnings() []string {
+	var out []string
+	for _, b := range a.Blocks() {
+		if len(b.LeftOut) == 0 {
+			continue
+		}
+		labels := make([]string, len(b.Lacking))
+		for i, s := range b.Lacking {
+			labels[i] = s.Label()
+		}
+		rounds := make([]string, len(b.LeftOut))
+		for i, r := range b.LeftOut {
+			rounds[i] = strconv.Itoa(r)
+		}
+		out = append(out, fmt.Sprintf("warning: HBG accounting, %s: left out %d of %d rounds that lack %s: rounds %s",
+			b.Name, len(b.LeftOut), len(b.Rounds), strings.Join(labels, ", "), strings.Join(rounds, ", ")))
+	}
+	return out
+}
