@@ -6,14 +6,6 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// bindKindOrder is the HostPhaseKind enum order in which the runtime writes
-// one pass's `bind phase=` lines (REFERENCE §1.4).
-var bindKindOrder = map[string]int{
-	"args": 0, "arena_build": 1, "static_arena": 2, "gm_heap": 3,
-	"shared_mem": 4, "runtime_init": 5, "host_orch": 6, "graph_upload": 7,
-	"relocate": 8, "sm_h2d": 9, "arena_h2d": 10, "host_view_close": 11,
-}
-
 // bindPhaseSpans recovers chip.run.bind.<phase> spans from the log's
 // `bind phase=` lines (REFERENCE §3.8b), taking only the lines that match
 // strace_timing's strict pattern (Enveloped).
@@ -93,46 +85,42 @@ func absDiff(a, b int64) uint64 {
 	return uint64(b) - uint64(a)
 }
 
-// passStarts groups the enveloped lines into passes, one log thread's lines
-// in enum order, a new pass starting where the enum index does not increase
-// (a phase outside the enum joins the current pass), and returns for each
-// line the earliest start of its pass.
+// passStarts returns, for each enveloped line, the earliest segment start
+// of its pass (trace.GroupPasses: one log thread's lines in enum order);
+// lines that are not enveloped get 0.
 func passStarts(lines []trace.BindPhase) []int64 {
-	type cur struct {
-		last  int
-		pass  int
-		valid bool
+	var env []trace.BindPhase
+	for _, bp := range lines {
+		if bp.Enveloped {
+			env = append(env, bp)
+		}
 	}
-	threads := make(map[string]*cur)
-	passOf := make([]int, len(lines))
-	var starts []int64
+	passes := trace.GroupPasses(env)
+	// GroupPasses gives each thread's lines to that thread's passes in
+	// log order, so walking the lines again with one cursor per thread
+	// finds each line's pass.
+	byThread := make(map[string][]int)
+	for p := range passes {
+		byThread[passes[p].Thread] = append(byThread[passes[p].Thread], p)
+	}
+	type cursor struct{ k, used int }
+	cur := make(map[string]*cursor)
+	out := make([]int64, len(lines))
 	for i := range lines {
-		bp := &lines[i]
-		if !bp.Enveloped {
-			passOf[i] = -1
+		if !lines[i].Enveloped {
 			continue
 		}
-		c := threads[bp.Thread]
-		idx, known := bindKindOrder[bp.Phase]
-		if c == nil || !c.valid || (known && idx <= c.last) {
-			if c == nil {
-				c = &cur{}
-				threads[bp.Thread] = c
-			}
-			c.pass, c.valid, c.last = len(starts), true, -1
-			starts = append(starts, bp.StartNs)
+		th := lines[i].Thread
+		c := cur[th]
+		if c == nil {
+			c = &cursor{}
+			cur[th] = c
 		}
-		if known {
-			c.last = idx
+		if c.used == len(passes[byThread[th][c.k]].Segments) {
+			c.k, c.used = c.k+1, 0
 		}
-		passOf[i] = c.pass
-		starts[c.pass] = min(starts[c.pass], bp.StartNs)
-	}
-	out := make([]int64, len(lines))
-	for i, p := range passOf {
-		if p >= 0 {
-			out[i] = starts[p]
-		}
+		c.used++
+		out[i], _ = passes[byThread[th][c.k]].Span()
 	}
 	return out
 }

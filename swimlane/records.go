@@ -1,30 +1,10 @@
 package swimlane
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
-
-// An artifactPass is one pass of host_phase_records.jsonl as the merge
-// reads it (REFERENCE §1.6, §3.8a).
-type artifactPass struct {
-	pid       int64
-	inv       uint64
-	matchable bool // pid and inv are JSON integers (a string never matches)
-	records   []artifactRecord
-}
-
-// An artifactRecord is one record whose phase, start_ns and end_ns
-// converted; the others are left out of the pass.
-type artifactRecord struct {
-	phase      string
-	start, end int64
-	detail     string // Python str() of `detail or 0`
-	tid        int64  // the record's tid when it converted and is > 0, else 0
-	hasTid     bool   // the record has a tid key
-}
 
 // bindSegments are the phases drawn as chip.run.bind.<phase> on the bind's
 // own thread: the snapshot's twelve HostPhaseKind bind kinds, and
@@ -58,7 +38,7 @@ type recordMerge struct {
 // already has that span for the same bind; any other phase becomes
 // chip.run.bind.host_orch.<phase> on the record's own thread, tagged as a
 // recorder worker or the graph submitting thread where it is one.
-func mergeRecords(spans []trace.Span, passes []artifactPass) recordMerge {
+func mergeRecords(spans []trace.Span, passes []trace.RecordPass) recordMerge {
 	parents := make(map[invKey]*trace.Span)
 	present := make(map[invKey]map[string]bool)
 	for i := range spans {
@@ -81,45 +61,46 @@ func mergeRecords(spans []trace.Span, passes []artifactPass) recordMerge {
 
 	m := recordMerge{covered: make(map[invKey]bool)}
 	for _, p := range passes {
-		k := invKey{p.pid, p.inv}
+		pid, inv, ok := p.Key()
+		k := invKey{pid, inv}
 		parent := parents[k]
-		if !p.matchable || parent == nil {
+		if !ok || parent == nil {
 			m.orphaned++
 			continue
 		}
-		for _, r := range p.records {
-			tid := r.tid
-			if tid <= 0 {
-				tid = parent.Tid
+		for _, r := range p.Records {
+			phase, start, end, ok := r.Interval()
+			if !ok {
+				continue
 			}
-			worker := r.hasTid && tid != parent.Tid
 			s := trace.Span{
 				Pid: parent.Pid, Inv: parent.Inv, Hid: parent.Hid,
-				Ts: r.start, Dur: max(0, r.end-r.start),
-				Thread: parent.Thread, Pos: parent.Pos,
+				Ts: start, Dur: max(0, end-start),
+				Thread: parent.Thread, Pos: p.Pos,
 			}
 			tag := "host_main"
-			if bindSegments[r.phase] {
+			if bindSegments[phase] {
 				m.covered[k] = true
-				if present[k][r.phase] {
+				if present[k][phase] {
 					m.skipped++
 					continue
 				}
-				s.Name = "chip.run.bind." + r.phase
+				s.Name = "chip.run.bind." + phase
 				s.Depth = parent.Depth + 1
 				s.Tid = parent.Tid
 			} else {
-				s.Name = "chip.run.bind.host_orch." + r.phase
+				tid, worker := r.Tid(parent.Tid)
+				s.Name = "chip.run.bind.host_orch." + phase
 				s.Depth = parent.Depth + 2
 				s.Tid = tid
 				switch {
-				case recorderPhases[r.phase] && worker:
+				case recorderPhases[phase] && worker:
 					tag = "graph_record_worker"
-				case r.phase == "graph_submit":
+				case phase == "graph_submit":
 					tag = "graph_submit_main"
 				}
 			}
-			s.Attrs = fmt.Sprintf("detail=%s src=host_phase_records host_phase_thread=%s", r.detail, tag)
+			s.Attrs = "detail=" + r.Detail() + " src=host_phase_records host_phase_thread=" + tag
 			m.spans = append(m.spans, s)
 		}
 	}

@@ -43,10 +43,11 @@ type Swimlane struct {
 }
 
 // Build lays out the swimlane of l: all its spans, plus the spans of the
-// artifact passes (nil when there is no artifact), plus the `bind phase=`
-// lines of binds the artifact does not cover. The Swimlane refers to l's
+// artifact's passes (trace.LoadPhaseRecords; nil when there is no
+// artifact), plus the `bind phase=` lines of binds the artifact does not
+// cover. The Swimlane refers to l's
 // spans; l must not change while it is in use.
-func Build(l *trace.Log, passes []artifactPass) *Swimlane {
+func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 	sw := &Swimlane{clock: newWallClock(l)}
 	m := mergeRecords(l.Spans, passes)
 	bind := bindPhaseSpans(l.Spans, l.BindPhases, m.covered)

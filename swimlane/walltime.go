@@ -1,10 +1,8 @@
 package swimlane
 
 import (
-	"fmt"
-	"math/big"
 	"sort"
-	"time"
+	"strconv"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -22,11 +20,7 @@ func newWallClock(l *trace.Log) *wallClock {
 		if _, ok := c.anchors[a.Pid]; ok {
 			continue
 		}
-		last, ok := l.AnchorFor(a.Pid)
-		if !ok {
-			last = a
-		}
-		c.anchors[a.Pid] = last
+		c.anchors[a.Pid], _ = l.AnchorFor(a.Pid)
 		c.pids = append(c.pids, a.Pid)
 	}
 	sort.Slice(c.pids, func(i, j int) bool { return c.pids[i] < c.pids[j] })
@@ -37,27 +31,15 @@ func newWallClock(l *trace.Log) *wallClock {
 // pid has an anchor written no later than t.
 func (c *wallClock) addWall(a *args, pid, t int64) {
 	an, ok := c.anchors[pid]
-	if !ok || an.MonoNs > t {
+	if !ok {
 		return
 	}
-	ns, stamp := wallTime(an, t)
-	a.setStr("wall_ts_ns", ns)
-	a.setStr("wall_time", stamp)
-}
-
-// wallTime returns wall(t) = WallNs + t − MonoNs as a decimal string and as
-// a UTC time with nanoseconds (2023-11-14T22:13:20.000000250Z). The
-// arithmetic is exact at any size.
-func wallTime(an trace.Anchor, t int64) (string, string) {
-	w := new(big.Int).SetInt64(an.WallNs)
-	w.Add(w, big.NewInt(t))
-	w.Sub(w, big.NewInt(an.MonoNs))
-	sec, nsec := new(big.Int).DivMod(w, big.NewInt(1e9), new(big.Int))
-	if !sec.IsInt64() {
-		return w.String(), ""
+	ns, text, ok := trace.WallTime(an, t)
+	if !ok {
+		return
 	}
-	tm := time.Unix(sec.Int64(), 0).UTC()
-	return w.String(), fmt.Sprintf("%s.%09dZ", tm.Format("2006-01-02T15:04:05"), nsec.Int64())
+	a.setStr("wall_ts_ns", strconv.FormatInt(ns, 10))
+	a.setStr("wall_time", text)
 }
 
 // writeClockAnchors writes the clockAnchors member: one object per anchored
@@ -74,9 +56,9 @@ func (c *wallClock) writeClockAnchors(j *jsonWriter) {
 		j.key("pid")
 		j.int(pid)
 		j.key("mono_ns")
-		j.str(fmt.Sprint(an.MonoNs))
+		j.str(strconv.FormatInt(an.MonoNs, 10))
 		j.key("wall_ns")
-		j.str(fmt.Sprint(an.WallNs))
+		j.str(strconv.FormatInt(an.WallNs, 10))
 		j.endObject()
 	}
 	j.endArray()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +59,7 @@ func swimlaneRun(cmd *cobra.Command, args []string, opts swimlaneOptions) error 
 		return err
 	}
 	printWarnings(cmd, log)
-	passes, err := swimlane.LoadRecords(opts.records)
+	passes, err := trace.LoadPhaseRecords(opts.records)
 	if err != nil {
 		return fmt.Errorf("swimlane: %w", err)
 	}
