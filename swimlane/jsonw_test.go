@@ -1,0 +1,104 @@
+package swimlane
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"strconv"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestJSONStrings(t *testing.T) {
+	tests := []struct {
+		name, in, out, decoded string
+	}{
+		{"plain", "chip.run", `"chip.run"`, "chip.run"},
+		{"quotes and backslash", `a"b\c`, `"a\"b\\c"`, `a"b\c`},
+		{"control characters", "a\nb\rc\td\x00e\x1f", `"a\nb\rc\td\u0000e\u001f"`, "a\nb\rc\td\x00e\x1f"},
+		{"Latin-1 decoded name", "caf\u00c3\u00a9", "\"caf\u00c3\u00a9\"", "caf\u00c3\u00a9"},
+		{"invalid UTF-8", "a\xffb\xc3", "\"a\ufffdb\ufffd\"", "a\ufffdb\ufffd"},
+		{"line separators", "a\u2028b\u2029", `"a\u2028b\u2029"`, "a\u2028b\u2029"},
+		{"DEL stays", "a\x7f", "\"a\x7f\"", "a\x7f"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			j := newJSONWriter(&buf)
+			j.str(tc.in)
+			require.NoError(t, j.flush())
+			assert.Equal(t, tc.out, buf.String())
+			var got string
+			require.NoError(t, json.Unmarshal(buf.Bytes(), &got))
+			assert.Equal(t, tc.decoded, got)
+		})
+	}
+}
+
+func TestMicros(t *testing.T) {
+	for _, ns := range []int64{0, 1, 20, 999, 1250, 1000000000, -5, 734510112000,
+		1 << 53, 1<<53 + 1, 9007199254740993123, -9223372036854775808, 9223372036854775807} {
+		t.Run(strconv.FormatInt(ns, 10), func(t *testing.T) {
+			var buf bytes.Buffer
+			j := newJSONWriter(&buf)
+			j.micros(ns)
+			require.NoError(t, j.flush())
+			got, err := strconv.ParseFloat(buf.String(), 64)
+			require.NoError(t, err)
+			// Python's int / int is the correctly rounded quotient.
+			want, _ := new(big.Rat).SetFrac64(ns, 1000).Float64()
+			assert.Equal(t, want, got)
+			assert.NotContains(t, buf.String(), "e", "plain decimal notation")
+		})
+	}
+}
+
+func TestArgsAndNesting(t *testing.T) {
+	var a args
+	a.setUint("inv", 18446744073709551615)
+	a.setStr("hid", "abc")
+	a.setInt("depth", -1)
+	a.setAttrs(trace.ParseAttrs("depth=7 x=%41 big=-000123456789012345678901234567890 hid=5"))
+	a.setStr("x", "last")
+
+	var buf bytes.Buffer
+	j := newJSONWriter(&buf)
+	j.beginObject()
+	j.key("list")
+	j.beginArray()
+	j.object(a)
+	j.beginArray()
+	j.endArray()
+	j.int(3)
+	j.endArray()
+	j.key("empty")
+	j.beginObject()
+	j.endObject()
+	j.endObject()
+	require.NoError(t, j.flush())
+	assert.Equal(t, `{"list": [{"inv": 18446744073709551615, "hid": 5, "depth": 7, "x": "last", `+
+		`"big": -123456789012345678901234567890}, [], 3], "empty": {}}`, buf.String())
+	assert.True(t, json.Valid(buf.Bytes()))
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n -= len(p); f.n < 0 {
+		return 0, assert.AnError
+	}
+	return len(p), nil
+}
+
+func TestWriteErrors(t *testing.T) {
+	l := &trace.Log{Spans: threeRuns()}
+	_, err := WriteChromeTrace(&failWriter{n: 10}, l)
+	assert.ErrorIs(t, err, assert.AnError)
+	assert.ErrorContains(t, err, "writing chrome trace")
+	err = Build(l, nil).WriteJSON(&failWriter{n: 10})
+	assert.ErrorIs(t, err, assert.AnError)
+	assert.ErrorContains(t, err, "writing host swimlane")
+}
