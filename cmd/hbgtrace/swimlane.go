@@ -38,7 +38,8 @@ operations on the recorder threads). A bind no artifact covers takes the
 written gzip-compressed; the file is replaced only once it is complete.
 See docs/swimlanes.md.`,
 		Example: `  hbgtrace swimlane run.log -o swimlane.json
-  hbgtrace swimlane run.log -o sw.json.gz --records out/host_phase_records.jsonl`,
+  hbgtrace swimlane spool/ -o sw.json.gz
+  hbgtrace swimlane run.log -o sw.json --records out/host_phase_records.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return swimlaneRun(cmd, args, opts)
@@ -46,7 +47,7 @@ See docs/swimlanes.md.`,
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the swimlane file to write (.gz: gzip)")
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
-		"a host_phase_records.jsonl artifact to merge (repeatable)")
+		"a host_phase_records.jsonl to merge (repeatable)")
 	return cmd
 }
 
