@@ -318,12 +318,15 @@ func TestAccountingProperties(t *testing.T) {
 	randomPass := func(nest bool) BindPass {
 		p := acctPass(1, 1)
 		var end int64
-		for range 1 + rng.IntN(12) {
+		for range 1 + rng.IntN(16) {
 			name := names[rng.IntN(len(names))]
 			if nest && len(p.Segments) > 0 && rng.IntN(2) == 0 {
 				out := p.Segments[rng.IntN(len(p.Segments))]
 				if out.Dur > 0 {
 					ts := out.Ts + rng.Int64N(out.Dur)
+					if rng.IntN(2) == 0 { // early and long: siblings that overlap
+						ts = out.Ts + rng.Int64N(out.Dur/4+1)
+					}
 					dur := rng.Int64N(out.End() - ts + 1)
 					if rng.IntN(4) == 0 { // a clock-skewed copy running past its parent
 						dur += rng.Int64N(out.Dur + 1)
@@ -494,5 +497,32 @@ func TestPR1870FixtureExclusiveHostOrch(t *testing.T) {
 		g, _ := m.Get(StageH2dGraph)
 		assert.Equal(t, graphTop, g, "inv %d", p.Inv)
 		assert.Equal(t, p.Inv == 1, parent != nil, "the leftover upload is in round 0 only")
+	}
+}
+
+func TestE1FixtureControlPlaneIsPerPassSum(t *testing.T) {
+	for _, f := range []string{"hbg-e1.log", "hbg-e2.log"} {
+		t.Run(f, func(t *testing.T) {
+			l := acctFixture(t, f)
+			lines := trace.GroupPasses(l.BindPhases)
+			trace.AttachPasses(lines, l.Spans)
+			passes := BindPassesFromLines(lines)
+			require.Len(t, passes, len(lines))
+			require.GreaterOrEqual(t, len(passes), 4)
+			for i, p := range passes {
+				// hbg_bind_phases' control plane, summed within the pass.
+				var sum int64
+				for _, l := range lines[i].Segments {
+					switch l.Phase {
+					case "host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d":
+						sum += l.DurNs
+					}
+				}
+				m := ComputePassMetrics(p)
+				cp, ok := m.Get(StageControlPlane)
+				require.True(t, ok)
+				assert.Equal(t, sum, cp, "pass %d", i)
+			}
+		})
 	}
 }
