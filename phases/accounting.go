@@ -41,6 +41,7 @@ func (s BindStage) Label() string {
 	return acctStageLabels[s]
 }
 
+// String returns the stage's label, so that %v prints it.
 func (s BindStage) String() string { return s.Label() }
 
 // derived reports whether the stage is a sum of other stages (Gate,
