@@ -141,57 +141,95 @@ func levelAt(b []byte, i int) (level []byte, end int, ok bool) {
 	return b[i+1 : j], j + 1, true
 }
 
+// A lineCursor answers "where is the next ':' / CR at or after i" for one
+// line. Queries come with mostly increasing i, so the cached answers make
+// the boundary checks of a whole line linear instead of quadratic.
+type lineCursor struct {
+	b         []byte
+	eolSpace  bool // the end of the line counts as whitespace (it had a terminator)
+	colonFrom int  // the first ':' at or after colonFrom is at colonAt (-1: none)
+	colonAt   int
+	crFrom    int // the first CR at or after crFrom is at crAt (-1: none)
+	crAt      int
+}
+
+func newLineCursor(b []byte, eolSpace bool) lineCursor {
+	return lineCursor{b: b, eolSpace: eolSpace, colonFrom: len(b) + 1, crFrom: len(b) + 1}
+}
+
+func (c *lineCursor) nextColon(i int) int {
+	if i < c.colonFrom || (c.colonAt >= 0 && c.colonAt < i) {
+		c.colonFrom = i
+		c.colonAt = bytes.IndexByte(c.b[i:], ':')
+		if c.colonAt >= 0 {
+			c.colonAt += i
+		}
+	}
+	return c.colonAt
+}
+
+func (c *lineCursor) nextCR(i int) int {
+	if i < c.crFrom || (c.crAt >= 0 && c.crAt < i) {
+		c.crFrom = i
+		c.crAt = bytes.IndexByte(c.b[i:], '\r')
+		if c.crAt >= 0 {
+			c.crAt += i
+		}
+	}
+	return c.crAt
+}
+
 // funcColonSpace reports whether b[i:] starts with whitespace, a func of
 // bytes other than ':', CR and LF, a ':' and one whitespace byte — the tail
-// of a host-log prefix (REFERENCE §1.1). eolSpace says whether the end of
-// the line counts as whitespace (the line had a terminator), since the
-// reference matches lines that keep their newline.
-func funcColonSpace(b []byte, i int, eolSpace bool) bool {
+// of a host-log prefix (REFERENCE §1.1). The end of the line counts as
+// whitespace when the line had a terminator, since the reference matches
+// lines that keep their newline. (A line holds no LF, so CR is the only
+// byte the func cannot hold besides ':'.)
+func (c *lineCursor) funcColonSpace(i int) bool {
+	b := c.b
 	if i >= len(b) || !isSpaceByte(b[i]) {
 		return false
 	}
-	k := bytes.IndexByte(b[i:], ':')
+	k := c.nextColon(i)
 	if k < 0 {
 		return false
 	}
-	k += i
-	// The whitespace run must reach past the last CR in [i, k): the func
-	// cannot hold one.
+	// The regexp splits b[i:k] into whitespace (≥1) then a func (≥1) with
+	// no CR; the func may start with whitespace. So every CR in b[i:k]
+	// must lie in the leading whitespace run, and the func starts after
+	// the last of them.
+	w, _ := skipSpace(b[:k], i)
+	if cr := c.nextCR(w); cr >= 0 && cr < k {
+		return false
+	}
 	a := i + 1
-	for x := k - 1; x >= i; x-- {
-		if b[x] == '\r' || b[x] == '\n' {
-			if x+1 > a {
-				a = x + 1
-			}
+	for x := w - 1; x >= i; x-- {
+		if b[x] == '\r' {
+			a = max(a, x+1)
 			break
 		}
 	}
 	if a >= k {
 		return false
 	}
-	for x := i; x < a; x++ {
-		if !isSpaceByte(b[x]) {
-			return false
-		}
-	}
 	if k+1 < len(b) {
 		return isSpaceByte(b[k+1])
 	}
-	return eolSpace
+	return c.eolSpace
 }
 
 // prefixAt reports whether a complete host-log prefix (REFERENCE §1.1)
 // starts at i: the boundary that ends a [STRACE] record's attributes.
-func prefixAt(b []byte, i int, eolSpace bool) bool {
-	_, j, ok := envelopeAt(b, i)
+func (c *lineCursor) prefixAt(i int) bool {
+	_, j, ok := envelopeAt(c.b, i)
 	if !ok {
 		return false
 	}
-	_, j, ok = levelAt(b, j)
+	_, j, ok = levelAt(c.b, j)
 	if !ok {
 		return false
 	}
-	return funcColonSpace(b, j, eolSpace)
+	return c.funcColonSpace(j)
 }
 
 // isHeadAt reports whether a [STRACE] at i is a record head: `[STRACE]`,
@@ -298,24 +336,6 @@ func parseSpanHead(b []byte, i int, h *spanHead) bool {
 	}
 	h.attrsStart = j
 	return true
-}
-
-// attrsBoundary returns where the attribute text of a record starting at
-// from ends: the first `[STRACE]` or complete host-log prefix, else the end
-// of the line.
-func attrsBoundary(b []byte, from int, eolSpace bool) int {
-	i := from
-	for {
-		k := bytes.IndexByte(b[i:], '[')
-		if k < 0 {
-			return len(b)
-		}
-		i += k
-		if bytes.HasPrefix(b[i:], tokStrace) || prefixAt(b, i, eolSpace) {
-			return i
-		}
-		i++
-	}
 }
 
 // trimSpaceBytes strips ASCII whitespace from both ends.

@@ -283,6 +283,7 @@ func (r *Reader) parseLine(line []byte, eol bool) {
 	open := false     // inside the attribute text of a span
 	var openSpan spanHead
 	var openThread []byte
+	cur := newLineCursor(line, eol)
 	i := 0
 	for {
 		k := bytes.IndexByte(line[i:], '[')
@@ -314,7 +315,7 @@ func (r *Reader) parseLine(line []byte, eol bool) {
 				continue
 			}
 		case 'm':
-			if open && prefixAt(line, i, eol) {
+			if open && cur.prefixAt(i) {
 				r.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos)
 				open = false
 				nspans++

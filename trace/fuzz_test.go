@@ -1,0 +1,134 @@
+package trace
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + rec(2, 2, "chip.run", "clk=dev rank=1", 0, 100, 20) + "\n"))
+	f.Add([]byte(bare(1, 1, 1, "a%20b~", "k=%5Bv%5D", 1, 2) + "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut\r\n"))
+	f.Add([]byte("worker: " + anchorLine(41, 1000, 1700000000000000000) + " \t\r\n[stamp] x\n"))
+	f.Add([]byte("[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=args start_ns=1 dur_ns=2 x=1\n" +
+		"[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:2] host-orch phase=record_node total_ns=5 count=1\n"))
+	f.Add([]byte("[HOSTLOG_DROPS] v=1 pid=7 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0"))
+	f.Add([]byte(rec(1, 1, "a", "x", 0, 1, 2) + "[mono_ns=5][T0x9][INFO] A::b: [STRACE] v=1 [mono_ns=][T0x][X] f:\r"))
+	f.Add(gzipHeaderOnly)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader([]Source{ReaderSource("fuzz", bytes.NewReader(data))})
+		spans, torn := 0, 0
+		for r.Scan() {
+			switch r.Kind() {
+			case KindSpan:
+				s := r.Span()
+				if s == nil || s.Ts < 0 || s.Dur < 0 || s.Pid < 0 || s.Tid < 0 || s.Depth < 0 {
+					t.Fatalf("bad span %+v", s)
+				}
+				if s.Hid == "" || strings.ToLower(s.Hid) != s.Hid {
+					t.Fatalf("hid %q", s.Hid)
+				}
+				if string(trimSpaceBytes([]byte(s.Attrs))) != s.Attrs {
+					t.Fatalf("attrs not stripped: %q", s.Attrs)
+				}
+				spans++
+			case KindTorn:
+				if r.Torn().Count < 1 {
+					t.Fatalf("torn count %d", r.Torn().Count)
+				}
+				torn += r.Torn().Count
+			case KindNone:
+				t.Fatal("Scan true with KindNone")
+			}
+		}
+		// Spans and heads agree with an independent count of heads.
+		if heads := countHeads(data); heads >= 0 && spans+torn != heads {
+			t.Fatalf("spans %d + torn %d != heads %d", spans, torn, countHeads(data))
+		}
+		if r.Err() == nil {
+			l, err := ReadLog([]Source{ReaderSource("fuzz", bytes.NewReader(data))})
+			if err != nil {
+				t.Fatalf("ReadLog: %v", err)
+			}
+			if l.Heads < len(l.Spans) || len(l.Spans) != spans {
+				t.Fatalf("heads %d spans %d (reader %d)", l.Heads, len(l.Spans), spans)
+			}
+			_ = l.Warnings()
+			passes := GroupPasses(l.BindPhases)
+			AttachPasses(passes, l.Spans)
+		}
+	})
+}
+
+var gzipHeaderOnly = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+
+// countHeads counts `[STRACE]<ws>v=<digit>` line by line, independently of
+// the reader; -1 for gzip input.
+func countHeads(data []byte) int {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		return -1 // gzip input: not counted here
+	}
+	n := 0
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		for i := 0; ; {
+			k := bytes.Index(line[i:], tokStrace)
+			if k < 0 {
+				break
+			}
+			i += k
+			j := i + len(tokStrace)
+			sp := j
+			for sp < len(line) && isSpaceByte(line[sp]) {
+				sp++
+			}
+			if sp > j && sp+2 < len(line) && line[sp] == 'v' && line[sp+1] == '=' && isDigitByte(line[sp+2]) {
+				n++
+			}
+			i = j
+		}
+	}
+	return n
+}
+
+func FuzzParseAttrs(f *testing.F) {
+	f.Add("k=v n=12 neg=-0 big=123456789012345678901234567890 p=%31 d=%5Bx%5D k=w")
+	f.Add("noeq =x y= -=- %=% ==")
+	f.Add("\t a=1\r\nb=%zz~ ")
+	f.Fuzz(func(t *testing.T, raw string) {
+		attrs := ParseAttrs(raw)
+		seen := make(map[string]bool)
+		for _, a := range attrs {
+			if seen[a.Key] {
+				t.Fatalf("duplicate key %q", a.Key)
+			}
+			seen[a.Key] = true
+			if strings.ContainsAny(a.Key, " \t\n\r\v\f=") {
+				t.Fatalf("bad key %q", a.Key)
+			}
+			if a.IsInt {
+				if a.Value == "" || a.Value == "-0" || (a.Value[0] == '0' && a.Value != "0") || (strings.HasPrefix(a.Value, "-0")) {
+					t.Fatalf("non-canonical int %q", a.Value)
+				}
+			}
+			got, ok := attrs.Get(a.Key)
+			if !ok || got != a {
+				t.Fatalf("Get(%q) = %+v", a.Key, got)
+			}
+		}
+		// The last occurrence of a key wins.
+		for _, tok := range strings.Fields(raw) {
+			if k, v, ok := strings.Cut(tok, "="); ok {
+				last := v
+				for _, tok2 := range strings.Fields(raw) {
+					if k2, v2, ok2 := strings.Cut(tok2, "="); ok2 && k2 == k {
+						last = v2
+					}
+				}
+				a, _ := attrs.Get(k)
+				if !a.IsInt && a.Value != Decode(last) {
+					t.Fatalf("key %q: value %q, want %q", k, a.Value, Decode(last))
+				}
+			}
+		}
+	})
+}
