@@ -40,8 +40,9 @@ func nodeFlowKey(s *trace.Span, attrs trace.Attrs) (flowKey, bool) {
 func dispatchFlows(hosts []hostEntry) []flow {
 	submits := make(map[flowKey][]int)
 	type dispatch struct {
-		i   int
-		key flowKey
+		i    int
+		key  flowKey
+		name string // its dispatch_key
 	}
 	var dispatches []dispatch
 	for i := range hosts {
@@ -50,14 +51,15 @@ func dispatchFlows(hosts []hostEntry) []flow {
 		if !ok || (leaf != "submit" && leaf != "dispatch") {
 			continue
 		}
-		k, ok := nodeFlowKey(h.span, h.attrs())
+		attrs := h.attrs()
+		k, ok := nodeFlowKey(h.span, attrs)
 		if !ok {
 			continue
 		}
 		if leaf == "submit" {
 			submits[k] = append(submits[k], i)
 		} else {
-			dispatches = append(dispatches, dispatch{i, k})
+			dispatches = append(dispatches, dispatch{i, k, dispatchKey(h.span.Pid, attrs)})
 		}
 	}
 	for _, list := range submits {
@@ -73,7 +75,7 @@ func dispatchFlows(hosts []hostEntry) []flow {
 		if n == 0 {
 			continue
 		}
-		flows = append(flows, flow{submit: list[n-1], dispatch: d.i, key: dispatchKey(hosts[d.i].span.Pid, hosts[d.i].attrs())})
+		flows = append(flows, flow{submit: list[n-1], dispatch: d.i, key: d.name})
 	}
 	sort.SliceStable(flows, func(a, b int) bool {
 		return hosts[flows[a].dispatch].span.Ts < hosts[flows[b].dispatch].span.Ts

@@ -86,6 +86,12 @@ func (j *jsonWriter) quote(s string) {
 	if j.err != nil {
 		return
 	}
+	if plainJSON(s) {
+		j.raw(`"`)
+		j.raw(s)
+		j.raw(`"`)
+		return
+	}
 	b := j.buf[:0]
 	b = append(b, '"')
 	for i := 0; i < len(s); {
@@ -125,6 +131,17 @@ func (j *jsonWriter) quote(s string) {
 	b = append(b, '"')
 	j.buf = b
 	j.rawBytes(b)
+}
+
+// plainJSON reports whether s is printable ASCII without '"' or '\\', so
+// that it can be written between quotes as it is.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func hexDigit(c byte) byte { return "0123456789abcdef"[c&0xf] }

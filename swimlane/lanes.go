@@ -98,7 +98,7 @@ func assignLanes(hosts []hostEntry) []lane {
 		if i == 0 || s.Tid > maxTid {
 			maxTid = s.Tid
 		}
-		if hosts[i].external {
+		if hosts[i].external || !strings.Contains(s.Attrs, "slot_id=") {
 			continue
 		}
 		if v, ok := getVal(hosts[i].attrs(), "slot_id"); ok {
@@ -231,8 +231,14 @@ func overlaps(spans []*trace.Span) bool {
 // finally the tid.
 func laneName(hosts []hostEntry, idx []int) string {
 	recordWorker, submitMain := false, false
+	facade, scheduler, worker := false, false, false
+	workerIDs := make(map[attrVal]bool)
+	missingID := false
+	chip := false
 	for _, i := range idx {
-		if v, ok := getVal(hosts[i].attrs(), "host_phase_thread"); ok && !v.isInt {
+		h := &hosts[i]
+		attrs := h.attrs()
+		if v, ok := getVal(attrs, "host_phase_thread"); ok && !v.isInt {
 			switch v.v {
 			case "graph_record_worker":
 				recordWorker = true
@@ -240,20 +246,6 @@ func laneName(hosts []hostEntry, idx []int) string {
 				submitMain = true
 			}
 		}
-	}
-	if recordWorker {
-		return "graph record worker"
-	}
-	if submitMain {
-		return "graph submit main"
-	}
-
-	facade, scheduler, worker := false, false, false
-	workerIDs := make(map[attrVal]bool)
-	missingID := false
-	chip := false
-	for _, i := range idx {
-		h := &hosts[i]
 		fam := trace.Family(h.span.Name)
 		if fam == trace.FamilyChip {
 			chip = true
@@ -261,7 +253,6 @@ func laneName(hosts []hostEntry, idx []int) string {
 		if h.external {
 			continue
 		}
-		attrs := h.attrs()
 		role, hasRole := getVal(attrs, "role")
 		leaf, _ := trace.NodeLeaf(h.span.Name)
 		isRole := func(r string) bool { return hasRole && !role.isInt && role.v == r }
@@ -280,6 +271,12 @@ func laneName(hosts []hostEntry, idx []int) string {
 		case fam == trace.FamilyNode && !hasRole:
 			worker = true
 		}
+	}
+	switch {
+	case recordWorker:
+		return "graph record worker"
+	case submitMain:
+		return "graph submit main"
 	}
 	switch {
 	case facade:

@@ -40,7 +40,11 @@ type recordMerge struct {
 // recorder worker or the graph submitting thread where it is one.
 func mergeRecords(spans []trace.Span, passes []trace.RecordPass) recordMerge {
 	parents := make(map[invKey]*trace.Span)
-	present := make(map[invKey]map[string]bool)
+	type segKey struct {
+		invKey
+		seg string
+	}
+	present := make(map[segKey]bool)
 	for i := range spans {
 		s := &spans[i]
 		if s.IsDevice() {
@@ -52,10 +56,7 @@ func mergeRecords(spans []trace.Span, passes []trace.RecordPass) recordMerge {
 			continue
 		}
 		if seg, ok := strings.CutPrefix(s.Name, "chip.run.bind."); ok && bindSegments[seg] {
-			if present[k] == nil {
-				present[k] = make(map[string]bool)
-			}
-			present[k][seg] = true
+			present[segKey{k, seg}] = true
 		}
 	}
 
@@ -81,7 +82,7 @@ func mergeRecords(spans []trace.Span, passes []trace.RecordPass) recordMerge {
 			tag := "host_main"
 			if bindSegments[phase] {
 				m.covered[k] = true
-				if present[k][phase] {
+				if present[segKey{k, phase}] {
 					m.skipped++
 					continue
 				}
