@@ -1,0 +1,94 @@
+// Command hbgbench runs simpler's runtime, or the embedded model of its HBG
+// bind path, and compares arms of it. Today it has the harness subcommand,
+// which runs the embedded runtime model once and writes the runtime's log.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/runtimeharness"
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes hbgbench with args and returns the exit status: 0 on
+// success, 1 on a clear error, 2 on a usage error or a setting that is not
+// implemented yet.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "hbgbench: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		if ue.cmd != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ue.cmd.CommandPath())
+		}
+		return 2
+	}
+	var ce *runtimeharness.ConfigError
+	if errors.As(err, &ce) || isFlagError(err) {
+		return 2
+	}
+	return 1
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hbgbench",
+		Short: "Run simpler's runtime or its embedded model, and compare arms",
+		Long: `hbgbench runs the runtime: the embedded model of the host_build_graph
+bind path (harness), and, in later versions, interleaved A/B campaigns
+between two arms.`,
+		Example:       "  hbgbench harness --rounds 5 -o bind.log",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{cmd: c, err: err}
+	})
+	root.AddCommand(NewCmdHarness(nil), newCmdChild())
+	return root
+}
+
+// usageError is a command-line mistake: exit status 2 and a usage hint.
+type usageError struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+func (e *usageError) Unwrap() error { return e.err }
+
+// exitError ends the program with code; its messages are already printed.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func isFlagError(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand",
+		"accepts ", "requires at least", "invalid argument"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}

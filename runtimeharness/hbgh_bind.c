@@ -1,0 +1,916 @@
+//go:build cgo
+
+/*
+ * hbgh_bind.c - hbgh_run and one bind, segment by segment, in the runtime's
+ * execution order: args, arena_build, static_arena, gm_heap, runtime_init,
+ * host_orch, graph_upload, shared_mem, arena_h2d, host_view_close. At the end
+ * of each pass the segment lines are written in enum order, then the
+ * host-orch lines, the records, and the chip.run spans.
+ */
+#define _GNU_SOURCE
+#include "hbgh_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Host arena layout (offsets into the 11.5 MB arena). */
+#define ARENA_HEADER 4096u
+#define TMAP_OFF ARENA_HEADER
+#define TMAP_BYTES (HBGH_TMAP_CAP * 16u)
+#define GM_META_OFF (TMAP_OFF + TMAP_BYTES)
+#define GM_META_BYTES 4096u
+#define RT_OFF (GM_META_OFF + GM_META_BYTES)
+#define RT_BYTES 65536u
+#define STATIC_OFF (RT_OFF + RT_BYTES)
+#define DESC_OFF (STATIC_OFF + HBGH_STATIC_ARENA_BYTES)
+#define DESC_BYTES 128u
+
+#define TASK_ID(slot) ((1ull << 32) | (uint64_t)(slot))
+#define CALLER_BASE 1ull
+#define PRODUCED_BASE (1ull << 20)
+#define RING 64u
+
+/* Process-wide invocation counter, from 1 like the runtime's. */
+static atomic_ullong g_inv;
+
+int hbgh_fail(hbgh_model *m, const char *fmt, ...)
+{
+    if (m->out->error[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->out->error, sizeof(m->out->error), fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* ---- segments ---- */
+
+static int seg_begin(hbgh_model *m, hbgh_bind *b)
+{
+    return hbgh_snap_take(m, &b->open, 0);
+}
+
+static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
+                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
+                   const char *fmt, ...)
+{
+    hbgh_snap e;
+    if (hbgh_snap_take(m, &e, 1) != 0) {
+        return -1;
+    }
+    const hbgh_snap *o = &b->open;
+    hbgh_seg_stats *s = &b->st->seg[kind];
+    if (!s->recorded || o->t < s->start_ns) {
+        s->start_ns = o->t;
+    }
+    s->recorded = 1;
+    s->dev_model |= dev_model;
+    s->dur_ns += e.t - o->t;
+    s->minflt += e.minflt - o->minflt;
+    s->tminflt += e.tminflt - o->tminflt;
+    s->nivcsw += e.nivcsw - o->nivcsw;
+    s->nvcsw += e.nvcsw - o->nvcsw;
+    s->cpu_ns += e.cpu_ns - o->cpu_ns;
+    s->rec_cpu_ns += e.rec_cpu_ns - o->rec_cpu_ns;
+    s->heap_delta += e.heap - o->heap;
+
+    /* The attribute string captured when the segment closes, then cut to
+     * the runtime's 96-byte buffer (95 characters, no marker). */
+    char full[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(full, sizeof(full), fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof(full)) {
+        return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
+    }
+    if (dev_model) {
+        n += snprintf(full + n, sizeof(full) - (size_t)n, "%sdev=model", n ? " " : "");
+    }
+    if (m->cfg.epoch == HBGH_EPOCH_E2) {
+        n += snprintf(full + n, sizeof(full) - (size_t)n,
+                      "%sminflt=%lld tminflt=%lld nivcsw=%lld nvcsw=%lld cpu_ns=%lld rec_cpu_ns=%lld",
+                      n ? " " : "", (long long)s->minflt, (long long)s->tminflt,
+                      (long long)s->nivcsw, (long long)s->nvcsw, (long long)s->cpu_ns,
+                      (long long)s->rec_cpu_ns);
+    }
+    if (n < 0 || (size_t)n >= sizeof(full)) {
+        return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
+    }
+    size_t keep = (size_t)n < HBGH_ATTR_CAP - 1 ? (size_t)n : HBGH_ATTR_CAP - 1;
+    memcpy(b->attrs[kind], full, keep);
+    b->attrs[kind][keep] = '\0';
+    hbgh_record(&m->pool, &m->main_prod, kind, o->t, e.t, detail);
+    return 0;
+}
+
+/* ---- tensormap (host arena) ---- */
+
+typedef struct tmap_entry {
+    uint64_t key;
+    uint32_t task;
+    uint32_t pad;
+} tmap_entry;
+
+static tmap_entry *tmap(hbgh_bind *b)
+{
+    return (tmap_entry *)(void *)(b->arena + TMAP_OFF);
+}
+
+static uint32_t tmap_slot(uint64_t key)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (HBGH_TMAP_CAP - 1);
+}
+
+static void tmap_put(hbgh_bind *b, uint64_t key, uint32_t task)
+{
+    tmap_entry *t = tmap(b);
+    uint32_t i = tmap_slot(key);
+    while (t[i].key != 0 && t[i].key != key) {
+        i = (i + 1) & (HBGH_TMAP_CAP - 1);
+    }
+    t[i].key = key;
+    t[i].task = task;
+}
+
+static int tmap_get(hbgh_bind *b, uint64_t key, uint32_t *task)
+{
+    const tmap_entry *t = tmap(b);
+    uint32_t i = tmap_slot(key);
+    while (t[i].key != 0) {
+        if (t[i].key == key) {
+            *task = t[i].task;
+            return 1;
+        }
+        i = (i + 1) & (HBGH_TMAP_CAP - 1);
+    }
+    return 0;
+}
+
+/* ---- host_orch ---- */
+
+typedef struct slot_header {
+    uint64_t task_id;
+    uint32_t kind;
+    uint32_t nfanin;
+    uint32_t ntensor;
+    uint32_t nscalar;
+    uint32_t scope;
+    uint32_t flags;
+    uint64_t def;
+    uint8_t pad[24];
+} slot_header;
+
+typedef struct orch_state {
+    uint64_t seed;
+    uint64_t ring[RING];
+    uint32_t ringlen;
+    uint64_t next_tensor;
+    uint32_t scope;
+    uint32_t scope_begin;
+    uint32_t subs;
+    int32_t first_sub[HBGH_MAX_DEFS];
+} orch_state;
+
+static uint8_t *slot_ptr(hbgh_model *m, uint32_t slot)
+{
+    return m->mirror + HBGH_SM_HEADER + (uint64_t)slot * HBGH_SLOT_BYTES;
+}
+
+/* slot_write initialises a task slot when it is written (init-on-write)
+ * and fills the descriptor, its fanin and its tensor arguments. */
+static int slot_write(hbgh_model *m, hbgh_bind *b, orch_state *os, uint32_t kind,
+                      const uint32_t *fanin, uint32_t nf, const uint64_t *tens, uint32_t nt,
+                      uint32_t nscal, int32_t def, uint32_t *slot_out)
+{
+    uint32_t slot = (uint32_t)b->tasks;
+    if (slot >= HBGH_TASK_WINDOW) {
+        return hbgh_fail(m, "task window of %u slots exceeded", HBGH_TASK_WINDOW);
+    }
+    if (sizeof(slot_header) + (uint64_t)nf * 4 + (uint64_t)nt * 8 > HBGH_SLOT_LIVE) {
+        return hbgh_fail(m, "task descriptor larger than a slot");
+    }
+    uint8_t *p = slot_ptr(m, slot);
+    memset(p, 0, HBGH_SLOT_BYTES);
+    slot_header h = {
+        .task_id = TASK_ID(slot),
+        .kind = kind,
+        .nfanin = nf,
+        .ntensor = nt,
+        .nscalar = nscal,
+        .scope = os->scope,
+        .def = (uint64_t)(int64_t)def,
+    };
+    memcpy(p, &h, sizeof(h));
+    memcpy(p + sizeof(h), fanin, (size_t)nf * 4);
+    memcpy(p + sizeof(h) + (size_t)nf * 4, tens, (size_t)nt * 8);
+    b->tasks++;
+    *slot_out = slot;
+    return 0;
+}
+
+static int fanin_append(hbgh_model *m, hbgh_bind *b, uint32_t v)
+{
+    if (b->nfanin == b->fanin_cap) {
+        uint32_t c = b->fanin_cap ? b->fanin_cap * 2 : 256;
+        uint32_t *p = realloc(b->fanin, (size_t)c * sizeof(*p));
+        if (p == NULL) {
+            return hbgh_fail(m, "growing the fanin table failed");
+        }
+        b->fanin = p;
+        b->fanin_cap = c;
+    }
+    b->fanin[b->nfanin++] = v;
+    return 0;
+}
+
+static uint64_t pick_input(hbgh_model *m, orch_state *os)
+{
+    uint64_t x = hbgh_rand(&os->seed);
+    if (os->ringlen == 0 || x % 5 == 0) {
+        return CALLER_BASE + (x >> 8) % m->wl->arg_tensors;
+    }
+    return os->ring[(x >> 8) % os->ringlen];
+}
+
+static void ring_push(orch_state *os, uint64_t id)
+{
+    os->ring[os->ringlen < RING ? os->ringlen : (uint32_t)(id % RING)] = id;
+    if (os->ringlen < RING) {
+        os->ringlen++;
+    }
+}
+
+/* lookup_inputs looks each input up in the tensormap and appends the
+ * producers found to the task's fanin and the bind's fanin table. */
+static int lookup_inputs(hbgh_model *m, hbgh_bind *b, const uint64_t *in, uint32_t nin,
+                         uint32_t *fanin, uint32_t *nf)
+{
+    *nf = 0;
+    for (uint32_t i = 0; i < nin; i++) {
+        uint32_t task;
+        if (tmap_get(b, in[i], &task)) {
+            fanin[(*nf)++] = task;
+            if (fanin_append(m, b, task) != 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int op_alloc(hbgh_model *m, hbgh_bind *b, orch_state *os)
+{
+    int64_t t0 = hbgh_now();
+    uint64_t tens[3];
+    uint32_t n = 1 + (uint32_t)(hbgh_rand(&os->seed) % 3);
+    uint32_t slot = (uint32_t)b->tasks;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t size = (262144 + hbgh_rand(&os->seed) % (6291456 - 262144)) & ~511ull;
+        if (b->heap_used + size > HBGH_GM_HEAP_BYTES) {
+            return hbgh_fail(m, "GM heap of %llu bytes exhausted", HBGH_GM_HEAP_BYTES);
+        }
+        if (DESC_OFF + b->desc_off + DESC_BYTES > HBGH_HOST_ARENA_BYTES) {
+            return hbgh_fail(m, "host arena exhausted");
+        }
+        uint64_t id = PRODUCED_BASE + os->next_tensor++;
+        uint64_t desc[DESC_BYTES / 8] = {id, b->heap_used, size, slot};
+        memcpy(b->arena + DESC_OFF + b->desc_off, desc, sizeof(desc));
+        b->desc_off += DESC_BYTES;
+        b->heap_used += size;
+        tens[i] = id;
+        tmap_put(b, id, slot);
+        ring_push(os, id);
+    }
+    if (slot_write(m, b, os, HBGH_K_ALLOC_TENSORS, NULL, 0, tens, n, 0, -1, &slot) != 0) {
+        return -1;
+    }
+    b->ntensor_args += n;
+    hbgh_record(&m->pool, &m->main_prod, HBGH_K_ALLOC_TENSORS, t0, hbgh_now(), TASK_ID(slot));
+    return 0;
+}
+
+static int op_submit(hbgh_model *m, hbgh_bind *b, orch_state *os)
+{
+    static const uint32_t nin_dist[10] = {0, 1, 1, 2, 2, 2, 3, 3, 4, 4};
+    int64_t t0 = hbgh_now();
+    uint64_t tens[5];
+    uint32_t fanin[4];
+    uint32_t nin = nin_dist[hbgh_rand(&os->seed) % 10];
+    for (uint32_t i = 0; i < nin; i++) {
+        tens[i] = pick_input(m, os);
+    }
+    uint32_t nf;
+    if (lookup_inputs(m, b, tens, nin, fanin, &nf) != 0) {
+        return -1;
+    }
+    uint64_t out = PRODUCED_BASE + os->next_tensor++;
+    tens[nin] = out;
+    uint32_t nscal = hbgh_rand(&os->seed) % 4 == 0 ? 1 : 0;
+    uint32_t slot;
+    if (slot_write(m, b, os, HBGH_K_SUBMIT_TASK, fanin, nf, tens, nin + 1, nscal, -1, &slot) != 0) {
+        return -1;
+    }
+    tmap_put(b, out, slot);
+    ring_push(os, out);
+    b->ntensor_args += nin + 1;
+    b->nscalar_args += nscal;
+    hbgh_record(&m->pool, &m->main_prod, HBGH_K_SUBMIT_TASK, t0, hbgh_now(), TASK_ID(slot));
+    return 0;
+}
+
+static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
+{
+    const hbgh_workload *wl = m->wl;
+    /* Acquiring a recorder happens before the submission itself: a thread
+     * created here shows as a gap between graph_submit records. */
+    if (hbgh_pool_acquire(m, def, b->st) != 0) {
+        return -1;
+    }
+    int64_t t0 = hbgh_now();
+    uint64_t tens[128];
+    uint32_t fanin[128];
+    uint32_t nin = wl->sub_tensors;
+    if (nin + 2 > 128) {
+        return hbgh_fail(m, "too many boundary tensors");
+    }
+    for (uint32_t i = 0; i < nin; i++) {
+        tens[i] = pick_input(m, os);
+    }
+    uint32_t nf;
+    if (lookup_inputs(m, b, tens, nin, fanin, &nf) != 0) {
+        return -1;
+    }
+    tens[nin] = PRODUCED_BASE + os->next_tensor++;
+    tens[nin + 1] = PRODUCED_BASE + os->next_tensor++;
+    uint32_t slot;
+    if (slot_write(m, b, os, HBGH_K_GRAPH_SUBMIT, fanin, nf, tens, nin + 2, wl->sub_scalars, def,
+                   &slot) != 0) {
+        return -1;
+    }
+    for (uint32_t i = nin; i < nin + 2; i++) {
+        tmap_put(b, tens[i], slot);
+        ring_push(os, tens[i]);
+    }
+    uint32_t sub = os->subs++;
+    uint64_t rec[HBGH_SUB_RECORD / 8] = {(uint64_t)def, TASK_ID(slot), nin, wl->sub_scalars,
+                                         tens[nin], tens[nin + 1]};
+    memcpy(b->subs + HBGH_SUB_HEADER + (uint64_t)sub * HBGH_SUB_RECORD, rec, sizeof(rec));
+    int32_t first = os->first_sub[def] < 0;
+    if (first) {
+        os->first_sub[def] = (int32_t)sub;
+    }
+    if (hbgh_pool_submit(m, def, (int32_t)sub, first) != 0) {
+        return -1;
+    }
+    b->ntensor_args += nin + 2;
+    b->nscalar_args += wl->sub_scalars;
+    hbgh_record(&m->pool, &m->main_prod, HBGH_K_GRAPH_SUBMIT, t0, hbgh_now(), TASK_ID(slot));
+    return 0;
+}
+
+static void op_scope_end(hbgh_model *m, hbgh_bind *b, orch_state *os)
+{
+    /* Scope bookkeeping: mark the scope's tasks as closed. */
+    for (uint32_t s = os->scope_begin; s < (uint32_t)b->tasks; s++) {
+        uint8_t *p = slot_ptr(m, s) + offsetof(slot_header, flags);
+        uint32_t flags = 1;
+        memcpy(p, &flags, sizeof(flags));
+    }
+    os->scope_begin = (uint32_t)b->tasks;
+    os->scope++;
+}
+
+static int host_orch(hbgh_model *m, hbgh_bind *b)
+{
+    const hbgh_workload *wl = m->wl;
+    if (m->mirror == NULL) {
+        m->mirror = malloc(HBGH_MIRROR_BYTES);
+        if (m->mirror == NULL) {
+            return hbgh_fail(m, "allocating the %llu-byte SM mirror failed",
+                             (unsigned long long)HBGH_MIRROR_BYTES);
+        }
+    }
+    memset(m->mirror, 0, HBGH_SM_HEADER);
+    uint64_t nsubs = (uint64_t)wl->layers * wl->ndefs;
+    b->subs = malloc(HBGH_SUB_HEADER + nsubs * HBGH_SUB_RECORD);
+    if (b->subs == NULL) {
+        return hbgh_fail(m, "allocating the submission block failed");
+    }
+    memset(b->subs, 0, HBGH_SUB_HEADER);
+
+    orch_state os;
+    memset(&os, 0, sizeof(os));
+    os.seed = wl->hid | 1;
+    for (int i = 0; i < HBGH_MAX_DEFS; i++) {
+        os.first_sub[i] = -1;
+    }
+    for (int32_t i = 0; i < m->nops; i++) {
+        const hbgh_op *op = &m->ops[i];
+        int rc = 0;
+        switch (op->type) {
+        case HBGH_OP_ALLOC:
+            rc = op_alloc(m, b, &os);
+            break;
+        case HBGH_OP_SUBMIT:
+            rc = op_submit(m, b, &os);
+            break;
+        case HBGH_OP_GRAPH:
+            rc = op_graph(m, b, &os, op->def);
+            break;
+        default:
+            op_scope_end(m, b, &os);
+            break;
+        }
+        if (rc != 0) {
+            return -1;
+        }
+    }
+    hbgh_busy_wait(m->cfg.delay_ns);
+    if (hbgh_pool_commit(m) != 0) {
+        return -1;
+    }
+    uint64_t hdr[4] = {0x48424753484d0001ull, b->tasks, os.subs, HBGH_TASK_WINDOW};
+    memcpy(m->mirror, hdr, sizeof(hdr));
+    uint64_t shdr[2] = {os.subs, HBGH_SUB_RECORD};
+    memcpy(b->subs, shdr, sizeof(shdr));
+    b->st->tasks = (int64_t)b->tasks;
+    return 0;
+}
+
+/* ---- one bind ---- */
+
+static int run_segments(hbgh_model *m, hbgh_bind *b)
+{
+    const hbgh_workload *wl = m->wl;
+    hbgh_bind_stats *st = b->st;
+    uint64_t nt = wl->arg_tensors;
+    uint64_t abytes = (uint64_t)m->cfg.args_bytes;
+
+    /* args: stage the caller tensors. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    b->args = malloc(abytes ? abytes : 1);
+    if (b->args == NULL) {
+        return hbgh_fail(m, "allocating %llu bytes of staged args failed",
+                         (unsigned long long)abytes);
+    }
+    uint64_t per = abytes / nt;
+    for (uint64_t i = 0, off = 0; i < nt; i++) {
+        uint64_t len = i + 1 == nt ? abytes - off : per;
+        memcpy(b->args + off, m->args_src + off, len);
+        off += len;
+    }
+    if (seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
+                (unsigned long long)nt, (unsigned long long)nt, (unsigned long long)abytes) != 0) {
+        return -1;
+    }
+
+    /* arena_build: one host arena, one (modelled) device arena. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    b->arena = malloc(HBGH_HOST_ARENA_BYTES);
+    if (b->arena == NULL) {
+        return hbgh_fail(m, "allocating the host arena failed");
+    }
+    memset(b->arena, 0, ARENA_HEADER);
+    hbgh_dev_alloc(m, HBGH_DEVICE_ARENA_BYTES);
+    if (seg_end(m, b, HBGH_K_ARENA_BUILD, 0, 1, "bytes=%u device=%u", HBGH_HOST_ARENA_BYTES,
+                HBGH_DEVICE_ARENA_BYTES) != 0) {
+        return -1;
+    }
+
+    /* static_arena: carve the static arena and the GM heap. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    memset(b->arena + STATIC_OFF, 0, 4096);
+    uint64_t layout[4] = {STATIC_OFF, HBGH_STATIC_ARENA_BYTES, DESC_OFF, HBGH_GM_HEAP_BYTES};
+    memcpy(b->arena + 64, layout, sizeof(layout));
+    if (seg_end(m, b, HBGH_K_STATIC_ARENA, 0, 0, "heap=%llu arena=%u", HBGH_GM_HEAP_BYTES,
+                HBGH_STATIC_ARENA_BYTES) != 0) {
+        return -1;
+    }
+
+    /* gm_heap: the heap allocator's bookkeeping. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    memset(b->arena + GM_META_OFF, 0, GM_META_BYTES);
+    uint64_t heap[2] = {HBGH_GM_HEAP_BYTES, 0};
+    memcpy(b->arena + GM_META_OFF, heap, sizeof(heap));
+    if (seg_end(m, b, HBGH_K_GM_HEAP, 0, 0, "%s", "") != 0) {
+        return -1;
+    }
+
+    /* runtime_init: reset the tensormap and the runtime state. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    memset(b->arena + TMAP_OFF, 0, TMAP_BYTES);
+    memset(b->arena + RT_OFF, 0, RT_BYTES);
+    if (seg_end(m, b, HBGH_K_RUNTIME_INIT, 0, 0, "%s", "") != 0) {
+        return -1;
+    }
+
+    /* host_orch */
+    if (seg_begin(m, b) != 0 || host_orch(m, b) != 0) {
+        return -1;
+    }
+    if (seg_end(m, b, HBGH_K_HOST_ORCH, 0, 0, "tasks=%llu heap_used=%llu",
+                (unsigned long long)b->tasks, (unsigned long long)b->heap_used) != 0) {
+        return -1;
+    }
+
+    /* graph_upload: each distinct Definition image, once. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    uint64_t ubytes = 0, ndefs = 0, nsubs = 0;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        hbgh_defrec *r = &m->defs[d];
+        if (r->recorded) {
+            hbgh_dev_h2d(m, r->image_bytes, 1);
+            ubytes += r->image_bytes;
+            ndefs++;
+        }
+        nsubs += r->subs;
+    }
+    st->defs = (int64_t)ndefs;
+    st->submissions = (int64_t)nsubs;
+    st->upload_bytes = (int64_t)ubytes;
+    if (seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "defs=%llu bytes=%llu submissions=%llu",
+                (unsigned long long)ndefs, (unsigned long long)ubytes,
+                (unsigned long long)nsubs) != 0) {
+        return -1;
+    }
+
+    /* shared_mem: lay out the SM image over the live prefix. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    for (uint32_t s = 0; s < (uint32_t)b->tasks; s++) {
+        uint64_t id;
+        memcpy(&id, slot_ptr(m, s), sizeof(id));
+        if (id != TASK_ID(s)) {
+            return hbgh_fail(m, "SM slot %u holds task %llx", s, (unsigned long long)id);
+        }
+    }
+    b->sm_bytes = HBGH_SM_HEADER + b->tasks * HBGH_SLOT_LIVE;
+    if (seg_end(m, b, HBGH_K_SHARED_MEM, b->sm_bytes, 0, "bytes=%llu",
+                (unsigned long long)b->sm_bytes) != 0) {
+        return -1;
+    }
+
+    /* arena_h2d: compact the live SM prefix, stage the submission block
+     * and the fanin table, one upload. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    uint64_t subs_bytes = HBGH_SUB_HEADER + nsubs * HBGH_SUB_RECORD;
+    uint64_t copied = (uint64_t)b->nfanin * 4;
+    uint64_t total = b->sm_bytes + subs_bytes + copied;
+    uint8_t *stage = malloc(total);
+    if (stage == NULL) {
+        return hbgh_fail(m, "allocating %llu bytes of upload staging failed",
+                         (unsigned long long)total);
+    }
+    memcpy(stage, m->mirror, HBGH_SM_HEADER);
+    for (uint64_t s = 0; s < b->tasks; s++) {
+        memcpy(stage + HBGH_SM_HEADER + s * HBGH_SLOT_LIVE, slot_ptr(m, (uint32_t)s), HBGH_SLOT_LIVE);
+    }
+    memcpy(stage + b->sm_bytes, b->subs, subs_bytes);
+    if (copied) {
+        memcpy(stage + b->sm_bytes + subs_bytes, b->fanin, copied);
+    }
+    hbgh_dev_h2d(m, total, 1);
+    free(stage);
+    if (seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
+                "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
+                (unsigned long long)b->tasks, (unsigned long long)total,
+                (unsigned long long)copied, (unsigned long long)b->sm_bytes,
+                (unsigned long long)subs_bytes, b->nfanin, (unsigned long long)b->ntensor_args,
+                (unsigned long long)b->nscalar_args) != 0) {
+        return -1;
+    }
+
+    /* host_view_close: release the staged views and the bind's buffers. */
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    free(b->args);
+    b->args = NULL;
+    if (m->cfg.mirror == HBGH_MIRROR_PER_BIND) {
+        free(m->mirror);
+        m->mirror = NULL;
+    }
+    free(b->arena);
+    b->arena = NULL;
+    free(b->subs);
+    b->subs = NULL;
+    free(b->fanin);
+    b->fanin = NULL;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        hbgh_defrec_free(&m->defs[d]);
+    }
+    return seg_end(m, b, HBGH_K_HOST_VIEW_CLOSE, 0, 0, "count=%llu bytes=%llu",
+                   (unsigned long long)nt, (unsigned long long)abytes);
+}
+
+static void free_bind(hbgh_model *m, hbgh_bind *b)
+{
+    free(b->args);
+    free(b->arena);
+    free(b->subs);
+    free(b->fanin);
+    for (uint32_t d = 0; d < m->wl->ndefs; d++) {
+        hbgh_defrec_free(&m->defs[d]);
+    }
+}
+
+/* trace_end writes one pass's lines in enum order. */
+static int trace_end(hbgh_model *m, hbgh_bind *b)
+{
+    hbgh_bind_stats *st = b->st;
+    for (int k = 0; k < HBGH_NSEG; k++) {
+        const hbgh_seg_stats *s = &st->seg[k];
+        if (!s->recorded) {
+            continue;
+        }
+        if (hbgh_log(m, "host_phase_trace_end",
+                     "[host_phase_trace.cpp:393] bind phase=%s start_ns=%lld dur_ns=%lld %s",
+                     hbgh_kind_names[k], (long long)s->start_ns, (long long)s->dur_ns,
+                     b->attrs[k]) != 0) {
+            return -1;
+        }
+    }
+    for (int k = 0; k < HBGH_NORCH; k++) {
+        hbgh_orch_stats *o = &st->orch[k];
+        o->count = m->main_prod.orch[k].count + m->pass_orch[k].count;
+        o->total_ns = m->main_prod.orch[k].total_ns + m->pass_orch[k].total_ns;
+        o->detail_sum = m->main_prod.orch[k].detail_sum + m->pass_orch[k].detail_sum;
+        o->dropped = m->main_prod.orch[k].dropped + m->pass_orch[k].dropped;
+    }
+    for (int k = 0; k < HBGH_NORCH; k++) {
+        const hbgh_orch_stats *o = &st->orch[k];
+        if (o->count == 0) {
+            continue;
+        }
+        if (hbgh_log(m, "host_phase_trace_end",
+                     "[host_phase_trace.cpp:402] host-orch phase=%s total_ns=%lld count=%lld "
+                     "detail_sum=%llu dropped=%lld",
+                     hbgh_kind_names[HBGH_NSEG + k], (long long)o->total_ns, (long long)o->count,
+                     (unsigned long long)o->detail_sum, (long long)o->dropped) != 0) {
+            return -1;
+        }
+    }
+    st->records_dropped = atomic_load(&m->pool.dropped);
+    return 0;
+}
+
+/* validate checks the bind against the workload's numbers. */
+static int validate(hbgh_model *m, const hbgh_bind_stats *st)
+{
+    const hbgh_workload *wl = m->wl;
+    int64_t subs = (int64_t)wl->layers * wl->ndefs;
+    int64_t nodes = 0;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        nodes += wl->def_nodes[d];
+    }
+    if (st->tasks != (int64_t)wl->submit_tasks + wl->alloc_tensors + subs ||
+        st->defs != (int64_t)wl->ndefs || st->submissions != subs ||
+        st->orch[HBGH_K_RECORD_NODE - HBGH_NSEG].count != nodes ||
+        st->orch[HBGH_K_GRAPH_SUBMIT - HBGH_NSEG].count != subs) {
+        return hbgh_fail(m, "validate: bind %llu did not do the workload's work",
+                         (unsigned long long)st->inv);
+    }
+    return 0;
+}
+
+static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
+{
+    hbgh_bind b;
+    memset(&b, 0, sizeof(b));
+    memset(st, 0, sizeof(*st));
+    b.st = st;
+    st->inv = atomic_fetch_add(&g_inv, 1) + 1;
+    st->hblkhd_before = hbgh_hblkhd();
+
+    atomic_store(&m->pool.next, 0);
+    atomic_store(&m->pool.dropped, 0);
+    memset(m->pool.count, 0, sizeof(m->pool.count));
+    hbgh_producer_reset(&m->main_prod);
+    memset(m->pass_orch, 0, sizeof(m->pass_orch));
+
+    int64_t ts = hbgh_now();
+    if (run_segments(m, &b) != 0) {
+        free_bind(m, &b);
+        return -1;
+    }
+    if (trace_end(m, &b) != 0 || hbgh_write_records(m, st->inv) != 0) {
+        return -1;
+    }
+    int64_t bind_end = hbgh_now();
+    if (hbgh_log_span(m, st->inv, 1, "chip.run.bind", ts, bind_end - ts, "") != 0) {
+        return -1;
+    }
+    int64_t vts = hbgh_now();
+    if (validate(m, st) != 0) {
+        return -1;
+    }
+    int64_t vend = hbgh_now();
+    if (hbgh_log_span(m, st->inv, 1, "chip.run.validate", vts, vend - vts, "") != 0) {
+        return -1;
+    }
+    if (hbgh_log_span(m, st->inv, 0, "chip.run", ts, hbgh_now() - ts, "") != 0) {
+        return -1;
+    }
+    st->bind_ts = ts;
+    st->bind_dur = bind_end - ts;
+    st->hblkhd_after = hbgh_hblkhd();
+    st->rss_after = hbgh_rss_bytes();
+    return 0;
+}
+
+/* ---- hbgh_run ---- */
+
+static int check_config(hbgh_model *m)
+{
+    const hbgh_config *c = &m->cfg;
+    if (hbgh_workload_get(c->workload) == NULL) {
+        return hbgh_fail(m, "unknown workload %d", c->workload);
+    }
+    if (c->mirror != HBGH_MIRROR_PER_BIND && c->mirror != HBGH_MIRROR_RETAINED) {
+        return hbgh_fail(m, "unknown mirror policy %d", c->mirror);
+    }
+    if (c->prewarm < 0 || c->prewarm > HBGH_MAX_PREWARM) {
+        return hbgh_fail(m, "prewarm %d out of range 0..%d", c->prewarm, HBGH_MAX_PREWARM);
+    }
+    if (c->graph_pod != HBGH_POD_CURRENT) {
+        return hbgh_fail(m, "graph_pod %d is not implemented", c->graph_pod);
+    }
+    if (c->epoch != HBGH_EPOCH_E1 && c->epoch != HBGH_EPOCH_E2) {
+        return hbgh_fail(m, "epoch %d is not implemented", c->epoch);
+    }
+    if (c->device != HBGH_DEV_MODEL) {
+        return hbgh_fail(m, "device %d is not implemented", c->device);
+    }
+    if (c->ranks != 1) {
+        return hbgh_fail(m, "ranks=%d is not implemented", c->ranks);
+    }
+    if (c->rounds < 1 || c->delay_ns < 0 || c->args_bytes < 0 || c->dev_call_ns < 0 ||
+        c->dev_pin_ns < 0 || c->dev_dma_bytes_per_s <= 0 || c->dev_bounce_bytes <= 0 ||
+        c->log_fd < 0) {
+        return hbgh_fail(m, "invalid numeric setting");
+    }
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0 ||
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+        return hbgh_fail(m, "clock_gettime: %s", strerror(errno));
+    }
+    return 0;
+}
+
+static int setup(hbgh_model *m)
+{
+    int err = pthread_mutex_init(&m->mu, NULL);
+    if (err != 0) {
+        return hbgh_fail(m, "pthread_mutex_init: %s", strerror(err));
+    }
+    err = pthread_cond_init(&m->done_cv, NULL);
+    if (err != 0) {
+        (void)pthread_mutex_destroy(&m->mu);
+        return hbgh_fail(m, "pthread_cond_init: %s", strerror(err));
+    }
+    m->wl = hbgh_workload_get(m->cfg.workload);
+    m->pid = (int32_t)getpid();
+    m->bind_tid = hbgh_gettid();
+    m->main_prod.tid = m->bind_tid;
+    hbgh_producer_reset(&m->main_prod);
+    for (int d = 0; d < HBGH_MAX_DEFS; d++) {
+        m->defs[d].recorder = -1;
+    }
+    if (hbgh_workload_ops(m->wl, &m->ops, &m->nops) != 0) {
+        return hbgh_fail(m, "allocating the operation sequence failed");
+    }
+    size_t ab = m->cfg.args_bytes > 0 ? (size_t)m->cfg.args_bytes : 1;
+    m->args_src = malloc(ab);
+    if (m->args_src == NULL) {
+        return hbgh_fail(m, "allocating %zu bytes of caller tensors failed", ab);
+    }
+    memset(m->args_src, 0x5a, ab);
+    if (m->cfg.records_path != NULL) {
+        m->records_fd = open(m->cfg.records_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (m->records_fd < 0) {
+            return hbgh_fail(m, "opening %s: %s", m->cfg.records_path, strerror(errno));
+        }
+        m->pool.recs = calloc((size_t)HBGH_POOL_BUFS * HBGH_POOL_RECS, sizeof(hbgh_rec));
+        if (m->pool.recs == NULL) {
+            return hbgh_fail(m, "allocating the record pool failed");
+        }
+        m->pool.armed = 1;
+    }
+    return 0;
+}
+
+static void teardown(hbgh_model *m)
+{
+    hbgh_pool_stop(m);
+    free(m->mirror);
+    free(m->args_src);
+    free(m->ops);
+    free(m->pool.recs);
+    for (int d = 0; d < HBGH_MAX_DEFS; d++) {
+        hbgh_defrec_free(&m->defs[d]);
+    }
+    if (m->records_fd >= 0 && close(m->records_fd) != 0) {
+        hbgh_fail(m, "closing %s: %s", m->cfg.records_path, strerror(errno));
+    }
+    (void)pthread_cond_destroy(&m->done_cv);
+    (void)pthread_mutex_destroy(&m->mu);
+
+    /* A joined thread can linger in /proc for a moment after pthread_join
+     * returns; give each up to 200 ms before counting it as left. */
+    int32_t left = 0;
+    for (int32_t i = 0; i < m->ntids; i++) {
+        int tries = 0;
+        while (hbgh_task_exists(m->tids[i]) && tries++ < 200) {
+            struct timespec d = {0, 1000000};
+            (void)nanosleep(&d, NULL);
+        }
+        if (hbgh_task_exists(m->tids[i])) {
+            left++;
+        }
+    }
+    m->out->threads_left = left;
+    m->out->threads_created = m->threads_created;
+    free(m->tids);
+}
+
+int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
+{
+    out->binds_done = 0;
+    out->threads_created = 0;
+    out->threads_left = 0;
+    out->recorders_seen = 0;
+    out->error[0] = '\0';
+    hbgh_model *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        snprintf(out->error, sizeof(out->error), "allocating the model failed");
+        return -1;
+    }
+    m->cfg = *cfg;
+    m->out = out;
+    m->records_fd = -1;
+    out->pid = (int32_t)getpid();
+    out->bind_tid = hbgh_gettid();
+    if (check_config(m) != 0) {
+        free(m);
+        return -1;
+    }
+    int rc = setup(m);
+    if (rc == 0 && cfg->stamp != NULL) {
+        size_t n = strlen(cfg->stamp);
+        char *line = malloc(n + 2);
+        if (line == NULL) {
+            rc = hbgh_fail(m, "allocating the stamp line failed");
+        } else {
+            memcpy(line, cfg->stamp, n);
+            line[n] = '\n';
+            if (hbgh_write_all(cfg->log_fd, line, n + 1) != 0) {
+                rc = hbgh_fail(m, "writing the log: %s", strerror(errno));
+            }
+            free(line);
+        }
+    }
+    if (rc == 0) {
+        rc = hbgh_log_anchor(m);
+    }
+    if (rc == 0) {
+        rc = hbgh_pool_start(m);
+    }
+    if (rc == 0) {
+        out->recorders_seen = hbgh_count_named_threads("hbgh-rec");
+    }
+    for (int32_t i = 0; rc == 0 && i < cfg->rounds; i++) {
+        hbgh_bind_stats local;
+        hbgh_bind_stats *st = cfg->keep_stats && out->binds != NULL ? &out->binds[i] : &local;
+        rc = run_bind(m, st);
+        if (rc == 0) {
+            out->binds_done++;
+        }
+    }
+    teardown(m);
+    free(m);
+    return rc == 0 && out->error[0] == '\0' ? 0 : -1;
+}

@@ -1,0 +1,553 @@
+//go:build cgo
+
+/*
+ * hbgh_recorder.c - the recorder thread pool and the recordings it makes.
+ *
+ * Each Definition submitted in a bind is recorded by one recorder thread,
+ * which owns that recording until the commit: it records the Definition's
+ * nodes (hazard-map insert and lookup, edges, growing containers), builds
+ * the Definition image, and binds every later submission's boundary tensors.
+ * `prewarm` threads are created when the model starts; when a bind needs
+ * more recordings than free threads, the submitting thread creates one with
+ * pthread_create in the middle of its burst, and that thread is joined at
+ * the commit.
+ */
+#define _GNU_SOURCE
+#include "hbgh_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- records ---- */
+
+void hbgh_producer_reset(hbgh_producer *p)
+{
+    p->buf = -1;
+    p->n = 0;
+    memset(p->orch, 0, sizeof(p->orch));
+}
+
+void hbgh_record(hbgh_pool *pool, hbgh_producer *p, int32_t kind, int64_t start_ns,
+                 int64_t end_ns, uint64_t detail)
+{
+    hbgh_orch_stats *o = kind >= HBGH_NSEG ? &p->orch[kind - HBGH_NSEG] : NULL;
+    if (o != NULL) {
+        o->count++;
+        o->total_ns += end_ns - start_ns;
+        o->detail_sum += detail;
+    }
+    if (!pool->armed) {
+        return;
+    }
+    if (p->buf == -1 || (p->buf >= 0 && p->n == HBGH_POOL_RECS)) {
+        int b = atomic_fetch_add(&pool->next, 1);
+        if (b >= HBGH_POOL_BUFS) {
+            p->buf = -2;
+        } else {
+            p->buf = b;
+            p->n = 0;
+        }
+    }
+    if (p->buf == -2) {
+        atomic_fetch_add(&pool->dropped, 1);
+        if (o != NULL) {
+            o->dropped++;
+        }
+        return;
+    }
+    hbgh_rec *r = &pool->recs[(size_t)p->buf * HBGH_POOL_RECS + (size_t)p->n];
+    r->start_ns = start_ns;
+    r->end_ns = end_ns;
+    r->detail = detail;
+    r->tid = p->tid;
+    r->kind = kind;
+    p->n++;
+    pool->count[p->buf] = p->n;
+}
+
+/* ---- growing containers ---- */
+
+static int grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) {
+        return 0;
+    }
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need) {
+        c *= 2;
+    }
+    void *p = realloc(*ptr, (size_t)c * elem);
+    if (p == NULL) {
+        return -1;
+    }
+    *ptr = p;
+    *cap = c;
+    return 0;
+}
+
+static uint32_t hmap_slot(const hbgh_hmap *h, uint64_t key)
+{
+    uint64_t x = key * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32) & (h->cap - 1);
+}
+
+static int hmap_put(hbgh_hmap *h, uint64_t key, uint32_t val);
+
+static int hmap_grow(hbgh_hmap *h)
+{
+    uint32_t ncap = h->cap ? h->cap * 2 : 64;
+    hbgh_hmap n = {.cap = ncap};
+    n.keys = calloc(ncap, sizeof(*n.keys));
+    n.vals = calloc(ncap, sizeof(*n.vals));
+    if (n.keys == NULL || n.vals == NULL) {
+        free(n.keys);
+        free(n.vals);
+        return -1;
+    }
+    for (uint32_t i = 0; i < h->cap; i++) {
+        if (h->keys[i] != 0) {
+            (void)hmap_put(&n, h->keys[i], h->vals[i]);
+        }
+    }
+    free(h->keys);
+    free(h->vals);
+    *h = n;
+    return 0;
+}
+
+static int hmap_put(hbgh_hmap *h, uint64_t key, uint32_t val)
+{
+    if ((h->len + 1) * 2 > h->cap && hmap_grow(h) != 0) {
+        return -1;
+    }
+    uint32_t i = hmap_slot(h, key);
+    while (h->keys[i] != 0 && h->keys[i] != key) {
+        i = (i + 1) & (h->cap - 1);
+    }
+    if (h->keys[i] == 0) {
+        h->keys[i] = key;
+        h->len++;
+    }
+    h->vals[i] = val;
+    return 0;
+}
+
+static int hmap_get(const hbgh_hmap *h, uint64_t key, uint32_t *val)
+{
+    if (h->cap == 0) {
+        return 0;
+    }
+    uint32_t i = hmap_slot(h, key);
+    while (h->keys[i] != 0) {
+        if (h->keys[i] == key) {
+            *val = h->vals[i];
+            return 1;
+        }
+        i = (i + 1) & (h->cap - 1);
+    }
+    return 0;
+}
+
+void hbgh_defrec_free(hbgh_defrec *d)
+{
+    free(d->nodes);
+    free(d->edges);
+    free(d->binds);
+    free(d->haz.keys);
+    free(d->haz.vals);
+    free(d->image);
+    memset(d, 0, sizeof(*d));
+    d->recorder = -1;
+}
+
+/* ---- the recording work ---- */
+
+#define BOUNDARY_BASE 0x100000000ull
+#define NODE_OUT_BASE 0x200000000ull
+#define EXTERNAL UINT32_MAX
+
+static int record_definition(hbgh_model *m, hbgh_recorder *r, int32_t def)
+{
+    const hbgh_workload *wl = m->wl;
+    hbgh_defrec *d = &m->defs[def];
+    uint64_t seed = wl->hid ^ (0x9E3779B97F4A7C15ull * (uint64_t)(def + 1));
+    uint32_t nodes = wl->def_nodes[def];
+    uint64_t produced = 0;
+
+    /* Boundary tensors are known to the recording from the start. */
+    for (uint32_t i = 0; i < wl->sub_tensors; i++) {
+        if (hmap_put(&d->haz, BOUNDARY_BASE + i, EXTERNAL) != 0) {
+            return -1;
+        }
+    }
+    for (uint32_t i = 0; i < nodes; i++) {
+        int64_t t0 = hbgh_now();
+        if (grow((void **)&d->nodes, &d->ncap, d->nn + 1, sizeof(*d->nodes)) != 0) {
+            return -1;
+        }
+        hbgh_node *n = &d->nodes[d->nn];
+        memset(n, 0, sizeof(*n));
+        n->kernel = (uint32_t)(hbgh_rand(&seed) % 64);
+        n->n_in = 1 + (uint32_t)(hbgh_rand(&seed) % 4);
+        n->n_out = 1 + (hbgh_rand(&seed) % 4 == 0);
+        n->edge_begin = d->ne;
+        uint64_t ops = 0;
+        for (uint32_t k = 0; k < n->n_in; k++) {
+            uint64_t x = hbgh_rand(&seed);
+            if (produced == 0 || x % 10 < 3) {
+                n->in[k] = BOUNDARY_BASE + (wl->sub_tensors ? (x >> 8) % wl->sub_tensors : 0);
+            } else {
+                n->in[k] = NODE_OUT_BASE + (x >> 8) % produced;
+            }
+            uint32_t writer;
+            ops++;
+            if (hmap_get(&d->haz, n->in[k], &writer) && writer != EXTERNAL) {
+                if (grow((void **)&d->edges, &d->ecap, d->ne + 1, sizeof(*d->edges)) != 0) {
+                    return -1;
+                }
+                d->edges[d->ne++] = writer;
+                n->edge_count++;
+            }
+        }
+        for (uint32_t k = 0; k < n->n_out; k++) {
+            n->out[k] = NODE_OUT_BASE + produced++;
+            ops++;
+            if (hmap_put(&d->haz, n->out[k], d->nn) != 0) {
+                return -1;
+            }
+        }
+        d->nn++;
+        hbgh_record(&m->pool, &r->prod, HBGH_K_RECORD_NODE, t0, hbgh_now(), ops);
+    }
+
+    /* Build the Definition image: header, node descriptors with their
+     * kernel argument blobs, then the edge list. */
+    int64_t t0 = hbgh_now();
+    uint64_t bytes = HBGH_DEF_HEADER + (uint64_t)d->nn * (HBGH_NODE_DESC + HBGH_NODE_ARGS) +
+                     (uint64_t)d->ne * HBGH_EDGE_BYTES;
+    uint8_t *img = malloc(bytes);
+    if (img == NULL) {
+        return -1;
+    }
+    memset(img, 0, HBGH_DEF_HEADER);
+    uint64_t hdr[4] = {0x4842474445460001ull, d->nn, d->ne, wl->hid};
+    memcpy(img, hdr, sizeof(hdr));
+    uint8_t *p = img + HBGH_DEF_HEADER;
+    uint64_t sum = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < d->nn; i++) {
+        const hbgh_node *n = &d->nodes[i];
+        memcpy(p, n, sizeof(*n) < HBGH_NODE_DESC ? sizeof(*n) : HBGH_NODE_DESC);
+        if (sizeof(*n) < HBGH_NODE_DESC) {
+            memset(p + sizeof(*n), 0, HBGH_NODE_DESC - sizeof(*n));
+        }
+        memset(p + HBGH_NODE_DESC, (int)(n->kernel + i), HBGH_NODE_ARGS);
+        memcpy(p + HBGH_NODE_DESC, &n->in[0], sizeof(n->in[0]));
+        sum = (sum ^ (n->kernel + ((uint64_t)n->edge_count << 8))) * 0x100000001b3ull;
+        p += HBGH_NODE_DESC + HBGH_NODE_ARGS;
+    }
+    for (uint32_t i = 0; i < d->ne; i++) {
+        uint64_t e = d->edges[i];
+        memcpy(p, &e, HBGH_EDGE_BYTES);
+        p += HBGH_EDGE_BYTES;
+    }
+    d->image = img;
+    d->image_bytes = bytes;
+    d->checksum = sum;
+    d->recorded = 1;
+    hbgh_record(&m->pool, &r->prod, HBGH_K_BUILD_DEFINITION, t0, hbgh_now(), d->nn);
+    return 0;
+}
+
+static int bind_submission(hbgh_model *m, int32_t def, int32_t sub)
+{
+    const hbgh_workload *wl = m->wl;
+    hbgh_defrec *d = &m->defs[def];
+    for (uint32_t i = 0; i < wl->sub_tensors; i++) {
+        uint32_t writer = 0;
+        if (!hmap_get(&d->haz, BOUNDARY_BASE + i, &writer)) {
+            return -1;
+        }
+        if (grow((void **)&d->binds, &d->bcap, d->nb + 1, sizeof(*d->binds)) != 0) {
+            return -1;
+        }
+        d->binds[d->nb++] = ((uint64_t)sub << 32) | i;
+    }
+    d->subs++;
+    return 0;
+}
+
+/* ---- the pool ---- */
+
+static void *recorder_main(void *arg)
+{
+    hbgh_recorder *r = arg;
+    hbgh_model *m = r->m;
+    /* Thread names are how tests find leftover threads; a failure to name
+     * the thread is harmless for the model itself. */
+    (void)pthread_setname_np(pthread_self(), "hbgh-rec");
+    r->prod.tid = hbgh_gettid();
+    atomic_store(&r->cpu_ns, hbgh_thread_cpu());
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        abort();
+    }
+    atomic_store(&r->tid, r->prod.tid);
+    (void)pthread_cond_broadcast(&m->done_cv);
+    for (;;) {
+        while (!r->stop && r->qlen == 0) {
+            (void)pthread_cond_wait(&r->cv, &m->mu);
+        }
+        if (r->qlen == 0) {
+            break; /* stop requested and nothing left */
+        }
+        hbgh_job job = r->q[r->qhead];
+        r->qhead = (r->qhead + 1) % r->qcap;
+        r->qlen--;
+        (void)pthread_mutex_unlock(&m->mu);
+
+        int rc;
+        if (job.type == HBGH_JOB_RECORD) {
+            rc = record_definition(m, r, job.def);
+        } else {
+            rc = bind_submission(m, job.def, job.sub);
+        }
+        atomic_store(&r->cpu_ns, hbgh_thread_cpu());
+
+        if (pthread_mutex_lock(&m->mu) != 0) {
+            abort();
+        }
+        if (rc != 0) {
+            m->failed = 1;
+        }
+        if (--m->pending == 0) {
+            (void)pthread_cond_broadcast(&m->done_cv);
+        }
+    }
+    m->retired_cpu_ns += hbgh_thread_cpu();
+    atomic_store(&r->cpu_ns, 0);
+    r->exited = 1;
+    (void)pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+static int note_tid(hbgh_model *m, int32_t tid)
+{
+    if (m->ntids == m->tids_cap) {
+        int32_t c = m->tids_cap ? m->tids_cap * 2 : 32;
+        int32_t *t = realloc(m->tids, (size_t)c * sizeof(*t));
+        if (t == NULL) {
+            return hbgh_fail(m, "allocating the thread list failed");
+        }
+        m->tids = t;
+        m->tids_cap = c;
+    }
+    m->tids[m->ntids++] = tid;
+    return 0;
+}
+
+/* spawn creates one recorder thread; the caller holds no lock. */
+static hbgh_recorder *spawn(hbgh_model *m, int32_t overflow)
+{
+    if (m->nrec >= HBGH_MAX_RECORDERS) {
+        hbgh_fail(m, "more than %d recorder threads", HBGH_MAX_RECORDERS);
+        return NULL;
+    }
+    hbgh_recorder *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        hbgh_fail(m, "allocating a recorder failed");
+        return NULL;
+    }
+    r->m = m;
+    r->index = m->nrec;
+    r->overflow = overflow;
+    r->qcap = (int32_t)(m->wl->layers * 2 + 4);
+    r->q = calloc((size_t)r->qcap, sizeof(*r->q));
+    if (r->q == NULL) {
+        free(r);
+        hbgh_fail(m, "allocating a recorder queue failed");
+        return NULL;
+    }
+    hbgh_producer_reset(&r->prod);
+    int err = pthread_cond_init(&r->cv, NULL);
+    if (err != 0) {
+        free(r->q);
+        free(r);
+        hbgh_fail(m, "pthread_cond_init: %s", strerror(err));
+        return NULL;
+    }
+    err = pthread_create(&r->thread, NULL, recorder_main, r);
+    if (err != 0) {
+        (void)pthread_cond_destroy(&r->cv);
+        free(r->q);
+        free(r);
+        hbgh_fail(m, "pthread_create: %s", strerror(err));
+        return NULL;
+    }
+    m->rec[m->nrec++] = r;
+    m->threads_created++;
+    return r;
+}
+
+/* join stops recorder r, waits for it and releases it. */
+static int join(hbgh_model *m, hbgh_recorder *r)
+{
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return hbgh_fail(m, "pthread_mutex_lock failed");
+    }
+    /* Its tid is needed for the leak check; wait until it has started. */
+    while (atomic_load(&r->tid) == 0) {
+        (void)pthread_cond_wait(&m->done_cv, &m->mu);
+    }
+    r->stop = 1;
+    (void)pthread_cond_signal(&r->cv);
+    (void)pthread_mutex_unlock(&m->mu);
+    int err = pthread_join(r->thread, NULL);
+    if (err != 0) {
+        return hbgh_fail(m, "pthread_join: %s", strerror(err));
+    }
+    int rc = note_tid(m, atomic_load(&r->tid));
+    (void)pthread_cond_destroy(&r->cv);
+    free(r->q);
+    free(r);
+    return rc;
+}
+
+int hbgh_pool_start(hbgh_model *m)
+{
+    for (int32_t i = 0; i < m->cfg.prewarm; i++) {
+        if (spawn(m, 0) == NULL) {
+            return -1;
+        }
+    }
+    /* Wait until every prewarmed thread runs (and carries its name). */
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return hbgh_fail(m, "pthread_mutex_lock failed");
+    }
+    for (int32_t i = 0; i < m->nrec; i++) {
+        while (atomic_load(&m->rec[i]->tid) == 0) {
+            (void)pthread_cond_wait(&m->done_cv, &m->mu);
+        }
+    }
+    (void)pthread_mutex_unlock(&m->mu);
+    return 0;
+}
+
+int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st)
+{
+    hbgh_defrec *d = &m->defs[def];
+    if (d->recorder >= 0) {
+        return 0;
+    }
+    for (int32_t i = 0; i < m->nrec; i++) {
+        if (!m->rec[i]->busy) {
+            m->rec[i]->busy = 1;
+            d->recorder = i;
+            return 0;
+        }
+    }
+    int64_t t0 = hbgh_now();
+    hbgh_recorder *r = spawn(m, 1);
+    int64_t t1 = hbgh_now();
+    if (r == NULL) {
+        return -1;
+    }
+    r->busy = 1;
+    d->recorder = r->index;
+    st->threads_created++;
+    if (st->creates_kept < HBGH_MAX_CREATES) {
+        st->create_start_ns[st->creates_kept] = t0;
+        st->create_end_ns[st->creates_kept] = t1;
+        st->creates_kept++;
+    }
+    return 0;
+}
+
+static int enqueue(hbgh_model *m, hbgh_recorder *r, hbgh_job job)
+{
+    if (r->qlen == r->qcap) {
+        return hbgh_fail(m, "recorder queue overflow");
+    }
+    r->q[(r->qhead + r->qlen) % r->qcap] = job;
+    r->qlen++;
+    m->pending++;
+    return 0;
+}
+
+int hbgh_pool_submit(hbgh_model *m, int32_t def, int32_t sub, int32_t first)
+{
+    hbgh_recorder *r = m->rec[m->defs[def].recorder];
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return hbgh_fail(m, "pthread_mutex_lock failed");
+    }
+    int rc = 0;
+    if (first) {
+        rc = enqueue(m, r, (hbgh_job){.type = HBGH_JOB_RECORD, .def = def, .sub = sub});
+    }
+    if (rc == 0) {
+        rc = enqueue(m, r, (hbgh_job){.type = HBGH_JOB_BIND, .def = def, .sub = sub});
+    }
+    (void)pthread_cond_signal(&r->cv);
+    (void)pthread_mutex_unlock(&m->mu);
+    return rc;
+}
+
+int hbgh_pool_commit(hbgh_model *m)
+{
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return hbgh_fail(m, "pthread_mutex_lock failed");
+    }
+    while (m->pending > 0) {
+        (void)pthread_cond_wait(&m->done_cv, &m->mu);
+    }
+    int failed = m->failed;
+    (void)pthread_mutex_unlock(&m->mu);
+    if (failed) {
+        return hbgh_fail(m, "a recorder thread ran out of memory");
+    }
+    /* Collect the recorders' aggregates of this pass; then threads created
+     * mid-burst are joined and the prewarmed ones stay. */
+    int rc = 0;
+    int32_t keep = 0;
+    for (int32_t i = 0; i < m->nrec; i++) {
+        hbgh_recorder *r = m->rec[i];
+        for (int k = 0; k < HBGH_NORCH; k++) {
+            m->pass_orch[k].count += r->prod.orch[k].count;
+            m->pass_orch[k].total_ns += r->prod.orch[k].total_ns;
+            m->pass_orch[k].detail_sum += r->prod.orch[k].detail_sum;
+            m->pass_orch[k].dropped += r->prod.orch[k].dropped;
+        }
+        hbgh_producer_reset(&r->prod);
+        if (r->overflow) {
+            if (join(m, r) != 0) {
+                rc = -1;
+            }
+        } else {
+            r->busy = 0;
+            r->index = keep;
+            m->rec[keep++] = r;
+        }
+    }
+    m->nrec = keep;
+    return rc;
+}
+
+void hbgh_pool_stop(hbgh_model *m)
+{
+    for (int32_t i = 0; i < m->nrec; i++) {
+        (void)join(m, m->rec[i]);
+    }
+    m->nrec = 0;
+}
+
+int64_t hbgh_pool_cpu(hbgh_model *m)
+{
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return 0;
+    }
+    int64_t sum = m->retired_cpu_ns;
+    for (int32_t i = 0; i < m->nrec; i++) {
+        sum += atomic_load(&m->rec[i]->cpu_ns);
+    }
+    (void)pthread_mutex_unlock(&m->mu);
+    return sum;
+}

@@ -1,0 +1,53 @@
+package runtimeharness
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// HostFacts are the facts about the machine that change what the model
+// measures, printed in every harness [stamp].
+type HostFacts struct {
+	NProc int    // CPUs this process may run on
+	THP   string // transparent huge pages mode: always, madvise, never, unknown
+	Glibc string // glibc version, "unknown" without cgo
+}
+
+// Host reads the facts of this machine.
+func Host() HostFacts {
+	return HostFacts{NProc: runtime.NumCPU(), THP: thpMode(), Glibc: glibcVersion()}
+}
+
+const thpPath = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// thpMode returns the bracketed choice of the THP setting, e.g. "madvise"
+// from "always [madvise] never".
+func thpMode() string {
+	b, err := os.ReadFile(thpPath)
+	if err != nil {
+		return "unknown"
+	}
+	return parseTHP(string(b))
+}
+
+func parseTHP(s string) string {
+	i := strings.IndexByte(s, '[')
+	j := strings.IndexByte(s, ']')
+	if i < 0 || j < i {
+		return "unknown"
+	}
+	return s[i+1 : j]
+}
+
+// Stamp returns the text of the [stamp] line the harness writes first
+// (without the "[stamp] " prefix): the harness, the variant's arm spec, the
+// rounds, the host facts and the model device's constants.
+func Stamp(c Config, rounds int, h HostFacts) string {
+	d := c.Device
+	return fmt.Sprintf("hbgkit-harness %s rounds=%d nproc=%d thp=%s glibc=%s "+
+		"dev=%s call_ns=%d pin_ns=%d dma_bps=%d bounce=%d",
+		c.Spec(), rounds, h.NProc, h.THP, h.Glibc,
+		d.Kind, d.CallNS, d.PinNS, d.DMABytesPerSec, d.BounceBytes)
+}
