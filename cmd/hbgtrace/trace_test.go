@@ -191,3 +191,28 @@ func TestTraceSwimlaneExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestSwimlaneDocExamples runs the hbgtrace command lines of
+// docs/swimlanes.md (those naming no placeholder) against fixtures.
+func TestSwimlaneDocExamples(t *testing.T) {
+	b, err := os.ReadFile("../../docs/swimlanes.md")
+	require.NoError(t, err)
+	files := map[string]string{
+		"run.log":                      laneLog,
+		"out/host_phase_records.jsonl": `{"pid": 9, "inv": 5, "records": []}` + "\n",
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		args := strings.Fields(line)
+		if !strings.HasPrefix(line, "    hbgtrace ") || strings.Contains(line, "<") {
+			continue
+		}
+		n++
+		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
+			stdout, stderr, code, _ := laneExec(t, files, "", args[1:]...)
+			assert.Equal(t, 0, code, stderr)
+			assert.True(t, strings.HasPrefix(stdout, "Wrote "), stdout)
+		})
+	}
+	assert.NotZero(t, n, "no examples found")
+}
