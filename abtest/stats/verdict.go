@@ -1,0 +1,139 @@
+package stats
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Alpha is the significance level of the Wilcoxon gate on phase rows.
+const Alpha = 0.05
+
+// Power is the power at which MDE is computed.
+const Power = 0.80
+
+// DefaultMargin is the equivalence margin M of the verdict when none is
+// given or taken from an A/A run: 1%.
+const DefaultMargin = 0.01
+
+// MinRounds is the fewest rounds whose Wilcoxon p can fall below Alpha:
+// with 5 rounds the smallest exact two-sided p is 2/2⁵ = 0.0625. A campaign
+// with fewer rounds should warn.
+const MinRounds = 6
+
+// A Call is the outcome of a verdict.
+type Call int
+
+// The calls, in the order STATS.md evaluates them (Inconclusive is the
+// zero value: a verdict not yet reached concludes nothing).
+const (
+	Inconclusive Call = iota // the interval straddles a margin: more rounds needed
+	Faster                   // U < −M: B is faster by more than the margin
+	Slower                   // L > M: B is slower by more than the margin
+	NoChange                 // −M ≤ L, U ≤ M and the interval contains 0
+	Small                    // −M ≤ L, U ≤ M and the interval excludes 0: real but below the margin
+)
+
+// String returns the word a report prints for c: "faster", "slower",
+// "no change", "~ small" or "inconclusive".
+func (c Call) String() string {
+	switch c {
+	case Faster:
+		return "faster"
+	case Slower:
+		return "slower"
+	case NoChange:
+		return "no change"
+	case Small:
+		return "~ small"
+	default:
+		return "inconclusive"
+	}
+}
+
+// A Verdict is the call on one metric with, for an inconclusive one, an
+// estimate of the rounds that would settle it.
+type Verdict struct {
+	Call Call
+	// ExtraRounds, for Inconclusive, estimates the rounds to add so that the
+	// interval would clear the margin if Δ stayed where it is:
+	// ⌈R·((U−L)/(2w))² − R⌉ with w = | |Δ| − M |, at least 1. It is −1 when
+	// no estimate exists (Δ sits on the margin, an input is NaN, or the
+	// interval alone did not make the row inconclusive, see Gated), and 0 for
+	// the other calls.
+	ExtraRounds int
+	// Gated reports that the interval alone called the row faster or
+	// slower but its Holm-adjusted Wilcoxon p was not below Alpha (see
+	// Verdict.Gate).
+	Gated bool
+}
+
+// String returns v.Call.String().
+func (v Verdict) String() string { return v.Call.String() }
+
+// Decide returns the verdict for the estimate delta with interval ci over
+// rounds rounds against the equivalence margin margin (a fraction: 0.01 is
+// 1%), in STATS.md's order: ci.Hi < −M is Faster; ci.Lo > M is Slower;
+// −M ≤ ci.Lo and ci.Hi ≤ M is NoChange when ci contains 0, else Small;
+// anything else is Inconclusive with ExtraRounds set. The comparisons are on
+// the Δ scale, as STATS.md writes them.
+//
+// A NaN delta or bound, a NaN or negative margin, or rounds < 1 give
+// Inconclusive with ExtraRounds −1: nothing can be concluded.
+func Decide(delta float64, ci Interval, rounds int, margin float64) Verdict {
+	unknown := Verdict{Call: Inconclusive, ExtraRounds: -1}
+	if math.IsNaN(delta) || math.IsNaN(ci.Lo) || math.IsNaN(ci.Hi) || !(margin >= 0) || rounds < 1 {
+		return unknown
+	}
+	lo, hi, m := ci.Lo, ci.Hi, margin
+	switch {
+	case hi < -m:
+		return Verdict{Call: Faster}
+	case lo > m:
+		return Verdict{Call: Slower}
+	case -m <= lo && hi <= m:
+		if ci.Contains(0) {
+			return Verdict{Call: NoChange}
+		}
+		return Verdict{Call: Small}
+	}
+	w := math.Abs(math.Abs(delta) - m)
+	r := float64(rounds)
+	extra := r*math.Pow((hi-lo)/(2*w), 2) - r
+	if w == 0 || math.IsNaN(extra) || extra > math.MaxInt32 {
+		return unknown
+	}
+	// Round up, forgiving the last bits of floating-point error so that an
+	// exact 30 is not read as 30.000000000000018 and reported as 31.
+	return Verdict{Call: Inconclusive, ExtraRounds: max(1, int(math.Ceil(extra-1e-9)))}
+}
+
+// Gate applies STATS.md's rule for phase rows: a secondary metric is called
+// faster or slower only when its Holm-adjusted Wilcoxon p (see Holm) is
+// below Alpha as well; otherwise it reads inconclusive, with Gated set and
+// ExtraRounds −1. Other calls pass unchanged. A NaN adjP never passes.
+func (v Verdict) Gate(adjP float64) Verdict {
+	if (v.Call == Faster || v.Call == Slower) && !(adjP < Alpha) {
+		return Verdict{Call: Inconclusive, ExtraRounds: -1, Gated: true}
+	}
+	return v
+}
+
+// MDE returns the minimum detectable effect, as a relative change like Δ,
+// of a two-sided 5% test with 80% power over rounds rounds of per-round
+// noise sigmaD (the SD of the log-ratios):
+// exp((z(0.975) + z(0.80))·σ_d/√R) − 1 ≈ 2.8·σ_d/√R (the normal-theory
+// sample-size formula, e.g. Chow, Shao & Wang 2008, Sample Size
+// Calculations in Clinical Research, §3.1). It is STATS.md's rule for
+// planning a campaign from an A/A run's σ_d; it assumes normal noise and a
+// known variance, so it is optimistic for the trimmed-t of R = 20 rounds
+// (an effect of this size is found about 70% of the time, not 80%).
+// PairedResult.MDE is the campaign's own. It returns NaN for a NaN,
+// infinite or negative sigmaD or rounds < 1.
+func MDE(sigmaD float64, rounds int) float64 {
+	if !(sigmaD >= 0) || math.IsInf(sigmaD, 0) || rounds < 1 {
+		return math.NaN()
+	}
+	z := distuv.UnitNormal.Quantile(1-Alpha/2) + distuv.UnitNormal.Quantile(Power)
+	return math.Expm1(z * sigmaD / math.Sqrt(float64(rounds)))
+}
