@@ -18,7 +18,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	failed, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
@@ -39,6 +39,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if isFlagError(err) {
 		fmt.Fprintf(stderr, "hbgtrace: %v\n", err)
+		if failed != nil {
+			fmt.Fprint(stderr, failed.UsageString())
+		}
 		return 2
 	}
 	fmt.Fprintf(stderr, "hbgtrace: %v\n", err)
@@ -72,7 +75,25 @@ gzip-compressed.`,
 		newTraceCmd(),
 		newSwimlaneCmd(),
 	)
+	for _, c := range root.Commands() {
+		wrapArgsAsUsage(c)
+	}
 	return root
+}
+
+// wrapArgsAsUsage makes a wrong number of arguments a usage error of c, so
+// it prints c's usage and exits 2.
+func wrapArgsAsUsage(c *cobra.Command) {
+	check := c.Args
+	if check == nil {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return &usageError{cmd: cmd, err: err}
+		}
+		return nil
+	}
 }
 
 // exitError ends the program with code after printing text verbatim to
