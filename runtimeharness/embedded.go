@@ -154,6 +154,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 func ChildMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(ChildCommand, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {} // the parent shows the error line, not a usage text
 	spec := fs.String("spec", "", "embedded arm spec")
 	rounds := fs.Int("rounds", 1, "binds to run")
 	records := fs.String("records-dir", "", "directory for host_phase_records.jsonl")
@@ -161,6 +162,12 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg, err := ParseArmSpec(*spec)
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err == nil && *rounds < 1 {
+		err = fmt.Errorf("rounds %d: want at least 1", *rounds)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ChildCommand, err)
 		return 2

@@ -160,3 +160,9 @@ func checkSpec(spec BlockSpec) error {
 	}
 	return nil
 }
+
+// Both runners are Runners.
+var (
+	_ Runner = (*CommandRunner)(nil)
+	_ Runner = (*EmbeddedRunner)(nil)
+)

@@ -1,0 +1,137 @@
+package runtimeharness
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// TestGoldenOneBind runs one bind of each workload in a fresh child
+// process (so the log has its own anchor and inv=1) and compares the text,
+// with times, counters and ids masked, to testdata/golden/<name>.log. The
+// unmasked text must pass the grammar checker line by line.
+func TestGoldenOneBind(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec string
+	}{
+		{"dsv4-pair.e1", "embedded:"},
+		{"qwen3-14b-decode.e1", "embedded:workload=qwen3-14b-decode"},
+		{"dsv4-blocks7.e1", "embedded:workload=dsv4-blocks7,recorders=prewarm=4,mirror=retained"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseArmSpec(tc.spec)
+			require.NoError(t, err)
+			spec := blockIn(t, 1)
+			res, err := testRunner(cfg).Run(context.Background(), spec)
+			require.NoError(t, err)
+			require.NotNil(t, res.Model)
+			assert.Equal(t, 1, res.Model.Binds)
+			assert.Equal(t, 0, res.ExitCode)
+
+			b, err := os.ReadFile(spec.Log)
+			require.NoError(t, err)
+			text := string(b)
+			pl := checkLog(t, text, wantLog{pid: res.Model.Pid, tid: res.Model.BindTid, anchor: true, firstInv: 1, binds: 1})
+			assert.Equal(t, res.Stamp, pl.stamp)
+			assert.NotEqual(t, os.Getpid(), res.Model.Pid, "the model ran in a child")
+
+			golden := filepath.Join("testdata", "golden", tc.name+".log")
+			got := maskLog(text)
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "run with -update to create it")
+			if !assert.Equal(t, string(want), got) {
+				require.NoError(t, os.WriteFile(strings.TrimSuffix(golden, ".log")+".got.log", []byte(got), 0o644))
+			}
+		})
+	}
+}
+
+func TestEmbeddedRunnerWritesRecordsIntoOut(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Workload = WorkloadQwen3Decode
+	cfg.Epoch = EpochE2
+	spec := blockIn(t, 3)
+	res, err := testRunner(cfg).Run(context.Background(), spec)
+	require.NoError(t, err)
+	b, err := os.ReadFile(spec.Log)
+	require.NoError(t, err)
+	pl := checkLog(t, string(b), wantLog{pid: res.Model.Pid, tid: res.Model.BindTid, anchor: true, firstInv: 1, binds: 3})
+	records := loadRecords(t, filepath.Join(spec.Out, RecordsFile))
+	require.Len(t, records, 3)
+	for i, rl := range records {
+		assert.Equal(t, res.Model.Pid, rl.Pid)
+		assert.Equal(t, uint64(i+1), rl.Inv, "records join chip.run.bind on (pid, inv)")
+		bind, _ := find(pl.passes[i].spans, "chip.run.bind")
+		for _, r := range rl.Records {
+			assert.GreaterOrEqual(t, r.StartNS, bind.start)
+			assert.LessOrEqual(t, r.EndNS, bind.start+bind.dur)
+		}
+	}
+	assert.Equal(t, 8, res.Model.ThreadsCreated)
+	assert.Zero(t, res.Model.ThreadsLeft)
+}
+
+func TestEmbeddedRunnerTimeout(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Workload = WorkloadQwen3Decode
+	cfg.DelayUS = 10_000_000 // ten seconds of host_orch per bind
+	spec := blockIn(t, 2)
+	spec.Timeout = 500 * time.Millisecond
+	res, err := testRunner(cfg).Run(context.Background(), spec)
+	require.Error(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, syscall.SIGKILL, res.Signal)
+	assert.Nil(t, res.Model)
+	b, err := os.ReadFile(spec.Log)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "[stamp] hbgkit-harness "), "the stamp streamed back before the kill")
+}
+
+func TestEmbeddedRunnerRefusesBeforeRunning(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GraphPod = GraphPodDeferredPageable
+	spec := blockIn(t, 1)
+	_, err := testRunner(cfg).Run(context.Background(), spec)
+	require.ErrorIs(t, err, ErrNotImplemented)
+	assert.NoFileExists(t, spec.Log)
+
+	_, err = testRunner(DefaultConfig()).Run(context.Background(), BlockSpec{Rounds: 1})
+	assert.ErrorContains(t, err, "no log file")
+}
+
+func TestEmbeddedRunnerChildFailure(t *testing.T) {
+	spec := blockIn(t, 1)
+	r := testRunner(DefaultConfig())
+	r.Args = []string{ChildCommand, "--no-such-flag"}
+	res, err := r.Run(context.Background(), spec)
+	require.Error(t, err)
+	assert.Equal(t, 2, res.ExitCode)
+	assert.Contains(t, err.Error(), "exited with status 2")
+	assert.Contains(t, err.Error(), "no-such-flag")
+}
+
+func TestChildMainArguments(t *testing.T) {
+	var out, errb bytes.Buffer
+	assert.Equal(t, 2, ChildMain([]string{"--spec", "embedded:mirror=often"}, &out, &errb))
+	assert.Contains(t, errb.String(), "mirror=often: want one of per_bind, retained")
+	errb.Reset()
+	assert.Equal(t, 2, ChildMain([]string{"--spec", "embedded:ranks=2"}, &out, &errb))
+	assert.Contains(t, errb.String(), "not yet implemented")
+	assert.Zero(t, out.Len())
+}
