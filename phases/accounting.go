@@ -41,6 +41,11 @@ func (s BindStage) Label() string {
 	return acctStageLabels[s]
 }
 
+// Key returns the stage's key in json rows and csv headers, the label in
+// lower case with the unit: "hostorch_us" (as Column.Key spells the
+// reference columns).
+func (s BindStage) Key() string { return strings.ToLower(s.Label()) + "_" + UnitMicros }
+
 // String returns the stage's label, so that %v prints it.
 func (s BindStage) String() string { return s.Label() }
 
@@ -442,7 +447,12 @@ func (a *Accounting) block(name, title string, rounds []int) AccountingBlock {
 // trailing newline:
 //
 //	warning: HBG accounting, <block>: left out <k> of <M> rounds that lack <stages>: rounds <i>, <j>
-func (a *Accounting) Warnings() []string {
+func (a *Accounting) Warnings() []string { return a.WarningsIn("") }
+
+// WarningsIn is Warnings for an accounting that is one of several, scope
+// naming which ("pid 90244" for a per-rank table): the block is then
+// written "<scope>, <block>". An empty scope gives Warnings.
+func (a *Accounting) WarningsIn(scope string) []string {
 	var out []string
 	for _, b := range a.Blocks() {
 		if len(b.LeftOut) == 0 {
@@ -456,8 +466,12 @@ func (a *Accounting) Warnings() []string {
 		for i, r := range b.LeftOut {
 			rounds[i] = strconv.Itoa(r)
 		}
+		name := b.Name
+		if scope != "" {
+			name = scope + ", " + name
+		}
 		out = append(out, fmt.Sprintf("warning: HBG accounting, %s: left out %d of %d rounds that lack %s: rounds %s",
-			b.Name, len(b.LeftOut), len(b.Rounds), strings.Join(labels, ", "), strings.Join(rounds, ", ")))
+			name, len(b.LeftOut), len(b.Rounds), strings.Join(labels, ", "), strings.Join(rounds, ", ")))
 	}
 	return out
 }

@@ -9,24 +9,6 @@ import (
 // Renderers of the HBG bind accounting. They return text and structures;
 // the commands decide where it goes.
 
-// Columns returns the visible stages as columns of a rounds table, to be
-// appended to Rounds.Columns: one value per row in µs, 0 where the round
-// did not record the stage (the table's convention for a missing value;
-// Cells and Doc tell a recorded 0 from a missing one). Rounds.Averages is
-// not touched: the Avg lines keep the reference columns only.
-func (a *Accounting) Columns() []Column {
-	vis := a.Visible()
-	out := make([]Column, len(vis))
-	for i, s := range vis {
-		v := make([]float64, len(a.Metrics))
-		for r := range a.Metrics {
-			v[r] = float64(a.Metrics[r].Value[s]) / 1000
-		}
-		out[i] = Column{Name: s.Label(), Unit: UnitMicros, Values: v}
-	}
-	return out
-}
-
 // ColumnLabels returns the header labels of the HBG columns of the rounds
 // table, "<Label> (us)" for every visible stage (see Visible).
 func (a *Accounting) ColumnLabels() []string {
@@ -64,27 +46,6 @@ func (a *Accounting) Cells(r int) []string {
 		}
 	}
 	return out
-}
-
-// HeaderSuffix returns the text the HBG columns add to the rounds table's
-// header line: per visible stage, two spaces and the label right-justified
-// in 12, as the reference columns are laid out.
-func (a *Accounting) HeaderSuffix() string {
-	var b strings.Builder
-	for _, l := range a.ColumnLabels() {
-		fmt.Fprintf(&b, "  %12s", l)
-	}
-	return b.String()
-}
-
-// RowSuffix returns the text the HBG columns add to row r of the rounds
-// table: per visible stage, two spaces and the cell right-justified in 12.
-func (a *Accounting) RowSuffix(r int) string {
-	var b strings.Builder
-	for _, c := range a.Cells(r) {
-		fmt.Fprintf(&b, "  %12s", c)
-	}
-	return b.String()
 }
 
 // Widths of the share blocks, read off the example in DESIGN §4:
@@ -145,7 +106,7 @@ func (blk *AccountingBlock) writeText(b *strings.Builder) {
 		b.WriteString("\n")
 	}
 	if blk.Present[StageGate] {
-		fmt.Fprintf(b, acctTotalLine+"  (target <= 1000 us)\n", acctGateLabel, blk.Mean[StageGate])
+		fmt.Fprintf(b, acctTotalLine+"  (target <= %.0f us)\n", acctGateLabel, blk.Mean[StageGate], GateTargetUS)
 	}
 	if blk.Present[StageControlPlane] {
 		fmt.Fprintf(b, acctTotalLine+"\n", StageControlPlane.Label(), blk.Mean[StageControlPlane])
@@ -172,78 +133,118 @@ func (a *Accounting) ColdVsWarm() string {
 	return "Cold vs warm: TOP DIFFERS, cold=" + ct.Label() + " warm=" + wt.Label()
 }
 
-// AccountingDoc is the accounting as data, for --format json (and the
-// source of the csv and markdown tables).
+// AccountingDoc is the accounting as data, for --format json. Every number
+// comes with its unit, and every mean with the round set it was taken
+// over.
 type AccountingDoc struct {
-	Columns    []string             `json:"columns"` // stage labels of the visible columns, without " (us)"
-	Rounds     []AccountingRoundDoc `json:"rounds"`
-	Blocks     []AccountingBlockDoc `json:"blocks"`
+	Columns []AccountingColumnDoc `json:"columns"` // the visible stages, column order
+	// Rows are the rounds, in the row order of the rounds table; a stage
+	// the round did not record is null, a recorded 0 is 0.
+	Rows       []AccountingRowDoc   `json:"rows"`
+	Blocks     []AccountingBlockDoc `json:"blocks"` // all rounds, cold, warm
 	ColdVsWarm string               `json:"cold_vs_warm"`
-	Warnings   []string             `json:"warnings"`
+	Warnings   []string             `json:"warnings"` // as printed on stderr
 }
 
-// AccountingRoundDoc is one round (one row of the rounds table).
-type AccountingRoundDoc struct {
-	Round int    `json:"round"`
-	Pid   int64  `json:"pid"`
-	Inv   uint64 `json:"inv"`
-	Known bool   `json:"known"` // false: an E1 pass no bind span contains (no pid, no inv)
-	Cold  bool   `json:"cold"`
-	// US holds the value of each column in µs, null when not recorded.
-	US []*float64 `json:"us"`
+// AccountingColumnDoc is one HBG column: the stage's label, its unit and
+// its key in the rows.
+type AccountingColumnDoc struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	Key  string `json:"key"`
 }
 
-// AccountingBlockDoc is one share block.
+// AccountingRowDoc is one round (one row of the rounds table): round, pid,
+// inv, cold, then one key per column ("hostorch_us"), null when the round
+// did not record the stage.
+type AccountingRowDoc struct {
+	Round int
+	Pid   int64
+	Inv   uint64
+	Cold  bool
+	Keys  []string
+	US    []*float64
+}
+
+// MarshalJSON writes the row with its keys in column order.
+func (r AccountingRowDoc) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"round":%d,"pid":%d,"inv":%d,"cold":%t`, r.Round, r.Pid, r.Inv, r.Cold)
+	for i, k := range r.Keys {
+		v := "null"
+		if i < len(r.US) && r.US[i] != nil {
+			v = strconv.FormatFloat(*r.US[i], 'g', -1, 64)
+		}
+		fmt.Fprintf(&b, `,%q:%s`, k, v)
+	}
+	b.WriteString("}")
+	return []byte(b.String()), nil
+}
+
+// AccountingBlockDoc is one share block: its rounds, the common round set
+// its means are taken over (n of them, of the block's rounds), and the
+// means.
 type AccountingBlockDoc struct {
-	Name    string               `json:"name"`
-	Title   string               `json:"title"`
-	Rounds  int                  `json:"rounds"` // M
-	N       int                  `json:"n"`      // K, the size of the common round set
-	Common  []int                `json:"common"`
-	LeftOut []int                `json:"left_out"`
-	Lacking []string             `json:"lacking"`
-	Stages  []AccountingStageDoc `json:"stages"` // present stages, column order
-	Top     string               `json:"top,omitempty"`
+	Name       string               `json:"name"`
+	Title      string               `json:"title"`
+	N          int                  `json:"n"`           // size of the common round set
+	Of         int                  `json:"of"`          // rounds in the block
+	Rounds     []int                `json:"rounds"`      // the block's rounds (row indexes)
+	RoundsUsed []int                `json:"rounds_used"` // the common round set
+	LeftOut    []int                `json:"left_out"`
+	Lacking    []string             `json:"lacking"` // stages some left-out round does not record
+	Stages     []AccountingStageDoc `json:"stages"`  // present stages, column order; empty when n is 0
+	Top        *string              `json:"top"`     // the largest share stage; null when none
 }
 
-// AccountingStageDoc is a stage's mean over a block's common round set;
-// SharePct is set for share stages.
+// AccountingStageDoc is a stage's mean over a block's common round set.
+// SharePct is set for share stages, TargetUS for Gate.
 type AccountingStageDoc struct {
 	Stage    string   `json:"stage"`
-	MeanUS   float64  `json:"mean_us"`
-	SharePct *float64 `json:"share_pct,omitempty"`
+	Mean     float64  `json:"mean"`
+	Unit     string   `json:"unit"`
+	N        int      `json:"n"`
+	Of       int      `json:"of"`
+	SharePct *float64 `json:"share_pct,omitempty"` // percent of the block's share total
+	TargetUS *float64 `json:"target_us,omitempty"`
 }
+
+// GateTargetUS is the Gate target the share blocks print, in µs.
+const GateTargetUS = 1000.0
 
 // Doc returns the accounting as data.
 func (a *Accounting) Doc() AccountingDoc {
 	vis := a.Visible()
 	d := AccountingDoc{
-		Columns:    make([]string, len(vis)),
-		Rounds:     make([]AccountingRoundDoc, len(a.Passes)),
+		Columns:    make([]AccountingColumnDoc, len(vis)),
+		Rows:       make([]AccountingRowDoc, len(a.Passes)),
+		Blocks:     []AccountingBlockDoc{},
 		ColdVsWarm: a.ColdVsWarm(),
 		Warnings:   a.Warnings(),
 	}
 	if d.Warnings == nil {
 		d.Warnings = []string{}
 	}
+	keys := make([]string, len(vis))
 	for i, s := range vis {
-		d.Columns[i] = s.Label()
+		keys[i] = s.Key()
+		d.Columns[i] = AccountingColumnDoc{Name: s.Label(), Unit: UnitMicros, Key: keys[i]}
 	}
 	for r, p := range a.Passes {
 		us, rec := a.RowValues(r)
-		rd := AccountingRoundDoc{Round: r, Pid: p.Pid, Inv: p.Inv, Known: p.Known, Cold: a.Cold[r], US: make([]*float64, len(us))}
+		rd := AccountingRowDoc{Round: r, Pid: p.Pid, Inv: p.Inv, Cold: a.Cold[r], Keys: keys, US: make([]*float64, len(us))}
 		for i := range us {
 			if rec[i] {
 				v := us[i]
 				rd.US[i] = &v
 			}
 		}
-		d.Rounds[r] = rd
+		d.Rows[r] = rd
 	}
 	for _, blk := range a.Blocks() {
 		bd := AccountingBlockDoc{
-			Name: blk.Name, Title: blk.Title, Rounds: blk.M(), N: blk.K(),
-			Common: acctNonNil(blk.Common), LeftOut: acctNonNil(blk.LeftOut),
+			Name: blk.Name, Title: blk.Title, N: blk.K(), Of: blk.M(),
+			Rounds: acctNonNil(blk.Rounds), RoundsUsed: acctNonNil(blk.Common), LeftOut: acctNonNil(blk.LeftOut),
 			Lacking: []string{}, Stages: []AccountingStageDoc{},
 		}
 		for _, s := range blk.Lacking {
@@ -254,15 +255,20 @@ func (a *Accounting) Doc() AccountingDoc {
 				if !blk.Present[s] {
 					continue
 				}
-				sd := AccountingStageDoc{Stage: s.Label(), MeanUS: blk.Mean[s]}
+				sd := AccountingStageDoc{Stage: s.Label(), Mean: blk.Mean[s], Unit: UnitMicros, N: blk.K(), Of: blk.M()}
 				if pct, ok := blk.Share(s); ok {
 					sd.SharePct = &pct
+				}
+				if s == StageGate {
+					target := GateTargetUS
+					sd.TargetUS = &target
 				}
 				bd.Stages = append(bd.Stages, sd)
 			}
 		}
 		if top, ok := blk.Top(); ok {
-			bd.Top = top.Label()
+			label := top.Label()
+			bd.Top = &label
 		}
 		d.Blocks = append(d.Blocks, bd)
 	}
@@ -274,46 +280,6 @@ func acctNonNil(v []int) []int {
 		return []int{}
 	}
 	return v
-}
-
-// RoundsTable returns the per-round accounting as a header and string
-// rows (Round, then the visible columns; "" for a stage not recorded), for
-// csv and markdown.
-func (d *AccountingDoc) RoundsTable() (header []string, rows [][]string) {
-	header = append([]string{"Round"}, d.Columns...)
-	for i := range header[1:] {
-		header[i+1] += " (us)"
-	}
-	for _, r := range d.Rounds {
-		row := []string{strconv.Itoa(r.Round)}
-		for _, v := range r.US {
-			if v == nil {
-				row = append(row, "")
-			} else {
-				row = append(row, strconv.FormatFloat(*v, 'f', 1, 64))
-			}
-		}
-		rows = append(rows, row)
-	}
-	return header, rows
-}
-
-// BlocksTable returns the share blocks as a header and string rows, one
-// per block and present stage (block, n, of, stage, mean_us, share_pct),
-// for csv and markdown.
-func (d *AccountingDoc) BlocksTable() (header []string, rows [][]string) {
-	header = []string{"block", "n", "of", "stage", "mean_us", "share_pct"}
-	for _, b := range d.Blocks {
-		for _, s := range b.Stages {
-			share := ""
-			if s.SharePct != nil {
-				share = strconv.FormatFloat(*s.SharePct, 'f', 1, 64)
-			}
-			rows = append(rows, []string{b.Name, strconv.Itoa(b.N), strconv.Itoa(b.Rounds), s.Stage,
-				strconv.FormatFloat(s.MeanUS, 'f', 1, 64), share})
-		}
-	}
-	return header, rows
 }
 
 // An AccountingSpreadRow is one row of `hbgtrace phases --accounting`: the spread of

@@ -130,16 +130,13 @@ func TestColumnsAndCells(t *testing.T) {
 	a := ComputeAccounting(passes)
 	assert.Equal(t, []string{"Args (us)", "HostOrch (us)", "H2dImage (us)", "H2dGraph (us)", "H2dArena (us)", "Gate (us)", "ControlPlane (us)"}, a.ColumnLabels())
 	assert.Equal(t, []string{"100.0", "500.0", "200.0", "200.0", "-", "700.0", "700.0"}, a.Cells(2))
-	assert.Equal(t, []string{"-", "0.0", "140.0", "140.0", "-", "140.0", "140.0"}, a.Cells(4))
-	assert.Equal(t, "         -           0.0", a.RowSuffix(4)[:2*14][4:])
-	assert.Equal(t, "     Args (us)  HostOrch (us)", a.HeaderSuffix()[:29])
+	assert.Equal(t, []string{"-", "0.0", "140.0", "140.0", "-", "140.0", "140.0"}, a.Cells(4), "a recorded 0 is 0.0, a missing value -")
 
-	cols := a.Columns()
-	require.Len(t, cols, 7)
-	assert.Equal(t, "HostOrch", cols[1].Name)
-	assert.Equal(t, UnitMicros, cols[1].Unit)
-	assert.Equal(t, []float64{600, 700, 500, 900, 0}, cols[1].Values)
-	assert.Equal(t, []float64{100, 100, 100, 100, 0}, cols[0].Values, "a missing value is 0 in a table column")
+	us, rec := a.RowValues(4)
+	assert.Equal(t, []float64{0, 0, 140, 140, 0, 140, 140}, us)
+	assert.Equal(t, []bool{false, true, true, true, false, true, true}, rec)
+	assert.Equal(t, "hostorch_us", StageHostOrch.Key())
+	assert.Equal(t, "controlplane_us", StageControlPlane.Key())
 }
 
 func TestVisibleHidesUnrecordedStages(t *testing.T) {
@@ -157,42 +154,57 @@ func TestDoc(t *testing.T) {
 	require.NoError(t, err)
 	var back map[string]any
 	require.NoError(t, json.Unmarshal(b, &back))
-	assert.Equal(t, []any{"Args", "HostOrch", "H2dImage", "H2dGraph", "H2dArena", "Gate", "ControlPlane"}, back["columns"])
-	rounds := back["rounds"].([]any)
-	require.Len(t, rounds, 4)
-	r2 := rounds[2].(map[string]any)
+	cols := back["columns"].([]any)
+	require.Len(t, cols, 7)
+	assert.Equal(t, map[string]any{"name": "HostOrch", "unit": "us", "key": "hostorch_us"}, cols[1])
+	rows := back["rows"].([]any)
+	require.Len(t, rows, 4)
+	r2 := rows[2].(map[string]any)
 	assert.Equal(t, float64(2), r2["round"])
 	assert.Equal(t, false, r2["cold"])
-	assert.Nil(t, r2["us"].([]any)[4], "round 2 has no arena_h2d: null, not 0")
+	assert.Equal(t, 500.0, r2["hostorch_us"])
+	v, ok := r2["h2darena_us"]
+	assert.True(t, ok, "every column has its key")
+	assert.Nil(t, v, "round 2 has no arena_h2d: null, not 0")
+	assert.Equal(t, true, rows[0].(map[string]any)["cold"])
+
 	blocks := back["blocks"].([]any)
 	require.Len(t, blocks, 3)
 	all := blocks[0].(map[string]any)
 	assert.Equal(t, "all rounds", all["name"])
 	assert.Equal(t, float64(3), all["n"])
-	assert.Equal(t, float64(4), all["rounds"])
-	assert.Equal(t, []any{float64(2)}, all["left_out"])
+	assert.Equal(t, float64(4), all["of"])
+	assert.Equal(t, []any{0.0, 1.0, 2.0, 3.0}, all["rounds"])
+	assert.Equal(t, []any{0.0, 1.0, 3.0}, all["rounds_used"])
+	assert.Equal(t, []any{2.0}, all["left_out"])
 	assert.Equal(t, []any{"H2dArena"}, all["lacking"])
 	assert.Equal(t, "HostOrch", all["top"])
 	assert.Equal(t, "Cold vs warm: same top stage (HostOrch)", back["cold_vs_warm"])
 	assert.Len(t, back["warnings"], 2)
 
-	stages := all["stages"].([]any)
 	byName := map[string]map[string]any{}
-	for _, s := range stages {
+	for _, s := range all["stages"].([]any) {
 		m := s.(map[string]any)
 		byName[m["stage"].(string)] = m
+		assert.Equal(t, "us", m["unit"], m["stage"])
+		assert.Equal(t, 3.0, m["n"], m["stage"])
+		assert.Equal(t, 4.0, m["of"], m["stage"])
 	}
-	assert.InDelta(t, 1200.0, byName["Gate"]["mean_us"], 1e-9)
+	assert.InDelta(t, 1200.0, byName["Gate"]["mean"], 1e-9)
+	assert.Equal(t, 1000.0, byName["Gate"]["target_us"])
 	assert.NotContains(t, byName["Gate"], "share_pct", "Gate is no share stage")
 	assert.InDelta(t, 56.4, byName["HostOrch"]["share_pct"], 0.05)
 
-	h, rows := d.RoundsTable()
-	assert.Equal(t, "Round", h[0])
-	assert.Equal(t, "HostOrch (us)", h[2])
-	assert.Equal(t, []string{"2", "100.0", "500.0", "200.0", "200.0", "", "700.0", "700.0"}, rows[2])
-	bh, brows := d.BlocksTable()
-	assert.Equal(t, []string{"block", "n", "of", "stage", "mean_us", "share_pct"}, bh)
-	assert.Equal(t, []string{"all rounds", "3", "4", "Args", "100.0", "7.7"}, brows[0])
+	// A block without a common round: no stages, no top.
+	empty := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(SegHostOrch, 0, 1000))}).Doc()
+	warm := empty.Blocks[2]
+	assert.Equal(t, 0, warm.N)
+	assert.Empty(t, warm.Stages)
+	assert.Nil(t, warm.Top)
+	b, err = json.Marshal(warm)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"rounds":[]`)
+	assert.Contains(t, string(b), `"top":null`)
 }
 
 func TestAccountingSpread(t *testing.T) {
@@ -234,4 +246,14 @@ func acctRound3(r AccountingSpreadRow) AccountingSpreadRow {
 	round := func(v float64) float64 { return math.Round(v*1000) / 1000 }
 	r.Min, r.Median, r.Max = round(r.Min), round(r.Median), round(r.Max)
 	return r
+}
+
+func TestWarningsIn(t *testing.T) {
+	a := ComputeAccounting(acctFourRounds())
+	assert.Equal(t, a.Warnings(), a.WarningsIn(""))
+	assert.Equal(t, []string{
+		"warning: HBG accounting, pid 42, all rounds: left out 1 of 4 rounds that lack H2dArena: rounds 2",
+		"warning: HBG accounting, pid 42, warm: left out 1 of 3 rounds that lack H2dArena: rounds 2",
+	}, a.WarningsIn("pid 42"))
+	assert.Empty(t, ComputeAccounting([]BindPass{acctDesignPass(1, 1)}).WarningsIn("pid 1"))
 }

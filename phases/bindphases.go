@@ -90,6 +90,11 @@ type SpreadPass struct {
 	// Ms maps each segment to its duration in ms (dur_ns / 1e6); a segment
 	// written twice keeps the last value.
 	Ms map[string]float64
+	// Bind is the same pass as intervals under canonical names, every
+	// segment written (a segment written twice is there twice): what the
+	// HBG accounting of `phases --accounting` reads. Its Pid and Inv are
+	// the pass's; Known is false for a pass of lines.
+	Bind BindPass
 }
 
 func (p *SpreadPass) add(phase string, start, durNs int64) {
@@ -100,6 +105,9 @@ func (p *SpreadPass) add(phase string, start, durNs int64) {
 		p.Ms = make(map[string]float64)
 	}
 	p.Ms[phase] = float64(durNs) / 1e6
+	if name, ok := CanonicalSegment(phase); ok {
+		p.Bind.Segments = append(p.Bind.Segments, Segment{Name: name, Ts: start, Dur: durNs})
+	}
 }
 
 // bindPassHasOrch reports whether a pass is a bind pass at all: a group
@@ -153,7 +161,7 @@ func SpanBindPasses(spans []trace.Span) []SpreadPass {
 		if !ok {
 			j = len(out)
 			idx[k] = j
-			out = append(out, SpreadPass{Pid: s.Pid, Inv: s.Inv})
+			out = append(out, SpreadPass{Pid: s.Pid, Inv: s.Inv, Bind: BindPass{Pid: s.Pid, Inv: s.Inv, Known: true}})
 		}
 		out[j].add(seg, s.Ts, s.Dur)
 	}
@@ -222,6 +230,19 @@ type BindSpread struct {
 	// Total is the spread of the per-pass sums of the Present segments over
 	// the warm passes that have all of them; nil when there is none.
 	Total *BindSpreadRow
+	// WarmPasses are the passes summarised (the warm ones, or every pass
+	// with KeepFirst), in the order the spread took them.
+	WarmPasses []SpreadPass
+}
+
+// WarmBinds returns the summarised passes as BindPasses, for
+// ComputeAccountingSpread.
+func (sp *BindSpread) WarmBinds() []BindPass {
+	out := make([]BindPass, len(sp.WarmPasses))
+	for i := range sp.WarmPasses {
+		out[i] = sp.WarmPasses[i].Bind
+	}
+	return out
 }
 
 // BindSpreadOptions are hbg_bind_phases' flags for line-based logs.
@@ -294,7 +315,7 @@ func SpanBindSpread(binds []SpreadPass, keepFirst bool) (*BindSpread, error) {
 
 // spreadBindPasses summarises the warm passes.
 func spreadBindPasses(warm []SpreadPass, set BindPhaseSet) *BindSpread {
-	sp := &BindSpread{Set: set, Warm: len(warm)}
+	sp := &BindSpread{Set: set, Warm: len(warm), WarmPasses: warm}
 	control := make(map[string]bool, len(set.ControlPlane))
 	for _, ph := range set.ControlPlane {
 		control[ph] = true

@@ -378,3 +378,62 @@ func TestSpanPhaseSetFor(t *testing.T) {
 		})
 	}
 }
+
+func TestWarmBinds(t *testing.T) {
+	t.Run("lines", func(t *testing.T) {
+		var lines []trace.BindPhase
+		for i := int64(0); i < 3; i++ {
+			lines = append(lines, spreadPassLines("7f3c", i*1_000_000, i*10)...)
+		}
+		sp, err := SnapshotBindSpread(SnapshotBindPasses(lines), BindSpreadOptions{Rounds: 3})
+		require.NoError(t, err)
+		binds := sp.WarmBinds()
+		require.Len(t, binds, 2, "the warm passes, not the cold one")
+		first := binds[0]
+		assert.False(t, first.Known, "lines carry no pid")
+		assert.Equal(t, []Segment{
+			{Name: SegArgs, Ts: 1_000_000, Dur: 11_000},
+			{Name: SegHostOrch, Ts: 1_001_000, Dur: 12_000},
+			{Name: SegGraphUpload, Ts: 1_002_000, Dur: 13_000},
+			{Name: SegArenaH2d, Ts: 1_003_000, Dur: 14_000},
+			{Name: SegHostViewClose, Ts: 1_004_000, Dur: 15_000},
+		}, first.Segments)
+		assert.Len(t, binds[1].Segments, 5)
+	})
+	t.Run("spans", func(t *testing.T) {
+		var spans []trace.Span
+		spans = append(spans, spreadE3Bind(7, 1, 1000, 100)...)
+		spans = append(spans, spreadE3Bind(7, 2, 9000, 0)...)
+		spans = append(spans, spreadSpan(7, 2, "chip.run.bind.host_orch.record_node", 9100, 5, ""))
+		// A segment written twice: Ms keeps the last, Bind keeps both.
+		spans = append(spans, spreadSpan(7, 2, "chip.run.bind.arena_h2d", 20_000, 7000, ""))
+		spans = append(spans, spreadE3Bind(8, 1, 2000, 100)...)
+		spans = append(spans, spreadE3Bind(8, 2, 12000, 20)...)
+		sp, err := SpanBindSpread(SpanBindPasses(spans), false)
+		require.NoError(t, err)
+		binds := sp.WarmBinds()
+		require.Len(t, binds, 2)
+		for i, want := range []struct {
+			pid int64
+			inv uint64
+		}{{7, 2}, {8, 2}} {
+			assert.True(t, binds[i].Known)
+			assert.Equal(t, want.pid, binds[i].Pid)
+			assert.Equal(t, want.inv, binds[i].Inv)
+			var names []string
+			for _, s := range binds[i].Segments {
+				names = append(names, s.Name)
+			}
+			want := []string{SegArgs, SegHostOrch, SegGraphPack, SegArenaH2d}
+			if i == 0 {
+				want = append(want, SegArenaH2d)
+			}
+			assert.Equal(t, want, names, "no orchestrator operation")
+		}
+		assert.Equal(t, 0.007, sp.WarmPasses[0].Ms["arena_h2d"])
+		assert.Equal(t, int64(4000), binds[0].Segments[3].Dur)
+		kept, err := SpanBindSpread(SpanBindPasses(spans), true)
+		require.NoError(t, err)
+		assert.Len(t, kept.WarmBinds(), 4)
+	})
+}

@@ -2,6 +2,7 @@ package phases
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -26,9 +27,10 @@ const RoundsTrim = 10
 // invocation of the busiest callable, the columns shown for them and the
 // averages of the reference columns.
 //
-// Columns may be appended by later views (the HBG accounting): the text
-// renderer prints whatever Columns it is given, while Averages and Trimmed
-// keep the reference columns only.
+// Columns, Averages and Trimmed are the reference columns only. The HBG
+// bind accounting is computed beside the table, one pass per row
+// (BindPassesForRows, ComputeAccounting), because its cells can be "not
+// recorded", which a Column, 0 for a missing value, cannot say.
 type Rounds struct {
 	Hid     string     // the callable the rows belong to
 	Rows    []RoundRow // in table order (by inv, stable in pid order)
@@ -53,6 +55,10 @@ type Column struct {
 	Unit   string    // UnitMicros for the reference columns
 	Values []float64 // one per row; 0 when the row lacks the metric
 }
+
+// Key returns the column's key in json rows and csv headers: the name in
+// lower case, an underscore and the unit ("host_us").
+func (c Column) Key() string { return strings.ToLower(c.Name) + "_" + c.Unit }
 
 // An Average is one part of an Avg line: the mean of a column over N of Of
 // rounds.

@@ -253,3 +253,16 @@ func TestComputeRoundsPerRank(t *testing.T) {
 
 	assert.Empty(t, ComputeRoundsPerRank(nil))
 }
+
+func TestColumnKey(t *testing.T) {
+	for _, tc := range []struct {
+		col  Column
+		want string
+	}{
+		{Column{Name: MetricHost, Unit: UnitMicros}, "host_us"},
+		{Column{Name: MetricEffective, Unit: UnitMicros}, "effective_us"},
+		{Column{Name: "ControlPlane", Unit: "ms"}, "controlplane_ms"},
+	} {
+		assert.Equal(t, tc.want, tc.col.Key())
+	}
+}
