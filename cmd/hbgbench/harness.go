@@ -32,10 +32,22 @@ func NewCmdHarness(runF func(*HarnessOptions) error) *cobra.Command {
 		Short: "Run the embedded runtime model once and write its log",
 		Long: `harness runs the embedded model of simpler's host_build_graph bind
 path in this process: the host work of each bind is real (82 MB SM mirror,
-host arena, recorder threads, staged args), only the device is modelled
-(dev=model). It writes the runtime's exact log text: a [stamp] line, one
+host arena, recorder threads, staged args); only the device is modelled
+(dev=model). It writes the runtime's log text: a [stamp] line, one
 [CLOCK_ANCHOR], and per bind the bind phase= and host-orch phase= lines
-and the chip.run spans. Flags not implemented yet say so and exit 2.`,
+and the chip.run spans.
+
+Switches (values, default first; * not yet implemented, exits 2):
+  --workload    dsv4-pair, qwen3-14b-decode, dsv4-blocks7
+  --mirror      per_bind, retained
+  --recorders   prewarm=8, prewarm=N, ondemand (= prewarm=0)
+  --graph-pod   current, deferred_pageable*, eager_pinned*
+  --delay-us    0, N (busy delay in host_orch)
+  --args-bytes  4MiB, N (bytes staged by args; KiB, MiB, GiB)
+  --ranks       1, 2*
+  --epoch       e1, e2 (counters appended), e3*, pr1870*
+  --device      model[:call_ns=N:pin_ns=N:dma_bps=N:bounce=N],
+                ascend*, cuda*`,
 		Example: `  hbgbench harness --rounds 5 -o bind.log
   hbgbench harness --mirror retained --epoch e2 --rounds 20
   hbgbench harness --workload dsv4-blocks7 --recorders prewarm=4
@@ -60,16 +72,18 @@ and the chip.run spans. Flags not implemented yet say so and exit 2.`,
 			return harnessRun(opts)
 		},
 	}
+	// The flag's value name goes in backquotes (pflag shows it instead of
+	// "string"); the values are listed in Long.
 	help := map[string]string{
-		"workload":   "host work preset: dsv4-pair, qwen3-14b-decode, dsv4-blocks7",
-		"mirror":     "SM mirror: per_bind (82 MB malloc/free per bind) or retained",
-		"recorders":  "recorder threads: prewarm=N created at start, or ondemand",
-		"graph_pod":  "Graph PODs: current, deferred_pageable, eager_pinned",
-		"delay_us":   "busy delay injected into host_orch, in microseconds",
-		"args_bytes": "bytes staged by args (4194304, 4MiB, ...)",
-		"ranks":      "ranks, each its own process: 1 or 2",
-		"epoch":      "log generation: e1, e2, e3, pr1870",
-		"device":     "device backend: model[:call_ns=N:pin_ns=N:dma_bps=N:bounce=N], ascend, cuda",
+		"workload":   "host work `preset`",
+		"mirror":     "SM mirror `policy`",
+		"recorders":  "recorder `threads`",
+		"graph_pod":  "Graph POD `upload`",
+		"delay_us":   "busy delay in host_orch, in `us`",
+		"args_bytes": "`bytes` staged by args",
+		"ranks":      "`ranks`, one process each",
+		"epoch":      "log `generation`",
+		"device":     "device `backend`",
 	}
 	for _, k := range runtimeharness.Keys {
 		name := flagName(k)
@@ -79,10 +93,10 @@ and the chip.run spans. Flags not implemented yet say so and exit 2.`,
 		}
 		values[name] = cmd.Flags().String(name, dv, help[k])
 	}
-	cmd.Flags().IntVar(&opts.Rounds, "rounds", 5, "binds to run")
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "-", "log file (- for stdout)")
+	cmd.Flags().IntVar(&opts.Rounds, "rounds", 5, "`N` binds to run")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "-", "`LOG` file, - for stdout")
 	cmd.Flags().StringVar(&opts.RecordsDir, "records-dir", "",
-		"append host_phase_records.jsonl to this directory")
+		"write host_phase_records.jsonl into `DIR`")
 	return cmd
 }
 
