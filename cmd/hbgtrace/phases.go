@@ -19,9 +19,9 @@ type phasesOptions struct {
 	ranksSet  bool
 	keepFirst bool
 	format    string
-	// Issue 4 adds --accounting here (the Gate, GraphPack and ControlPlane
-	// rows of the HBG bind accounting); phasesRun branches on it before
-	// the spread.
+	// accounting adds the Gate, GraphPack and ControlPlane rows of the HBG
+	// bind accounting (DESIGN §4) over the passes the table summarises.
+	accounting bool
 }
 
 func newPhasesCmd() *cobra.Command {
@@ -42,8 +42,31 @@ passes / --rounds (at least 1), else 1; --keep-first keeps them.
 Logs with chip.run.bind.<segment> spans instead (E3): a bind is the
 segments of one (pid, inv), the cold bind is the first of each process,
 and the rank count is the number of processes; --rounds and --ranks are
-not used.`,
+not used.
+
+--accounting adds three rows of the HBG bind accounting
+(docs/accounting.md) after the segments: Gate (HostOrch + H2dImage,
+HostOrch exclusive of the copies inside it), GraphPack (E3 logs) and
+ControlPlane (Gate + GraphPack + Relocate). Each is the min, median and
+max of per-pass values over the passes of the table that record every
+control-plane stage, so the ControlPlane min is the minimum of per-pass
+sums, never a sum of minima. Passes left out are named on stderr. Without
+--accounting the output is hbg_bind_phases'.
+
+Output formats (--format):
+  text      hbg_bind_phases' layout, byte for byte without --accounting
+  markdown  a GitHub table: kind (phase, accounting, total), phase,
+            control_plane, min_ms, median_ms, max_ms, n
+  csv       the same rows, with a header line
+  json      {"logs", "stamp", "source", "unit": "ms", "passes", "warm",
+            "cold_dropped", "ranks", "phases": [{"phase",
+            "control_plane", "min", "median", "max", "n"}], "unknown",
+            "control_plane": {"phases", "present", "partial", "retired",
+            "total"}}; with --accounting also "accounting": {"unit",
+            "n", "of", "passes_used", "left_out", "lacking", "rows":
+            [{"stage", "min", "median", "max", "n"}], "warning"}`,
 		Example: `  hbgtrace phases --rounds 6 bind.log
+  hbgtrace phases --rounds 4 --accounting bind.log
   hbgtrace phases --rounds 4 --keep-first bind.log
   hbgtrace phases --format markdown spool/`,
 		Args: cobra.MinimumNArgs(1),
@@ -62,6 +85,7 @@ not used.`,
 	f.IntVar(&opts.rounds, "rounds", 0, "rounds per rank of the run, to infer the rank count")
 	f.IntVar(&opts.ranks, "ranks", 0, "ranks of the run: the first this many passes are cold")
 	f.BoolVar(&opts.keepFirst, "keep-first", false, "keep the cold passes")
+	f.BoolVar(&opts.accounting, "accounting", false, "add the HBG rows Gate, GraphPack and ControlPlane")
 	addFormatFlag(cmd, &opts.format)
 	return cmd
 }
@@ -85,6 +109,11 @@ type phasesReport struct {
 	stamp  *trace.Stamp
 	spans  bool // E3: computed from chip.run.bind.<segment> spans
 	spread *phases.BindSpread
+	// acct is the HBG accounting of the summarised passes (--accounting);
+	// nil without the flag.
+	acct *phases.AccountingSpread
+	// acctWarning is acct's stderr warning, "" when it used every pass.
+	acctWarning string
 }
 
 func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
@@ -127,6 +156,21 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 			return refuse(phasesAllColdSpans, allCold.Passes, allCold.Ranks)
 		case err != nil:
 			return fmt.Errorf("phases: %w", err)
+		}
+	}
+	if opts.accounting {
+		acct := phases.ComputeAccountingSpread(rep.spread.WarmBinds())
+		rep.acct = &acct
+		what := "warm passes"
+		if opts.keepFirst {
+			what = "passes (cold kept)"
+		}
+		if rep.spans {
+			what = strings.Replace(what, "passes", "binds", 1)
+		}
+		rep.acctWarning = acct.Warning(what)
+		if rep.acctWarning != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), rep.acctWarning)
 		}
 	}
 	w := cmd.OutOrStdout()
@@ -176,6 +220,11 @@ func (r *phasesReport) text() string {
 		}
 		fmt.Fprintf(&b, " %s%-18s%10.3f%10.3f%10.3f  %3d\n", mark, row.Phase, row.Min, row.Median, row.Max, row.N)
 	}
+	if r.acct != nil {
+		for _, row := range r.acct.Rows {
+			b.WriteString(row.Format() + "\n")
+		}
+	}
 	if len(sp.Unknown) > 0 {
 		fmt.Fprintf(&b, "\n  %s this tool does not know about: %s\n", w.phases, strings.Join(sp.Unknown, ", "))
 		b.WriteString("  (add them to PHASE_ORDER, and to CONTROL_PLANE if a dispatch change can move them)\n")
@@ -218,6 +267,30 @@ type phasesJSON struct {
 	Phases       []phasesJSONRow   `json:"phases"`
 	Unknown      []string          `json:"unknown"`
 	ControlPlane phasesJSONControl `json:"control_plane"`
+	// Accounting is present with --accounting.
+	Accounting *phasesJSONAccounting `json:"accounting,omitempty"`
+}
+
+// phasesJSONAccounting is the HBG accounting of --accounting: the spread
+// of per-pass Gate, GraphPack and ControlPlane over n of the table's
+// passes (passes_used, positions among them).
+type phasesJSONAccounting struct {
+	Unit       string                    `json:"unit"` // "ms"
+	N          int                       `json:"n"`
+	Of         int                       `json:"of"`
+	PassesUsed []int                     `json:"passes_used"`
+	LeftOut    []int                     `json:"left_out"`
+	Lacking    []string                  `json:"lacking"`
+	Rows       []phasesJSONAccountingRow `json:"rows"`
+	Warning    *string                   `json:"warning"`
+}
+
+type phasesJSONAccountingRow struct {
+	Stage  string  `json:"stage"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
 }
 
 type phasesJSONRow struct {
@@ -276,11 +349,35 @@ func (r *phasesReport) json() phasesJSON {
 	if t := sp.Total; t != nil {
 		doc.ControlPlane.Total = &phasesJSONSpread{t.Min, t.Median, t.Max, t.N}
 	}
+	if a := r.acct; a != nil {
+		ints := func(v []int) []int {
+			if v == nil {
+				return []int{}
+			}
+			return v
+		}
+		ja := &phasesJSONAccounting{
+			Unit: "ms", N: len(a.Common), Of: a.Passes,
+			PassesUsed: ints(a.Common), LeftOut: ints(a.LeftOut),
+			Lacking: []string{}, Rows: []phasesJSONAccountingRow{},
+		}
+		for _, s := range a.Lacking {
+			ja.Lacking = append(ja.Lacking, s.Label())
+		}
+		for _, row := range a.Rows {
+			ja.Rows = append(ja.Rows, phasesJSONAccountingRow{row.Stage.Label(), row.Min, row.Median, row.Max, row.N})
+		}
+		if r.acctWarning != "" {
+			ja.Warning = &r.acctWarning
+		}
+		doc.Accounting = ja
+	}
 	return doc
 }
 
 // table renders the report for --format markdown and csv: one row per
-// segment, then the control-plane total (kind "total").
+// segment, the accounting rows with --accounting (kind "accounting"), then
+// the control-plane total (kind "total").
 func (r *phasesReport) table(format string) *table {
 	sp, w := r.spread, r.words()
 	ms := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
@@ -294,6 +391,11 @@ func (r *phasesReport) table(format string) *table {
 	}
 	for _, row := range sp.Rows {
 		t.addRow("phase", row.Phase, strconv.FormatBool(row.Control), ms(row.Min), ms(row.Median), ms(row.Max), strconv.Itoa(row.N))
+	}
+	if r.acct != nil {
+		for _, row := range r.acct.Rows {
+			t.addRow("accounting", row.Stage.Label(), "false", ms(row.Min), ms(row.Median), ms(row.Max), strconv.Itoa(row.N))
+		}
 	}
 	if tot := sp.Total; tot != nil {
 		t.addRow("total", strings.Join(sp.Present, "+"), "true", ms(tot.Min), ms(tot.Median), ms(tot.Max), strconv.Itoa(tot.N))

@@ -412,3 +412,147 @@ func TestPhasesCommand(t *testing.T) {
 		})
 	}
 }
+
+// phasesAcctLog writes E1 passes of one thread, each a map of segment to
+// duration in µs, as enveloped `bind phase=` lines in enum order.
+func phasesAcctLog(passes []map[string]int64) string {
+	var b strings.Builder
+	for i, p := range passes {
+		start := int64(i+1) * 100_000_000
+		for _, ph := range []string{"args", "host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close"} {
+			us, ok := p[ph]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "[mono_ns=%d][T0xaa][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] bind phase=%s start_ns=%d dur_ns=%d \n",
+				start+us*1000, ph, start, us*1000)
+			start += us*1000 + 1000
+		}
+	}
+	return b.String()
+}
+
+func TestPhasesAccounting(t *testing.T) {
+	// Three warm passes whose control-plane sums are 2600, 2000 and 2400
+	// µs: the smallest sum (1000 + 900 + 100) is not the sum of the
+	// smallest parts (500 + 100 + 100 = 700 µs).
+	minOfSums := phasesAcctLog([]map[string]int64{
+		{"args": 50, "host_orch": 9000, "graph_upload": 9000, "arena_h2d": 9000}, // cold
+		{"args": 50, "host_orch": 500, "graph_upload": 2000, "arena_h2d": 100},
+		{"args": 50, "host_orch": 1000, "graph_upload": 900, "arena_h2d": 100},
+		{"args": 50, "host_orch": 2000, "graph_upload": 100, "arena_h2d": 300},
+	})
+	// The second warm pass lacks arena_h2d.
+	lacking := phasesAcctLog([]map[string]int64{
+		{"host_orch": 900, "arena_h2d": 100},
+		{"host_orch": 1000, "arena_h2d": 100},
+		{"host_orch": 1000},
+		{"host_orch": 2000, "arena_h2d": 300},
+	})
+	t.Run("minimum of per-pass sums", func(t *testing.T) {
+		stdout, stderr, code := phasesExec(t, map[string]string{"bind.log": minOfSums}, "", "phases", "bind.log", "--rounds", "4", "--accounting")
+		require.Equal(t, 0, code, stderr)
+		assert.Empty(t, stderr)
+		assert.Contains(t, stdout, " *arena_h2d              0.100     0.100     0.300    3\n"+
+			"  Gate                   2.000     2.400     2.600    3\n"+
+			"  ControlPlane           2.000     2.400     2.600    3\n"+
+			"\n  * = control plane, summed within each pass and then:\n"+
+			"    total                  2.000     2.400     2.600    3   (ms)\n")
+		assert.NotContains(t, stdout, "GraphPack", "no graph_pack before E3")
+	})
+	t.Run("a warm pass lacking a stage", func(t *testing.T) {
+		stdout, stderr, code := phasesExec(t, map[string]string{"bind.log": lacking}, "", "phases", "bind.log", "--rounds", "4", "--accounting")
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, "warning: HBG accounting, warm passes: left out 1 of 3 passes that lack H2dImage, H2dArena: passes 1\n", stderr)
+		assert.Contains(t, stdout, "  Gate                   1.100     1.700     2.300    2\n"+
+			"  ControlPlane           1.100     1.700     2.300    2\n")
+	})
+	t.Run("E3 binds", func(t *testing.T) {
+		stdout, stderr, code := phasesExec(t, map[string]string{"host.7.log": phasesE3Text([]int64{7}, 3)}, "", "phases", "host.7.log", "--accounting", "--keep-first")
+		require.Equal(t, 0, code, stderr)
+		assert.Empty(t, stderr)
+		assert.Contains(t, stdout, " *arena_h2d              0.410     0.420     0.430    3\n"+
+			"  Gate                   0.620     0.640     0.660    3\n"+
+			"  GraphPack              0.310     0.320     0.330    3\n"+
+			"  ControlPlane           0.930     0.960     0.990    3\n",
+			"ControlPlane = host_orch + graph_pack + arena_h2d, upstream's total")
+	})
+	t.Run("without the flag", func(t *testing.T) {
+		stdout, _, code := phasesExec(t, map[string]string{"bind.log": minOfSums}, "", "phases", "bind.log", "--rounds", "4")
+		require.Equal(t, 0, code)
+		for _, s := range []string{"Gate", "ControlPlane", "GraphPack", "HBG"} {
+			assert.NotContains(t, stdout, s)
+		}
+		_, _, code = phasesExec(t, map[string]string{"bind.log": minOfSums}, "", "phases", "bind.log", "--rounds", "4", "--format", "json")
+		require.Equal(t, 0, code)
+	})
+	t.Run("json", func(t *testing.T) {
+		stdout, _, code := phasesExec(t, map[string]string{"bind.log": lacking}, "", "phases", "bind.log", "--rounds", "4", "--accounting", "--format", "json")
+		require.Equal(t, 0, code)
+		var doc struct {
+			Accounting struct {
+				Unit       string
+				N, Of      int
+				PassesUsed []int `json:"passes_used"`
+				LeftOut    []int `json:"left_out"`
+				Lacking    []string
+				Rows       []struct {
+					Stage            string
+					Min, Median, Max float64
+					N                int
+				}
+				Warning *string
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+		a := doc.Accounting
+		assert.Equal(t, "ms", a.Unit)
+		assert.Equal(t, 2, a.N)
+		assert.Equal(t, 3, a.Of)
+		assert.Equal(t, []int{0, 2}, a.PassesUsed)
+		assert.Equal(t, []int{1}, a.LeftOut)
+		assert.Equal(t, []string{"H2dImage", "H2dArena"}, a.Lacking)
+		require.Len(t, a.Rows, 2)
+		assert.Equal(t, "ControlPlane", a.Rows[1].Stage)
+		assert.InDelta(t, 1.1, a.Rows[1].Min, 1e-12)
+		assert.Equal(t, 2, a.Rows[1].N)
+		require.NotNil(t, a.Warning)
+		assert.Contains(t, *a.Warning, "left out 1 of 3 passes")
+
+		plain, _, _ := phasesExec(t, map[string]string{"bind.log": lacking}, "", "phases", "bind.log", "--rounds", "4", "--format", "json")
+		assert.NotContains(t, plain, `"accounting"`, "no accounting without the flag")
+	})
+	t.Run("csv", func(t *testing.T) {
+		stdout, _, code := phasesExec(t, map[string]string{"bind.log": minOfSums}, "", "phases", "bind.log", "--rounds", "4", "--accounting", "--format", "csv")
+		require.Equal(t, 0, code)
+		assert.Contains(t, stdout, "\naccounting,Gate,false,2.000,2.400,2.600,3\naccounting,ControlPlane,false,2.000,2.400,2.600,3\ntotal,")
+	})
+}
+
+// TestPhasesAccountingGolden runs `phases --accounting` on the E1 and E3
+// fixtures in every format against testdata/phases_hbg-<fixture>_accounting.<format>.
+func TestPhasesAccountingGolden(t *testing.T) {
+	fixtures, err := filepath.Abs("../../fixtures")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"e1", []string{"--rounds", "4", filepath.Join(fixtures, "hbg-e1.log")}},
+		{"e3-spool", []string{filepath.Join(fixtures, "hbg-e3-spool.log")}},
+	} {
+		for _, f := range []string{formatText, formatMarkdown, formatJSON, formatCSV} {
+			t.Run(tc.name+"."+f, func(t *testing.T) {
+				var stdout, stderr bytes.Buffer
+				args := append([]string{"phases", "--accounting", "--format", f}, tc.args...)
+				code := run(args, strings.NewReader(""), &stdout, &stderr)
+				require.Equal(t, 0, code, stderr.String())
+				assert.NotContains(t, stderr.String(), "HBG accounting", "every warm pass records every stage")
+				// The log names are absolute paths: keep the golden files
+				// independent of the checkout.
+				got := strings.ReplaceAll(stdout.String(), fixtures+string(filepath.Separator), "fixtures/")
+				phasesGolden(t, "phases_hbg-"+tc.name+"_accounting."+f, got)
+			})
+		}
+	}
+}
