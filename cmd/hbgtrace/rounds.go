@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
@@ -44,17 +45,36 @@ the rename are read too: simpler_run names count as chip.run names.
 With --per-rank, one table per process (titled "pid <pid>:"), each over
 that process's invocations of the busiest callable.
 
+HBG bind accounting (docs/accounting.md): when some round's bind records
+host_orch (bind phase= lines, chip.run.bind.<segment> or
+simpler_run.bind.* spans), the table gains the columns Args, Prebuilt,
+HostOrch, GraphPack, Relocate, H2dImage, H2dGraph, H2dSm, H2dArena,
+ViewClose, Gate and ControlPlane (those some round records; "-" where a
+round did not record the stage, 0.0 is a recorded 0). The Avg lines keep
+the reference columns. Then three share blocks, all rounds, cold (the
+first round of each pid) and warm, each over the rounds that record every
+stage the block has ("n=K of M"), and the cold-vs-warm line. Rounds a
+block leaves out are named on stderr, after the log's warnings. Without
+HBG data the output is the reference's.
+
 Output formats (--format):
-  text      the reference layout, byte for byte
-  markdown  a GitHub table of the rounds, then a table of the averages
+  text      the reference layout, byte for byte without HBG data
+  markdown  a GitHub table of the rounds, then a table of the averages;
+            with HBG data, a table per share block
   json      {"callable", "columns": [{"name", "unit", "key"}],
             "rows": [{"round", "pid", "inv", "<key>": value}],
             "averages": [{"metric", "value", "unit", "n", "of"}],
             "trimmed": null or {"dropped_low", "dropped_high",
             "rounds_used", "averages": [...]}}; keys are like "host_us";
+            with HBG data also "hbg_accounting": {"columns", "rows"
+            (null: not recorded), "blocks": [{"name", "n", "of",
+            "rounds", "rounds_used", "left_out", "lacking", "stages":
+            [{"stage", "mean", "unit", "n", "of", "share_pct"}], "top"}],
+            "cold_vs_warm", "warnings"};
             with --per-rank: {"ranks": [{"pid", ...the same fields}]}
   csv       header round,pid,inv,host_us,...; one line per round (per
-            rank with --per-rank, rounds counted per rank)`,
+            rank with --per-rank, rounds counted per rank); with HBG
+            data the HBG columns (empty: not recorded) and cold`,
 		Example: `  hbgtrace rounds host.log
   hbgtrace rounds --per-rank spool/
   hbgtrace rounds --format json host.log.gz`,
@@ -79,11 +99,26 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	}
 	printWarnings(cmd, l)
 	invs := trace.GroupInvocations(trace.InvocationSpans(l.Spans))
+	passes := phases.CollectBindPasses(l, nil)
+	var tables []*roundsTable
+	if opts.perRank {
+		for _, rr := range phases.ComputeRoundsPerRank(invs) {
+			pid := rr.Pid
+			tables = append(tables, newRoundsTable(rr.Rounds, passes, &pid))
+		}
+	} else {
+		tables = append(tables, newRoundsTable(phases.ComputeRounds(invs), passes, nil))
+	}
+	for _, t := range tables {
+		for _, w := range t.warnings() {
+			fmt.Fprintln(cmd.ErrOrStderr(), w)
+		}
+	}
 	var b bytes.Buffer
 	if opts.perRank {
-		err = writeRoundsPerRank(&b, opts.format, phases.ComputeRoundsPerRank(invs))
+		err = writeRoundsPerRank(&b, opts.format, tables)
 	} else {
-		err = writeRounds(&b, opts.format, phases.ComputeRounds(invs))
+		err = writeRounds(&b, opts.format, tables[0])
 	}
 	if err != nil {
 		return fmt.Errorf("rounds: %w", err)
@@ -92,53 +127,81 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	return err
 }
 
+// A roundsTable is one rounds table and the HBG bind accounting of its
+// rows.
+type roundsTable struct {
+	pid *int64 // the rank of a --per-rank table
+	r   *phases.Rounds
+	// acct is the accounting, one pass per row; nil when no pass records
+	// HostOrch, and the table is then the reference's.
+	acct *phases.Accounting
+}
+
+// newRoundsTable pairs r with the accounting of passes for its rows.
+func newRoundsTable(r *phases.Rounds, passes []phases.BindPass, pid *int64) *roundsTable {
+	t := &roundsTable{pid: pid, r: r}
+	if len(r.Rows) > 0 {
+		if a := phases.ComputeAccounting(phases.BindPassesForRows(passes, r.Rows)); a.Active() {
+			t.acct = a
+		}
+	}
+	return t
+}
+
+// warnings returns the accounting's warnings, the block named with the
+// pid in a per-rank table.
+func (t *roundsTable) warnings() []string {
+	if t.acct == nil {
+		return nil
+	}
+	if t.pid != nil {
+		return t.acct.WarningsIn(fmt.Sprintf("pid %d", *t.pid))
+	}
+	return t.acct.Warnings()
+}
+
 // writeRounds writes one rounds table in format.
-func writeRounds(w io.Writer, format string, r *phases.Rounds) error {
+func writeRounds(w io.Writer, format string, t *roundsTable) error {
 	switch format {
 	case formatJSON:
-		return writeJSON(w, roundsDoc(r, nil))
+		return writeJSON(w, roundsDoc(t))
 	case formatCSV:
-		return writeCSVTable(w, roundsCSV([]*phases.Rounds{r}))
+		return writeCSVTable(w, roundsCSV([]*roundsTable{t}))
 	case formatMarkdown:
-		return writeRoundsMarkdown(w, "", r)
+		return writeRoundsMarkdown(w, "", t)
 	}
-	if len(r.Rows) == 0 {
+	if len(t.r.Rows) == 0 {
 		_, err := fmt.Fprintln(w, noMarkers)
 		return err
 	}
-	return writeRoundsText(w, r, r.Columns)
+	return writeRoundsText(w, t)
 }
 
 // writeRoundsPerRank writes one table per rank in format.
-func writeRoundsPerRank(w io.Writer, format string, ranks []phases.RankRounds) error {
+func writeRoundsPerRank(w io.Writer, format string, tables []*roundsTable) error {
 	switch format {
 	case formatJSON:
 		doc := roundsRanksJSON{Ranks: []roundsJSON{}}
-		for _, rr := range ranks {
-			pid := rr.Pid
-			doc.Ranks = append(doc.Ranks, roundsDoc(rr.Rounds, &pid))
+		for _, t := range tables {
+			doc.Ranks = append(doc.Ranks, roundsDoc(t))
 		}
 		return writeJSON(w, doc)
 	case formatCSV:
-		var rs []*phases.Rounds
-		for _, rr := range ranks {
-			rs = append(rs, rr.Rounds)
-		}
-		return writeCSVTable(w, roundsCSV(rs))
+		return writeCSVTable(w, roundsCSV(tables))
 	}
-	if len(ranks) == 0 {
+	if len(tables) == 0 {
 		_, err := fmt.Fprintln(w, noMarkers)
 		return err
 	}
-	for i, rr := range ranks {
+	for i, t := range tables {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {
 				return err
 			}
 		}
-		title := fmt.Sprintf("pid %d:", rr.Pid)
+		title := fmt.Sprintf("pid %d:", *t.pid)
 		if format == formatMarkdown {
-			if err := writeRoundsMarkdown(w, title, rr.Rounds); err != nil {
+			if err := writeRoundsMarkdown(w, title, t); err != nil {
 				return err
 			}
 			continue
@@ -146,7 +209,7 @@ func writeRoundsPerRank(w io.Writer, format string, ranks []phases.RankRounds) e
 		if _, err := fmt.Fprintln(w, title); err != nil {
 			return err
 		}
-		if err := writeRoundsText(w, rr.Rounds, rr.Rounds.Columns); err != nil {
+		if err := writeRoundsText(w, t); err != nil {
 			return err
 		}
 	}
@@ -160,29 +223,46 @@ func roundsLabel(c phases.Column) string {
 
 // roundsKey is a column's key in json rows and its csv header, e.g. host_us.
 func roundsKey(c phases.Column) string {
-	return strings.ToLower(c.Name) + "_" + c.Unit
+	return c.Key()
 }
 
-// writeRoundsText writes r in the reference layout (REFERENCE §3.4) with
-// the given columns; the Avg and trimmed lines are r's, whatever columns
-// are printed. r must have rows.
-func writeRoundsText(w io.Writer, r *phases.Rounds, cols []phases.Column) error {
+// writeRoundsText writes t in the reference layout (REFERENCE §3.4); t
+// must have rows. The HBG columns follow the reference columns, each cell
+// right-aligned under the end of its label: the reference's own cells
+// keep their width of 12 even under a longer label (Effective (us)), so
+// the HBG cells are placed by the header, not by a fixed width. The Avg
+// and trimmed lines are the reference columns' alone; the share blocks
+// follow them.
+func writeRoundsText(w io.Writer, t *roundsTable) error {
+	r := t.r
 	var b strings.Builder
 	header := "  " + ljust("Round", 6)
-	for _, c := range cols {
+	for _, c := range r.Columns {
 		header += "  " + rjust(roundsLabel(c), 12)
+	}
+	var ends []int // where each HBG label ends in the header, in runes
+	if t.acct != nil {
+		for _, l := range t.acct.ColumnLabels() {
+			header += "  " + rjust(l, 12)
+			ends = append(ends, utf8.RuneCountInString(header))
+		}
 	}
 	b.WriteString(header)
 	b.WriteString("\n  ")
 	b.WriteString(strings.Repeat("-", len(header)-2))
 	b.WriteString("\n")
 	for i, row := range r.Rows {
-		b.WriteString("  ")
-		b.WriteString(ljust(strconv.Itoa(row.Round), 6))
-		for _, c := range cols {
-			b.WriteString("  ")
-			b.WriteString(rjust(fixed1(c.Values[i]), 12))
+		line := "  " + ljust(strconv.Itoa(row.Round), 6)
+		for _, c := range r.Columns {
+			line += "  " + rjust(fixed1(c.Values[i]), 12)
 		}
+		if t.acct != nil {
+			for j, cell := range t.acct.Cells(i) {
+				pad := max(2, ends[j]-utf8.RuneCountInString(line)-utf8.RuneCountInString(cell))
+				line += strings.Repeat(" ", pad) + cell
+			}
+		}
+		b.WriteString(line)
 		b.WriteString("\n")
 	}
 	for i, a := range r.Averages {
@@ -196,40 +276,56 @@ func writeRoundsText(w io.Writer, r *phases.Rounds, cols []phases.Column) error 
 		}
 	}
 	fmt.Fprintf(&b, "  (%d rounds)\n", len(r.Rows))
-	if t := r.Trimmed; t != nil {
-		for i, a := range t.Averages {
+	if tr := r.Trimmed; tr != nil {
+		for i, a := range tr.Averages {
 			sep := "  |  "
 			if i == 0 {
 				sep = "  "
 			}
 			fmt.Fprintf(&b, "%sTrimmed Avg %s: %s %s", sep, a.Metric, fixed1(a.Value), a.Unit)
 		}
-		fmt.Fprintf(&b, "  (dropped %d low + %d high, %d rounds used)\n", t.Low, t.High, t.Used)
+		fmt.Fprintf(&b, "  (dropped %d low + %d high, %d rounds used)\n", tr.Low, tr.High, tr.Used)
+	}
+	if t.acct != nil {
+		b.WriteString(t.acct.SharesText())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// writeRoundsMarkdown writes the rounds of r as a GitHub table, then its
-// averages as a second table; with no rows, the no-markers line.
-func writeRoundsMarkdown(w io.Writer, title string, r *phases.Rounds) error {
+// writeRoundsMarkdown writes the rounds of t as a GitHub table (the HBG
+// columns after the reference ones, "-" where a round did not record the
+// stage), then its averages as a second table, then, with HBG data, one
+// table per share block and the cold-vs-warm line; with no rows, the
+// no-markers line.
+func writeRoundsMarkdown(w io.Writer, title string, t *roundsTable) error {
+	r := t.r
 	if len(r.Rows) == 0 {
 		_, err := fmt.Fprintln(w, noMarkers)
 		return err
 	}
-	t := &table{Title: title, Header: []string{"Round", "pid", "inv"}, Right: []bool{true, true, true}}
+	tb := &table{Title: title, Header: []string{"Round", "pid", "inv"}, Right: []bool{true, true, true}}
 	for _, c := range r.Columns {
-		t.Header = append(t.Header, roundsLabel(c))
-		t.Right = append(t.Right, true)
+		tb.Header = append(tb.Header, roundsLabel(c))
+		tb.Right = append(tb.Right, true)
+	}
+	if t.acct != nil {
+		for _, l := range t.acct.ColumnLabels() {
+			tb.Header = append(tb.Header, l)
+			tb.Right = append(tb.Right, true)
+		}
 	}
 	for i, row := range r.Rows {
 		cells := []string{strconv.Itoa(row.Round), strconv.FormatInt(row.Pid, 10), strconv.FormatUint(row.Inv, 10)}
 		for _, c := range r.Columns {
 			cells = append(cells, fixed1(c.Values[i]))
 		}
-		t.addRow(cells...)
+		if t.acct != nil {
+			cells = append(cells, t.acct.Cells(i)...)
+		}
+		tb.addRow(cells...)
 	}
-	if err := writeMarkdownTable(w, t); err != nil {
+	if err := writeMarkdownTable(w, tb); err != nil {
 		return err
 	}
 	avg := &table{Header: []string{"Average", "Value", "Unit", "Rounds"}, Right: []bool{false, true, false, true}}
@@ -245,7 +341,60 @@ func writeRoundsMarkdown(w io.Writer, title string, r *phases.Rounds) error {
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	return writeMarkdownTable(w, avg)
+	if err := writeMarkdownTable(w, avg); err != nil {
+		return err
+	}
+	if t.acct == nil {
+		return nil
+	}
+	for _, blk := range t.acct.Blocks() {
+		if err := writeRoundsBlockMarkdown(w, blk); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", t.acct.ColdVsWarm())
+	return err
+}
+
+// writeRoundsBlockMarkdown writes one share block as a titled table:
+// Stage, Mean (us), Share and a note ("top", the Gate target).
+func writeRoundsBlockMarkdown(w io.Writer, blk *phases.AccountingBlock) error {
+	title := fmt.Sprintf("HBG bind accounting, %s (n=%d of %d)", blk.Title, blk.K(), blk.M())
+	switch {
+	case blk.M() == 0:
+		_, err := fmt.Fprintf(w, "\n%s: no rounds\n", title)
+		return err
+	case blk.K() == 0:
+		_, err := fmt.Fprintf(w, "\n%s: no round records every stage the block records\n", title)
+		return err
+	}
+	tb := &table{Title: title, Header: []string{"Stage", "Mean (us)", "Share", "Note"}, Right: []bool{false, true, true, false}}
+	top, hasTop := blk.Top()
+	for _, s := range phases.ShareStages {
+		if !blk.Present[s] {
+			continue
+		}
+		share := ""
+		if pct, ok := blk.Share(s); ok {
+			share = fmt.Sprintf("%.1f%%", pct)
+		}
+		note := ""
+		if hasTop && s == top {
+			note = "top"
+		}
+		tb.addRow(s.Label(), fixed1(blk.Mean[s]), share, note)
+	}
+	if blk.Present[phases.StageGate] {
+		tb.addRow("Gate(HostOrch+H2dImage)", fixed1(blk.Mean[phases.StageGate]), "",
+			fmt.Sprintf("target <= %.0f us", phases.GateTargetUS))
+	}
+	if blk.Present[phases.StageControlPlane] {
+		tb.addRow(phases.StageControlPlane.Label(), fixed1(blk.Mean[phases.StageControlPlane]), "", "")
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return writeMarkdownTable(w, tb)
 }
 
 // roundsJSON is the json document of one rounds table.
@@ -256,6 +405,8 @@ type roundsJSON struct {
 	Rows     []roundsRowJSON     `json:"rows"`
 	Averages []roundsAverageJSON `json:"averages"`
 	Trimmed  *roundsTrimmedJSON  `json:"trimmed"`
+	// HBG is the HBG bind accounting of the rows; absent without HBG data.
+	HBG *phases.AccountingDoc `json:"hbg_accounting,omitempty"`
 }
 
 type roundsRanksJSON struct {
@@ -311,10 +462,11 @@ func roundsAveragesJSON(as []phases.Average) []roundsAverageJSON {
 	return out
 }
 
-// roundsDoc is the json document of r; pid is set for a per-rank table.
-func roundsDoc(r *phases.Rounds, pid *int64) roundsJSON {
+// roundsDoc is the json document of t.
+func roundsDoc(t *roundsTable) roundsJSON {
+	r := t.r
 	doc := roundsJSON{
-		Pid:      pid,
+		Pid:      t.pid,
 		Callable: r.Hid,
 		Columns:  []roundsColumnJSON{},
 		Rows:     []roundsRowJSON{},
@@ -332,13 +484,20 @@ func roundsDoc(r *phases.Rounds, pid *int64) roundsJSON {
 		}
 		doc.Rows = append(doc.Rows, jr)
 	}
-	if t := r.Trimmed; t != nil {
+	if tr := r.Trimmed; tr != nil {
 		doc.Trimmed = &roundsTrimmedJSON{
-			DroppedLow:  t.Low,
-			DroppedHigh: t.High,
-			RoundsUsed:  t.Used,
-			Averages:    roundsAveragesJSON(t.Averages),
+			DroppedLow:  tr.Low,
+			DroppedHigh: tr.High,
+			RoundsUsed:  tr.Used,
+			Averages:    roundsAveragesJSON(tr.Averages),
 		}
+	}
+	if t.acct != nil {
+		d := t.acct.Doc()
+		if w := t.warnings(); w != nil {
+			d.Warnings = w
+		}
+		doc.HBG = &d
 	}
 	return doc
 }
@@ -346,14 +505,24 @@ func roundsDoc(r *phases.Rounds, pid *int64) roundsJSON {
 // roundsCSV is the csv table of one or several rounds tables: the header
 // of the first table with columns (Host alone when none has rows), then
 // every row. Tables of different columns (per rank) leave cells empty.
-func roundsCSV(rs []*phases.Rounds) *table {
+// With HBG data in some table, the HBG columns follow (an empty cell: the
+// round did not record the stage), then cold.
+func roundsCSV(ts []*roundsTable) *table {
 	var keys []string
 	seen := map[string]bool{}
-	for _, r := range rs {
-		for _, c := range r.Columns {
+	var hbg [phases.NumBindStages]bool
+	anyHBG := false
+	for _, t := range ts {
+		for _, c := range t.r.Columns {
 			if k := roundsKey(c); !seen[k] {
 				seen[k] = true
 				keys = append(keys, k)
+			}
+		}
+		if t.acct != nil {
+			anyHBG = true
+			for _, s := range t.acct.Visible() {
+				hbg[s] = true
 			}
 		}
 	}
@@ -370,21 +539,50 @@ func roundsCSV(rs []*phases.Rounds) *table {
 		return 5
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return rank(keys[i]) < rank(keys[j]) })
-	t := &table{Header: append([]string{"round", "pid", "inv"}, keys...)}
-	for _, r := range rs {
-		for i, row := range r.Rows {
+	var stages []phases.BindStage
+	for s := range phases.NumBindStages {
+		if hbg[s] {
+			stages = append(stages, phases.BindStage(s))
+		}
+	}
+	header := append([]string{"round", "pid", "inv"}, keys...)
+	for _, s := range stages {
+		header = append(header, s.Key())
+	}
+	if anyHBG {
+		header = append(header, "cold")
+	}
+	out := &table{Header: header}
+	for _, t := range ts {
+		for i, row := range t.r.Rows {
 			cells := []string{strconv.Itoa(row.Round), strconv.FormatInt(row.Pid, 10), strconv.FormatUint(row.Inv, 10)}
 			for _, k := range keys {
 				cell := ""
-				for _, c := range r.Columns {
+				for _, c := range t.r.Columns {
 					if roundsKey(c) == k {
 						cell = shortest(c.Values[i])
 					}
 				}
 				cells = append(cells, cell)
 			}
-			t.addRow(cells...)
+			for _, s := range stages {
+				cell := ""
+				if t.acct != nil {
+					if v, ok := t.acct.Metrics[i].Get(s); ok {
+						cell = shortest(float64(v) / 1000)
+					}
+				}
+				cells = append(cells, cell)
+			}
+			if anyHBG {
+				cell := ""
+				if t.acct != nil {
+					cell = strconv.FormatBool(t.acct.Cold[i])
+				}
+				cells = append(cells, cell)
+			}
+			out.addRow(cells...)
 		}
 	}
-	return t
+	return out
 }
