@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // overlapRunText writes the four records of one phased run as the
@@ -82,24 +80,4 @@ func TestOverlapCommandMissingFile(t *testing.T) {
 	assert.Empty(t, stdout)
 	assert.True(t, strings.HasPrefix(stderr, "hbgtrace: "), stderr)
 	assert.Contains(t, stderr, "absent.log")
-}
-
-// TestOverlapPhasesHelp checks the help text of the commands this file's
-// owner writes: Short, Long and Example set, no tabs, lines under 80
-// columns.
-func TestOverlapPhasesHelp(t *testing.T) {
-	for _, newCmd := range []func() *cobra.Command{newOverlapCmd, newPhasesCmd} {
-		c := newCmd()
-		t.Run(c.Name(), func(t *testing.T) {
-			require.NotEmpty(t, c.Short)
-			require.NotEmpty(t, c.Long)
-			require.NotEmpty(t, c.Example)
-			for _, text := range []string{c.Short, c.Long, c.Example, c.UsageString()} {
-				assert.NotContains(t, text, "\t")
-				for _, line := range strings.Split(text, "\n") {
-					assert.Less(t, len(line), 80, "line too long: %q", line)
-				}
-			}
-		})
-	}
 }

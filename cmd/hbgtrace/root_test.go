@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestExitCodes pins the exit-status contract of DESIGN §1 on the command
@@ -38,6 +40,34 @@ func TestExitCodes(t *testing.T) {
 			assert.Equal(t, tc.code, code, stderr.String())
 			for _, want := range tc.stderr {
 				assert.Contains(t, stderr.String(), want)
+			}
+		})
+	}
+}
+
+// TestHelpHygiene walks every command (STYLE.md item 10): Short, Long and
+// Example set, no tabs, lines under 80 columns, in the help text and in the
+// usage cobra prints.
+func TestHelpHygiene(t *testing.T) {
+	root := newRootCmd()
+	cmds := []*cobra.Command{root}
+	for _, c := range root.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		cmds = append(cmds, c)
+	}
+	require.Greater(t, len(cmds), 7)
+	for _, c := range cmds {
+		t.Run(c.Name(), func(t *testing.T) {
+			assert.NotEmpty(t, c.Short)
+			assert.NotEmpty(t, c.Long)
+			assert.NotEmpty(t, c.Example)
+			for _, text := range []string{c.Short, c.Long, c.Example, c.UsageString()} {
+				assert.NotContains(t, text, "\t")
+				for _, line := range strings.Split(text, "\n") {
+					assert.Less(t, len([]rune(line)), 80, "line too long: %q", line)
+				}
 			}
 		})
 	}

@@ -143,24 +143,6 @@ func TestTraceCommand(t *testing.T) {
 	}
 }
 
-// TestTraceSwimlaneHelp checks the help text of trace and swimlane: Short,
-// Long and Example set, no tabs, lines under 80 columns.
-func TestTraceSwimlaneHelp(t *testing.T) {
-	for _, c := range []*cobra.Command{newTraceCmd(), newSwimlaneCmd()} {
-		t.Run(c.Name(), func(t *testing.T) {
-			require.NotEmpty(t, c.Short)
-			require.NotEmpty(t, c.Long)
-			require.NotEmpty(t, c.Example)
-			for _, text := range []string{c.Short, c.Long, c.Example, c.UsageString()} {
-				assert.NotContains(t, text, "\t")
-				for _, line := range strings.Split(text, "\n") {
-					assert.Less(t, len([]rune(line)), 80, "line too long: %q", line)
-				}
-			}
-		})
-	}
-}
-
 // TestTraceSwimlaneExamples runs every line of the commands' Example text
 // against small fixtures named as the examples name them.
 func TestTraceSwimlaneExamples(t *testing.T) {
