@@ -210,8 +210,12 @@ static int slot_write(hbgh_model *m, hbgh_bind *b, orch_state *os, uint32_t kind
         .def = (uint64_t)(int64_t)def,
     };
     memcpy(p, &h, sizeof(h));
-    memcpy(p + sizeof(h), fanin, (size_t)nf * 4);
-    memcpy(p + sizeof(h) + (size_t)nf * 4, tens, (size_t)nt * 8);
+    if (nf > 0) {
+        memcpy(p + sizeof(h), fanin, (size_t)nf * 4);
+    }
+    if (nt > 0) {
+        memcpy(p + sizeof(h) + (size_t)nf * 4, tens, (size_t)nt * 8);
+    }
     b->tasks++;
     *slot_out = slot;
     return 0;
@@ -714,6 +718,7 @@ static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
 
     int64_t ts = hbgh_now();
     if (run_segments(m, &b) != 0) {
+        hbgh_pool_drain(m);
         free_bind(m, &b);
         return -1;
     }

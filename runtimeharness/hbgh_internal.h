@@ -276,6 +276,9 @@ int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
 int hbgh_pool_submit(hbgh_model *m, int32_t def, int32_t sub, int32_t first);
 int hbgh_pool_commit(hbgh_model *m);
+/* hbgh_pool_drain waits until no job is pending (on an error path, before
+ * the recordings the jobs use are freed). */
+void hbgh_pool_drain(hbgh_model *m);
 void hbgh_pool_stop(hbgh_model *m);
 int64_t hbgh_pool_cpu(hbgh_model *m);
 

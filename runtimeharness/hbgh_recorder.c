@@ -11,6 +11,11 @@
  * more recordings than free threads, the submitting thread creates one with
  * pthread_create in the middle of its burst, and that thread is joined at
  * the commit.
+ *
+ * pthread_mutex_unlock, pthread_cond_wait/signal/broadcast and
+ * pthread_cond_destroy can only fail on an invalid or unowned object, which
+ * would be a bug here; their results are deliberately ignored. Every call
+ * that can fail at run time (create, join, lock, allocations) is checked.
  */
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
@@ -529,6 +534,17 @@ int hbgh_pool_commit(hbgh_model *m)
     }
     m->nrec = keep;
     return rc;
+}
+
+void hbgh_pool_drain(hbgh_model *m)
+{
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return;
+    }
+    while (m->pending > 0) {
+        (void)pthread_cond_wait(&m->done_cv, &m->mu);
+    }
+    (void)pthread_mutex_unlock(&m->mu);
 }
 
 void hbgh_pool_stop(hbgh_model *m)

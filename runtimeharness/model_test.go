@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -478,4 +479,27 @@ func namedThreads(t *testing.T, prefix string) int {
 		}
 	}
 	return n
+}
+
+// TestLogWriteFailureStopsCleanly closes the log's reader in the middle of
+// a run: the model reports the failed write, and still joins its threads.
+func TestLogWriteFailureStopsCleanly(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	go func() {
+		buf := make([]byte, 3000)
+		_, _ = io.ReadFull(r, buf)
+		r.Close()
+	}()
+	cfg := DefaultConfig()
+	cfg.Workload = WorkloadDSV4Blocks7
+	cfg.Prewarm = 2
+	res, err := RunModel(cfg, ModelOptions{Rounds: 50, Log: w})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "writing the log")
+	require.NotNil(t, res)
+	assert.Less(t, res.Binds, 50)
+	assert.Zero(t, res.ThreadsLeft)
+	assert.Zero(t, namedThreads(t, "hbgh-rec"))
 }

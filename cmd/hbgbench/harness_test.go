@@ -65,7 +65,8 @@ func TestHarnessWritesTheLogToStdout(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	assert.True(t, strings.HasPrefix(lines[0], "[stamp] hbgkit-harness embedded:workload=qwen3-14b-decode,"), lines[0])
 	assert.Contains(t, lines[0], ",epoch=e2,")
-	assert.Contains(t, lines[1], "[CLOCK_ANCHOR] v=1 pid=")
+	// One anchor per process: only the first run in this test process has it.
+	assert.LessOrEqual(t, strings.Count(out, "[CLOCK_ANCHOR] v=1 pid="), 1)
 	assert.Equal(t, 2, strings.Count(out, "bind phase=host_orch "))
 	assert.Equal(t, 2, strings.Count(out, " tasks=47 "))
 	assert.Equal(t, 2, strings.Count(out, " name=chip.run ts="))
