@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -199,4 +200,28 @@ func TestShellQuote(t *testing.T) {
 	assert.Equal(t, "'/a b'", shellQuote("/a b"))
 	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
 	assert.Equal(t, "''", shellQuote(""))
+}
+
+// TestCommandRunnerDiesWithParent kills a parent (this test binary,
+// re-executed) in the middle of a block: Pdeathsig must take the block's
+// command with it.
+func TestCommandRunnerDiesWithParent(t *testing.T) {
+	dir := t.TempDir()
+	parent := exec.Command(os.Args[0], "-test.run=^$")
+	parent.Env = append(os.Environ(), orphanEnv+"="+dir)
+	require.NoError(t, parent.Start())
+	pidFile := filepath.Join(dir, "out", "child.pid")
+	var child int
+	for range 500 {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Positive(t, child, "the block never started")
+	require.False(t, processGone(child))
+	require.NoError(t, parent.Process.Kill())
+	_ = parent.Wait()
+	assert.True(t, waitGone(child), "block command %d outlived its parent", child)
 }

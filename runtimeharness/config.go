@@ -165,9 +165,9 @@ var Keys = []string{
 	"ranks", "epoch", "device",
 }
 
-// CanonicalKey maps a key as written (either '-' or '_') to its canonical
+// canonicalKey maps a key as written (either '-' or '_') to its canonical
 // form, or returns "" for an unknown key.
-func CanonicalKey(key string) string {
+func canonicalKey(key string) string {
 	k := strings.ReplaceAll(strings.TrimSpace(key), "-", "_")
 	for _, c := range Keys {
 		if k == c {
@@ -272,7 +272,7 @@ func parseDevice(value string) (Device, error) {
 // values are refused with a *ConfigError; values naming a variant that is
 // not implemented yet are accepted here and refused by Validate.
 func (c *Config) Set(key, value string) error {
-	k := CanonicalKey(key)
+	k := canonicalKey(key)
 	switch k {
 	case "workload":
 		w, err := oneOf(k, value, WorkloadDSV4Pair, WorkloadQwen3Decode, WorkloadDSV4Blocks7)
@@ -347,7 +347,7 @@ func (c *Config) Set(key, value string) error {
 
 // Get returns the canonical text of one setting.
 func (c Config) Get(key string) string {
-	switch CanonicalKey(key) {
+	switch canonicalKey(key) {
 	case "workload":
 		return string(c.Workload)
 	case "mirror":
@@ -433,7 +433,7 @@ func ParseArmSpec(spec string) (Config, error) {
 		if !ok {
 			return c, fmt.Errorf("arm spec %q: %q: want key=value", spec, tok)
 		}
-		k := CanonicalKey(key)
+		k := canonicalKey(key)
 		if k != "" && seen[k] {
 			return c, fmt.Errorf("arm spec %q: %s given twice", spec, k)
 		}

@@ -201,7 +201,7 @@ int hbgh_write_records(hbgh_model *m, uint64_t inv)
         return 0;
     }
     const hbgh_rec **idx = malloc((total > 0 ? total : 1) * sizeof(*idx));
-    size_t cap = 256 + total * 160;
+    size_t cap = 256 + total * 200;
     char *buf = malloc(cap);
     if (idx == NULL || buf == NULL) {
         free(idx);
@@ -215,19 +215,31 @@ int hbgh_write_records(hbgh_model *m, uint64_t inv)
         }
     }
     qsort(idx, total, sizeof(*idx), cmp_rec);
-    size_t n = (size_t)snprintf(buf, cap,
-                                "{\"pid\": %d, \"inv\": %llu, \"clock\": \"host_monotonic_ns\", "
-                                "\"dropped\": %lld, \"records\": [",
-                                m->pid, (unsigned long long)inv, dropped);
-    for (size_t i = 0; i < total; i++) {
+    /* Each record fits in 200 bytes (the longest phase name and 20-digit
+     * numbers); the checks below keep that an assumption, not a risk. */
+    size_t n = 0;
+    int w = snprintf(buf, cap,
+                     "{\"pid\": %d, \"inv\": %llu, \"clock\": \"host_monotonic_ns\", "
+                     "\"dropped\": %lld, \"records\": [",
+                     m->pid, (unsigned long long)inv, dropped);
+    for (size_t i = 0; w >= 0 && (size_t)w < cap - n && i < total; i++) {
+        n += (size_t)w;
         const hbgh_rec *r = idx[i];
-        n += (size_t)snprintf(buf + n, cap - n,
-                              "%s{\"phase\": \"%s\", \"start_ns\": %lld, \"end_ns\": %lld, "
-                              "\"detail\": %llu, \"tid\": %d}",
-                              i == 0 ? "" : ", ", hbgh_kind_names[r->kind], (long long)r->start_ns,
-                              (long long)r->end_ns, (unsigned long long)r->detail, r->tid);
+        w = snprintf(buf + n, cap - n,
+                     "%s{\"phase\": \"%s\", \"start_ns\": %lld, \"end_ns\": %lld, "
+                     "\"detail\": %llu, \"tid\": %d}",
+                     i == 0 ? "" : ", ", hbgh_kind_names[r->kind], (long long)r->start_ns,
+                     (long long)r->end_ns, (unsigned long long)r->detail, r->tid);
     }
-    n += (size_t)snprintf(buf + n, cap - n, "]}\n");
+    if (w >= 0 && (size_t)w < cap - n) {
+        n += (size_t)w;
+        w = snprintf(buf + n, cap - n, "]}\n");
+    }
+    if (w >= 0 && (size_t)w < cap - n) {
+        n += (size_t)w;
+    } else {
+        n = cap;
+    }
     int rc = 0;
     if (n >= cap) {
         rc = hbgh_fail(m, "host_phase_records line overflowed its buffer");
