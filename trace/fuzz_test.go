@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -44,6 +46,12 @@ func FuzzReader(f *testing.F) {
 		// Spans and heads agree with an independent count of heads.
 		if heads := countHeads(data); heads >= 0 && spans+torn != heads {
 			t.Fatalf("spans %d + torn %d != heads %d", spans, torn, countHeads(data))
+		}
+		// Parsed in parallel, in small chunks, the records are the same.
+		seq, sh, sp, serr := readAll(t, []Source{ReaderSource("fuzz", bytes.NewReader(data))}, ReadOptions{}, 0)
+		par, ph, pp, perr := readAll(t, []Source{ReaderSource("fuzz", bytes.NewReader(data))}, ReadOptions{Workers: 3}, 37)
+		if fmt.Sprint(serr) != fmt.Sprint(perr) || sh != ph || sp != pp || !reflect.DeepEqual(seq, par) {
+			t.Fatalf("parallel reader differs: %d/%d records, heads %d/%d, parsed %d/%d, err %v/%v", len(seq), len(par), sh, ph, sp, pp, serr, perr)
 		}
 		if r.Err() == nil {
 			l, err := ReadLog([]Source{ReaderSource("fuzz", bytes.NewReader(data))})

@@ -1,187 +1,187 @@
 package trace
 
 import (
+	"bufio"
 	"bytes"
-	"errors"
+	"compress/gzip"
+	"fmt"
 	"io"
-	"unsafe"
 )
 
-var errLineTooLong = errors.New("line too long")
+// chunkSize is how many bytes a feeder reads into one chunk: big enough
+// that a read, a hand-over between goroutines and a batch cost little per
+// byte, small enough that a chunk and its records stay in the L2 cache.
+const chunkSize = 512 << 10
 
-// lineReader splits an io.Reader into physical lines without a token limit
-// short of MaxLineBytes. It owns one buffer that grows to fit the longest
-// line; a returned line is valid until the next call.
-type lineReader struct {
-	r          io.Reader
-	buf        []byte
-	start, end int // unread bytes are buf[start:end]
-	scanned    int // buf[start:start+scanned] is known to hold no '\n'
-	err        error
-	maxLine    int // the longest line accepted; MaxLineBytes when zero
+// A feeder cuts the sources of a stream into chunks of whole lines: every
+// chunk ends right after a LF, except the last chunk of a source, which
+// ends where the source ends. It opens each source when it gets to it and
+// recognises gzip by its magic bytes. One goroutine uses it.
+type feeder struct {
+	srcs    []Source
+	si      int // index of the source being read
+	src     io.ReadCloser
+	in      io.Reader
+	carry   []byte // the start of a line the last chunk did not hold
+	pending *fed   // an error to return after the chunk just returned
+	maxLine int    // the longest line accepted; MaxLineBytes when zero
+	size    int    // bytes per chunk; chunkSize when zero
 }
 
-const lineBufInitial = 256 << 10
-
-func (lr *lineReader) reset(r io.Reader) {
-	lr.r = r
-	lr.start, lr.end, lr.scanned = 0, 0, 0
-	lr.err = nil
-	if lr.buf == nil {
-		lr.buf = make([]byte, lineBufInitial)
-	}
+// A fed chunk: data holds whole lines of source src. final says data ends
+// its source (so its last line may lack a LF). err, when set, ends the
+// stream after the chunks before it, and data is empty.
+type fed struct {
+	data  []byte
+	src   int
+	final bool
+	err   error
 }
 
-// next returns the next line without its terminator: a LF, with a CR right
-// before it, or a lone CR at the very end of the input. eol reports whether
-// a terminator was there. At the end of the input it returns io.EOF; a
-// read error is returned as is, after the lines before it.
-func (lr *lineReader) next() (line []byte, eol bool, err error) {
-	for {
-		if k := bytes.IndexByte(lr.buf[lr.start+lr.scanned:lr.end], '\n'); k >= 0 {
-			e := lr.start + lr.scanned + k
-			line = lr.buf[lr.start:e]
-			lr.start = e + 1
-			lr.scanned = 0
-			if n := len(line); n > 0 && line[n-1] == '\r' {
-				line = line[:n-1]
-			}
-			return line, true, nil
-		}
-		lr.scanned = lr.end - lr.start
-		if lr.err != nil {
-			if lr.start < lr.end && lr.err == io.EOF {
-				line = lr.buf[lr.start:lr.end]
-				lr.start, lr.scanned = lr.end, 0
-				eol = false
-				if n := len(line); n > 0 && line[n-1] == '\r' {
-					line, eol = line[:n-1], true
-				}
-				return line, eol, nil
-			}
-			return nil, false, lr.err
-		}
-		if lr.scanned > lr.limit() {
-			return nil, false, errLineTooLong
-		}
-		lr.fill()
-	}
+// lineTooLong is the error of a line longer than limit in source name; it
+// becomes the Reader's error once the Reader knows the line's number.
+type lineTooLong struct {
+	name  string
+	limit int
 }
 
-func (lr *lineReader) limit() int {
-	if lr.maxLine > 0 {
-		return lr.maxLine
+func (e *lineTooLong) Error() string { return "reading " + e.name + ": line too long" }
+
+func (e *lineTooLong) at(line int) error {
+	return fmt.Errorf("reading %s: line %d is longer than %d MiB", e.name, line, e.limit>>20)
+}
+
+func (f *feeder) limit() int {
+	if f.maxLine > 0 {
+		return f.maxLine
 	}
 	return MaxLineBytes
 }
 
-// fill reads more input, making room first by moving the unread bytes down
-// or by growing the buffer.
-func (lr *lineReader) fill() {
-	if lr.start > 0 && (lr.end == len(lr.buf) || lr.start == lr.end) {
-		n := copy(lr.buf, lr.buf[lr.start:lr.end])
-		lr.start, lr.end = 0, n
+func (f *feeder) chunkSize() int {
+	if f.size > 0 {
+		return f.size
 	}
-	if lr.end == len(lr.buf) {
-		size := 2 * len(lr.buf)
-		if max := lr.limit() + lineBufInitial; size > max {
-			size = max
+	return chunkSize
+}
+
+// next reads the next chunk into buf, or into a larger buffer when a line
+// does not fit, and returns the chunk and the buffer it is in. ok is
+// false at the end of the stream.
+func (f *feeder) next(buf []byte) (c fed, used []byte, ok bool) {
+	if f.pending != nil {
+		c, f.pending = *f.pending, nil
+		return c, buf, true
+	}
+	for f.si < len(f.srcs) {
+		if f.in == nil {
+			if err := f.open(); err != nil {
+				src := f.si
+				f.si = len(f.srcs)
+				return fed{err: err, src: src}, buf, true
+			}
 		}
-		nb := make([]byte, size)
-		copy(nb, lr.buf[lr.start:lr.end])
-		lr.end -= lr.start
-		lr.start = 0
-		lr.buf = nb
+		if size := f.chunkSize(); cap(buf) < size || cap(buf)-len(f.carry) < size/2 {
+			buf = make([]byte, max(size, len(f.carry)+size))
+		}
+		buf = buf[:cap(buf)]
+		n := copy(buf, f.carry)
+		f.carry = f.carry[:0]
+		lf := false // buf[:n] holds a LF
+		var rerr error
+		for rerr == nil {
+			if n == len(buf) {
+				if lf {
+					break
+				}
+				// A line longer than the buffer: grow it, up to the limit.
+				if n > f.limit() {
+					src, name := f.si, f.srcs[f.si].Name
+					f.closeSrc()
+					f.si = len(f.srcs)
+					return fed{err: &lineTooLong{name: name, limit: f.limit()}, src: src}, buf, true
+				}
+				nb := make([]byte, min(2*len(buf), f.limit()+f.chunkSize()))
+				copy(nb, buf[:n])
+				buf = nb
+			}
+			m, err := f.read(buf[n:])
+			if !lf && m > 0 && bytes.IndexByte(buf[n:n+m], '\n') >= 0 {
+				lf = true
+			}
+			n += m
+			rerr = err
+		}
+		src := f.si
+		if rerr == io.EOF {
+			// The rest of the source is in buf.
+			f.closeSrc()
+			f.si++
+			if n == 0 {
+				continue
+			}
+			return fed{data: buf[:n], src: src, final: true}, buf, true
+		}
+		// A full buffer, or a read error: the whole lines now, the rest later.
+		k := bytes.LastIndexByte(buf[:n], '\n')
+		if rerr != nil {
+			err := fmt.Errorf("reading %s: %w", f.srcs[f.si].Name, rerr)
+			f.closeSrc()
+			f.si = len(f.srcs)
+			if k < 0 {
+				return fed{err: err, src: src}, buf, true
+			}
+			f.pending = &fed{err: err, src: src}
+			return fed{data: buf[:k+1], src: src}, buf, true
+		}
+		f.carry = append(f.carry, buf[k+1:n]...)
+		return fed{data: buf[:k+1], src: src}, buf, true
 	}
+	return fed{}, buf, false
+}
+
+// read reads into p, retrying a reader that returns no bytes and no error.
+func (f *feeder) read(p []byte) (int, error) {
 	for tries := 0; tries < 100; tries++ {
-		n, err := lr.r.Read(lr.buf[lr.end:])
-		lr.end += n
+		n, err := f.in.Read(p)
+		if n > 0 || err != nil {
+			if n > 0 && err == io.EOF {
+				// Hand the bytes over now and the end on the next read.
+				return n, nil
+			}
+			return n, err
+		}
+	}
+	return 0, io.ErrNoProgress
+}
+
+// open opens source f.si, looking through gzip.
+func (f *feeder) open() error {
+	s := f.srcs[f.si]
+	if s.Open == nil {
+		return fmt.Errorf("reading %s: no way to open it", s.Name)
+	}
+	rc, err := s.Open()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", s.Name, err)
+	}
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var in io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
 		if err != nil {
-			lr.err = err
-			return
+			rc.Close()
+			return fmt.Errorf("reading %s: %w", s.Name, err)
 		}
-		if n > 0 {
-			return
-		}
+		in = zr
 	}
-	lr.err = io.ErrNoProgress
+	f.src, f.in = rc, in
+	return nil
 }
 
-// strTable makes the strings of records. Names, hids, phases and threads
-// repeat endlessly and are interned; other text is copied into large shared
-// chunks, so a record costs no allocation of its own. Strings are never
-// modified once made.
-type strTable struct {
-	interned map[string]string
-	chunk    []byte
-}
-
-const (
-	strChunkSize  = 64 << 10
-	maxInterned   = 1 << 14
-	maxInternSize = 128
-)
-
-func newStrTable() strTable {
-	return strTable{interned: make(map[string]string, 256)}
-}
-
-// bytes returns b as a string.
-func (t *strTable) bytes(b []byte) string {
-	if len(b) == 0 {
-		return ""
+func (f *feeder) closeSrc() {
+	if f.src != nil {
+		f.src.Close()
 	}
-	if len(b) > strChunkSize/8 {
-		return string(b)
-	}
-	if cap(t.chunk)-len(t.chunk) < len(b) {
-		t.chunk = make([]byte, 0, strChunkSize)
-	}
-	n := len(t.chunk)
-	t.chunk = append(t.chunk, b...)
-	s := t.chunk[n:len(t.chunk):len(t.chunk)]
-	return unsafe.String(&s[0], len(s))
-}
-
-// intern returns b as a string, shared with earlier equal ones.
-func (t *strTable) intern(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if s, ok := t.interned[string(b)]; ok {
-		return s
-	}
-	s := t.bytes(b)
-	if len(b) <= maxInternSize && len(t.interned) < maxInterned {
-		t.interned[s] = s
-	}
-	return s
-}
-
-// hid returns a hid in lowercase.
-func (t *strTable) hid(b []byte) string {
-	for _, c := range b {
-		if c >= 'A' && c <= 'F' {
-			return t.intern(bytes.ToLower(b))
-		}
-	}
-	return t.intern(b)
-}
-
-// name returns a percent-decoded span name.
-func (t *strTable) name(b []byte) string {
-	if bytes.IndexByte(b, '%') < 0 {
-		return t.intern(b)
-	}
-	// The decoded form is interned under the raw bytes' key with a prefix
-	// that no raw name can carry (a raw name holds no space).
-	key := append(append(make([]byte, 0, len(b)+1), ' '), b...)
-	if s, ok := t.interned[string(key)]; ok {
-		return s
-	}
-	s := Decode(string(b))
-	if len(key) <= maxInternSize && len(t.interned) < maxInterned {
-		t.interned[string(key)] = s
-	}
-	return s
+	f.src, f.in = nil, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"time"
@@ -82,9 +83,13 @@ func hostLogs(dir string) ([]string, error) {
 
 // A Log is everything a whole log holds, in log order.
 type Log struct {
-	Sources    []string // the input names, in order
-	Spans      []Span
-	Heads      int // [STRACE] record heads counted (every family); Heads > len(Spans) means torn records
+	Sources []string // the input names, in order
+	Spans   []Span
+	Heads   int // [STRACE] record heads counted (every family); Heads > len(Spans) means torn records
+	// Parsed is the number of heads that parsed as spans. It is above
+	// len(Spans) when ReadLogOptions kept only some spans; 0 in a Log built
+	// by hand stands for len(Spans).
+	Parsed     int
 	Anchors    []Anchor
 	BindPhases []BindPhase
 	HostOrch   []HostOrchPhase
@@ -92,21 +97,28 @@ type Log struct {
 	Drops      []Drops // per pid the summary with the largest Total (ties: the later), sorted by pid
 }
 
-// ReadLog reads every source in order as one stream.
+// ReadLog reads every source in order as one stream, parsing on every
+// processor Go may use (GOMAXPROCS).
 func ReadLog(srcs []Source) (*Log, error) {
+	return ReadLogOptions(srcs, ReadOptions{Workers: runtime.GOMAXPROCS(0)})
+}
+
+// ReadLogOptions reads every source in order as one stream, keeping the
+// records opts asks for (see ReadOptions). Heads and Parsed always count
+// every [STRACE] record when spans or torn records are asked for, so
+// Warnings stays right when KeepSpan keeps only some spans.
+func ReadLogOptions(srcs []Source, opts ReadOptions) (*Log, error) {
 	l := &Log{}
 	for _, s := range srcs {
 		l.Sources = append(l.Sources, s.Name)
 	}
 	drops := make(map[int64]Drops)
-	r := NewReader(srcs)
+	r := NewReaderOptions(srcs, opts)
+	defer r.Close()
 	for r.Scan() {
 		switch r.Kind() {
 		case KindSpan:
 			l.Spans = append(l.Spans, *r.Span())
-			l.Heads++
-		case KindTorn:
-			l.Heads += r.Torn().Count
 		case KindAnchor:
 			l.Anchors = append(l.Anchors, *r.Anchor())
 		case KindBindPhase:
@@ -128,6 +140,7 @@ func ReadLog(srcs []Source) (*Log, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
+	l.Heads, l.Parsed = r.Heads(), r.Parsed()
 	for _, d := range drops {
 		l.Drops = append(l.Drops, d)
 	}
@@ -155,8 +168,8 @@ func (l *Log) Warnings() []string {
 			out = append(out, fmt.Sprintf("warning: multiple [CLOCK_ANCHOR] records found for pid %d (%d records); using the last one", p, n))
 		}
 	}
-	if l.Heads > len(l.Spans) {
-		out = append(out, fmt.Sprintf("warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below", l.Heads-len(l.Spans), l.Heads))
+	if parsed := max(l.Parsed, len(l.Spans)); l.Heads > parsed {
+		out = append(out, fmt.Sprintf("warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below", l.Heads-parsed, l.Heads))
 	}
 	for _, d := range l.Drops {
 		out = append(out, fmt.Sprintf("warning: pid %d dropped %d host-log record(s) before they reached the destination (queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log",

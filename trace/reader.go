@@ -1,11 +1,8 @@
 package trace
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
+	"runtime"
 )
 
 // A Kind says what record a Reader is positioned on.
@@ -32,6 +29,25 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// A KindSet is a set of record kinds; the zero set stands for every kind
+// where ReadOptions takes one.
+type KindSet uint32
+
+// AllKinds holds every kind of record.
+const AllKinds = KindSet(1<<KindSpan | 1<<KindAnchor | 1<<KindBindPhase | 1<<KindHostOrch | 1<<KindStamp | 1<<KindDrops | 1<<KindTorn)
+
+// Kinds returns the set of ks.
+func Kinds(ks ...Kind) KindSet {
+	var s KindSet
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+// Has reports whether k is in s.
+func (s KindSet) Has(k Kind) bool { return s&(1<<k) != 0 }
+
 // A Torn record stands for the [STRACE] record heads of one physical line
 // that did not parse as spans (REFERENCE §1.2.4): cut records, negative or
 // overflowing numbers, missing fields.
@@ -44,6 +60,31 @@ type Torn struct {
 // ends the stream with an error naming its file and line.
 const MaxLineBytes = 64 << 20
 
+// ReadOptions say which records a Reader makes and how many goroutines
+// parse. The zero value reads every record on the calling goroutine, as
+// NewReader does.
+type ReadOptions struct {
+	// Kinds are the kinds of records to yield; the zero set means all.
+	// A Reader skips the work of the kinds left out: without spans and
+	// torn records it does not parse [STRACE] records at all, without
+	// bind phases and host-orch lines it does not look for "phase=".
+	Kinds KindSet
+	// KeepSpan, when not nil, is asked for the name (percent-decoded) of
+	// every span parsed; a span it rejects is not yielded, but it still
+	// counts as a parsed head (see Reader.Heads), never as torn. With
+	// Workers above 1 it is called from several goroutines at once.
+	KeepSpan func(name string) bool
+	// Workers is the number of goroutines that parse the input, which is
+	// cut into chunks of whole lines; records still come in log order,
+	// with the same positions. 0 or 1: the goroutine calling Scan parses.
+	// A Reader with workers must be closed (Close).
+	Workers int
+}
+
+// ParallelWorkers is the Workers value that uses every processor Go may
+// use (GOMAXPROCS).
+func ParallelWorkers() int { return runtime.GOMAXPROCS(0) }
+
 // A Reader reads simpler host logs record by record. Its API is modelled on
 // bufio.Scanner: Scan advances to the next record, Kind says what it is, the
 // accessor of that kind returns it, Err reports the error that ended the
@@ -55,112 +96,229 @@ const MaxLineBytes = 64 << 20
 // immutable and stay valid forever, so copying a record by value keeps it.
 type Reader struct {
 	srcs []Source
-	si   int // index of the source being read, len(srcs) at the end
-	src  io.ReadCloser
-	lr   lineReader
-	name string // current source's name
-	line int    // current line number in that source
+	cfg  readConfig
 	err  error
 	done bool
 
-	strs strTable
+	// The batch being yielded and the cursor into it.
+	b  *batch
+	bi int
+	// base is the number of lines of b's source before b's chunk;
+	// nextBase is base for the chunk after b, if it is of source lastSrc.
+	base, nextBase int
+	lastSrc        int
+	heads, parsed  int
 
-	// The records of the current line, in order, and the cursor into them.
-	queue []queued
-	qi    int
-	spans []Span
-	anch  []Anchor
-	binds []BindPhase
-	orch  []HostOrchPhase
-	stamp Stamp
-	drops []Drops
-	torn  Torn
+	// Sequential reading: the feeder, its buffer, the parser and the one
+	// batch.
+	feed  feeder
+	buf   []byte
+	p     *parser
+	batch batch
 
-	head spanHead
-	ph   phaseLine
+	// Parallel reading.
+	pipe *pipeline
+	cur  *chunk // the chunk b belongs to
 }
 
-type queued struct {
-	kind Kind
-	idx  int
-}
-
-// NewReader returns a Reader of srcs, read in order as one stream; each
-// source is opened when the Reader reaches it.
+// NewReader returns a Reader of srcs, read in order as one stream on the
+// goroutine that calls Scan; each source is opened when the Reader reaches
+// it.
 func NewReader(srcs []Source) *Reader {
-	return &Reader{srcs: srcs, strs: newStrTable()}
+	return NewReaderOptions(srcs, ReadOptions{})
+}
+
+// NewReaderOptions returns a Reader of srcs that yields the records opts
+// asks for. With opts.Workers above 1 the Reader reads ahead and parses on
+// that many goroutines; Close stops them.
+func NewReaderOptions(srcs []Source, opts ReadOptions) *Reader {
+	return newReader(srcs, newReadConfig(opts), opts.Workers)
+}
+
+func newReader(srcs []Source, cfg readConfig, workers int) *Reader {
+	r := &Reader{srcs: srcs, cfg: cfg, bi: -1, lastSrc: -1}
+	r.feed.srcs, r.feed.size, r.feed.maxLine = srcs, cfg.chunk, cfg.maxLine
+	if workers > 1 {
+		r.pipe = startPipeline(srcs, cfg, workers)
+	} else {
+		r.p = newParser(cfg)
+	}
+	return r
+}
+
+// Close stops the goroutines of a parallel Reader and closes the source
+// being read. Scan returns false after Close. Close is safe to call more
+// than once and on a Reader that reached the end.
+func (r *Reader) Close() error {
+	r.done = true
+	if r.pipe != nil {
+		r.pipe.stop()
+		r.pipe = nil
+	}
+	r.feed.closeSrc()
+	r.b, r.cur = nil, nil
+	return nil
 }
 
 // Scan advances to the next record and reports whether there is one. At
 // the end of the input or on an error it returns false; Err tells which.
 func (r *Reader) Scan() bool {
-	if r.qi < len(r.queue) {
-		r.qi++
+	if r.b != nil && r.bi < len(r.b.recs) {
+		r.bi++
 	}
-	for r.qi >= len(r.queue) {
-		if r.done {
-			r.queue = r.queue[:0]
-			r.qi = 0
+	for r.b == nil || r.bi >= len(r.b.recs) {
+		if r.done || !r.nextBatch() {
+			r.done = true
+			r.b, r.bi = nil, -1
+			if r.pipe != nil {
+				r.pipe.stop()
+				r.pipe = nil
+			}
 			return false
 		}
-		line, eol, ok := r.nextLine()
-		if !ok {
-			r.done = true
-			r.closeSrc()
-			continue
-		}
-		r.parseLine(line, eol)
 	}
+	r.position()
 	return true
+}
+
+// nextBatch makes the next chunk's records current; false at the end of
+// the stream or on an error.
+func (r *Reader) nextBatch() bool {
+	var b *batch
+	var err error
+	var src int
+	if r.pipe != nil {
+		if r.cur != nil {
+			r.pipe.recycle(r.cur)
+			r.cur = nil
+		}
+		c, ok := r.pipe.next()
+		if !ok {
+			return false
+		}
+		if c.err != nil {
+			err, src = c.err, c.src
+			r.pipe.recycle(c)
+		} else {
+			r.cur, b = c, &c.b
+		}
+	} else {
+		c, buf, ok := r.feed.next(r.buf)
+		r.buf = buf
+		if !ok {
+			return false
+		}
+		if c.err != nil {
+			err, src = c.err, c.src
+		} else {
+			b = &r.batch
+			b.reset(r.srcs[c.src].Name, c.src)
+			r.p.parseChunk(c.data, c.final, b)
+		}
+	}
+	if err != nil {
+		if tl, ok := err.(*lineTooLong); ok {
+			before := 0
+			if src == r.lastSrc {
+				before = r.nextBase
+			}
+			err = tl.at(before + 1)
+		}
+		r.err = err
+		return false
+	}
+	if b.src != r.lastSrc {
+		r.lastSrc, r.nextBase = b.src, 0
+	}
+	r.base = r.nextBase
+	r.nextBase += b.lines
+	r.heads += b.heads
+	r.parsed += b.parsed
+	r.b, r.bi = b, 0
+	return true
+}
+
+// position turns the current record's chunk line number into the line
+// number in its source.
+func (r *Reader) position() {
+	q := r.b.recs[r.bi]
+	var p *Pos
+	switch q.kind {
+	case KindSpan:
+		p = &r.b.spans[q.idx].Pos
+	case KindAnchor:
+		p = &r.b.anch[q.idx].Pos
+	case KindBindPhase:
+		p = &r.b.binds[q.idx].Pos
+	case KindHostOrch:
+		p = &r.b.orch[q.idx].Pos
+	case KindStamp:
+		p = &r.b.stamps[q.idx].Pos
+	case KindDrops:
+		p = &r.b.drops[q.idx].Pos
+	case KindTorn:
+		p = &r.b.torn[q.idx].Pos
+	}
+	p.Line += r.base
 }
 
 // Err returns the first error that ended the stream (opening, reading,
 // decompressing a source, an overlong line), or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
 
+// Heads returns the number of [STRACE] record heads read so far: after
+// Scan has returned false, the input's. Heads − Parsed is the number of
+// torn records. Both are 0 when ReadOptions.Kinds asks for neither spans
+// nor torn records.
+func (r *Reader) Heads() int { return r.heads }
+
+// Parsed returns the number of record heads read so far that parsed as
+// spans, including those ReadOptions.KeepSpan rejected.
+func (r *Reader) Parsed() int { return r.parsed }
+
 // Kind returns the kind of the current record.
 func (r *Reader) Kind() Kind {
-	if r.qi < len(r.queue) {
-		return r.queue[r.qi].kind
+	if r.b != nil && r.bi >= 0 && r.bi < len(r.b.recs) {
+		return r.b.recs[r.bi].kind
 	}
 	return KindNone
 }
 
-func (r *Reader) cur(k Kind) (int, bool) {
-	if r.qi < len(r.queue) && r.queue[r.qi].kind == k {
-		return r.queue[r.qi].idx, true
+func (r *Reader) at(k Kind) (int, bool) {
+	if r.b != nil && r.bi >= 0 && r.bi < len(r.b.recs) && r.b.recs[r.bi].kind == k {
+		return int(r.b.recs[r.bi].idx), true
 	}
 	return 0, false
 }
 
 // Span returns the current span, or nil when the record is not a span.
 func (r *Reader) Span() *Span {
-	if i, ok := r.cur(KindSpan); ok {
-		return &r.spans[i]
+	if i, ok := r.at(KindSpan); ok {
+		return &r.b.spans[i]
 	}
 	return nil
 }
 
 // Anchor returns the current clock anchor, or nil.
 func (r *Reader) Anchor() *Anchor {
-	if i, ok := r.cur(KindAnchor); ok {
-		return &r.anch[i]
+	if i, ok := r.at(KindAnchor); ok {
+		return &r.b.anch[i]
 	}
 	return nil
 }
 
 // BindPhase returns the current `bind phase=` line, or nil.
 func (r *Reader) BindPhase() *BindPhase {
-	if i, ok := r.cur(KindBindPhase); ok {
-		return &r.binds[i]
+	if i, ok := r.at(KindBindPhase); ok {
+		return &r.b.binds[i]
 	}
 	return nil
 }
 
 // HostOrch returns the current `host-orch phase=` line, or nil.
 func (r *Reader) HostOrch() *HostOrchPhase {
-	if i, ok := r.cur(KindHostOrch); ok {
-		return &r.orch[i]
+	if i, ok := r.at(KindHostOrch); ok {
+		return &r.b.orch[i]
 	}
 	return nil
 }
@@ -168,8 +326,8 @@ func (r *Reader) HostOrch() *HostOrchPhase {
 // Stamp returns the current `[stamp] ` line, or nil. Every stamp line is
 // yielded; ReadLog keeps the first.
 func (r *Reader) Stamp() *Stamp {
-	if _, ok := r.cur(KindStamp); ok {
-		return &r.stamp
+	if i, ok := r.at(KindStamp); ok {
+		return &r.b.stamps[i]
 	}
 	return nil
 }
@@ -177,221 +335,16 @@ func (r *Reader) Stamp() *Stamp {
 // Drops returns the current [HOSTLOG_DROPS] summary, or nil. Every summary
 // is yielded; ReadLog keeps the largest total per pid.
 func (r *Reader) Drops() *Drops {
-	if i, ok := r.cur(KindDrops); ok {
-		return &r.drops[i]
+	if i, ok := r.at(KindDrops); ok {
+		return &r.b.drops[i]
 	}
 	return nil
 }
 
 // Torn returns the current torn-record count, or nil.
 func (r *Reader) Torn() *Torn {
-	if _, ok := r.cur(KindTorn); ok {
-		return &r.torn
+	if i, ok := r.at(KindTorn); ok {
+		return &r.b.torn[i]
 	}
 	return nil
-}
-
-// nextLine returns the next physical line of the stream, opening sources as
-// needed. eol reports whether the line had a terminator (LF, or a CR at the
-// end of the input), which the grammar treats as whitespace.
-func (r *Reader) nextLine() (line []byte, eol bool, ok bool) {
-	for r.err == nil {
-		if r.src == nil {
-			if r.si >= len(r.srcs) {
-				return nil, false, false
-			}
-			if !r.openSrc() {
-				return nil, false, false
-			}
-		}
-		line, eol, err := r.lr.next()
-		if err != nil {
-			if err == io.EOF {
-				r.closeSrc()
-				r.si++
-				continue
-			}
-			if err == errLineTooLong {
-				r.err = fmt.Errorf("reading %s: line %d is longer than %d MiB", r.name, r.line+1, r.lr.limit()>>20)
-			} else {
-				r.err = fmt.Errorf("reading %s: %w", r.name, err)
-			}
-			r.closeSrc()
-			return nil, false, false
-		}
-		r.line++
-		return line, eol, true
-	}
-	return nil, false, false
-}
-
-func (r *Reader) openSrc() bool {
-	s := r.srcs[r.si]
-	r.name, r.line = s.Name, 0
-	if s.Open == nil {
-		r.err = fmt.Errorf("reading %s: no way to open it", s.Name)
-		return false
-	}
-	rc, err := s.Open()
-	if err != nil {
-		r.err = fmt.Errorf("reading %s: %w", s.Name, err)
-		return false
-	}
-	br := bufio.NewReaderSize(rc, 64<<10)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			r.err = fmt.Errorf("reading %s: %w", s.Name, err)
-			return false
-		}
-		in = zr
-	}
-	r.src = rc
-	r.lr.reset(in)
-	return true
-}
-
-func (r *Reader) closeSrc() {
-	if r.src != nil {
-		r.src.Close()
-		r.src = nil
-	}
-}
-
-// parseLine turns one physical line into queued records.
-func (r *Reader) parseLine(line []byte, eol bool) {
-	r.queue = r.queue[:0]
-	r.qi = 0
-	r.spans = r.spans[:0]
-	r.anch = r.anch[:0]
-	r.binds = r.binds[:0]
-	r.orch = r.orch[:0]
-	r.drops = r.drops[:0]
-	pos := Pos{File: r.name, Line: r.line}
-
-	if bytes.HasPrefix(line, tokStamp) {
-		r.stamp = Stamp{Text: r.strs.bytes(line[len(tokStamp):]), Pos: pos}
-		r.queue = append(r.queue, queued{KindStamp, 0})
-	}
-
-	// One pass over the '[' bytes finds envelopes (for Thread), record
-	// heads, spans, anchors and drop summaries.
-	heads, nspans := 0, 0
-	var thread []byte // the last envelope's thread not yet claimed by a span
-	open := false     // inside the attribute text of a span
-	var openSpan spanHead
-	var openThread []byte
-	cur := newLineCursor(line, eol)
-	i := 0
-	for {
-		k := bytes.IndexByte(line[i:], '[')
-		if k < 0 {
-			break
-		}
-		i += k
-		if i+1 >= len(line) {
-			break
-		}
-		switch line[i+1] {
-		case 'S':
-			if !bytes.HasPrefix(line[i:], tokStrace) {
-				break
-			}
-			if open {
-				r.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos)
-				open = false
-				nspans++
-			}
-			if !isHeadAt(line, i) {
-				break
-			}
-			heads++
-			if parseSpanHead(line, i, &r.head) {
-				openSpan, openThread, open = r.head, thread, true
-				thread = nil
-				i = r.head.attrsStart
-				continue
-			}
-		case 'm':
-			if open && cur.prefixAt(i) {
-				r.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos)
-				open = false
-				nspans++
-			}
-			if th, e, ok := envelopeAt(line, i); ok {
-				thread = th
-				i = e
-				continue
-			}
-		case 'C':
-			if bytes.HasPrefix(line[i:], tokAnchor) {
-				if pid, mono, wall, ok := parseAnchorAt(line, i); ok {
-					r.anch = append(r.anch, Anchor{Pid: pid, MonoNs: mono, WallNs: wall, Pos: pos})
-					r.queue = append(r.queue, queued{KindAnchor, len(r.anch) - 1})
-				}
-			}
-		case 'H':
-			if bytes.HasPrefix(line[i:], tokDrops) {
-				var d Drops
-				if parseDropsAt(line, i, &d) {
-					d.Pos = pos
-					r.drops = append(r.drops, d)
-					r.queue = append(r.queue, queued{KindDrops, len(r.drops) - 1})
-				}
-			}
-		}
-		i++
-	}
-	if open {
-		r.addSpan(&openSpan, openThread, line[openSpan.attrsStart:], pos)
-		nspans++
-	}
-
-	if bytes.Contains(line, tokPhaseEq) {
-		if findBindPhase(line, &r.ph) {
-			r.binds = append(r.binds, BindPhase{
-				Phase:     r.strs.intern(r.ph.phase),
-				StartNs:   r.ph.start,
-				DurNs:     r.ph.dur,
-				Attrs:     r.strs.bytes(r.ph.attrs),
-				Thread:    r.strs.intern(r.ph.thread),
-				Enveloped: r.ph.enveloped,
-				Pos:       pos,
-			})
-			r.queue = append(r.queue, queued{KindBindPhase, len(r.binds) - 1})
-		}
-		if findHostOrch(line, &r.ph) {
-			r.orch = append(r.orch, HostOrchPhase{
-				Phase:  r.strs.intern(r.ph.phase),
-				Attrs:  r.strs.bytes(r.ph.attrs),
-				Thread: r.strs.intern(r.ph.thread),
-				Pos:    pos,
-			})
-			r.queue = append(r.queue, queued{KindHostOrch, len(r.orch) - 1})
-		}
-	}
-
-	if heads > nspans {
-		r.torn = Torn{Pos: pos, Count: heads - nspans}
-		r.queue = append(r.queue, queued{KindTorn, 0})
-	}
-}
-
-func (r *Reader) addSpan(h *spanHead, thread, attrs []byte, pos Pos) {
-	r.spans = append(r.spans, Span{
-		Pid:    h.pid,
-		Tid:    h.tid,
-		Inv:    h.inv,
-		Hid:    r.strs.hid(h.hid),
-		Depth:  h.depth,
-		Name:   r.strs.name(h.name),
-		Ts:     h.ts,
-		Dur:    h.dur,
-		Attrs:  r.strs.bytes(trimSpaceBytes(attrs)),
-		Thread: r.strs.intern(thread),
-		Pos:    pos,
-	})
-	r.queue = append(r.queue, queued{KindSpan, len(r.spans) - 1})
 }

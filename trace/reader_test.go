@@ -551,8 +551,9 @@ func TestReaderLongLines(t *testing.T) {
 	assert.Equal(t, len("big=")+len(long), len(l.Spans[0].Attrs))
 	assert.Equal(t, 3, l.Spans[1].Pos.Line)
 
-	r := NewReader([]Source{ReaderSource("big.log", strings.NewReader("ok\n"+strings.Repeat("y", 3<<20)+"\n"))})
-	r.lr.maxLine = 1 << 20
+	cfg := newReadConfig(ReadOptions{})
+	cfg.maxLine = 1 << 20
+	r := newReader([]Source{ReaderSource("big.log", strings.NewReader("ok\n"+strings.Repeat("y", 3<<20)+"\n"))}, cfg, 0)
 	for r.Scan() {
 	}
 	assert.EqualError(t, r.Err(), "reading big.log: line 2 is longer than 1 MiB")

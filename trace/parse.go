@@ -1,0 +1,267 @@
+package trace
+
+import "bytes"
+
+// A batch holds the records of one chunk of lines, in log order. Line
+// numbers in its records count from 1 at the chunk's first line; the
+// Reader adds the lines of the earlier chunks of the same source when it
+// yields a record.
+type batch struct {
+	file   string
+	src    int
+	lines  int // physical lines in the chunk
+	heads  int // [STRACE] record heads
+	parsed int // heads that parsed as spans, yielded or not
+	recs   []queued
+	spans  []Span
+	anch   []Anchor
+	binds  []BindPhase
+	orch   []HostOrchPhase
+	stamps []Stamp
+	drops  []Drops
+	torn   []Torn
+}
+
+type queued struct {
+	kind Kind
+	idx  int32
+}
+
+// reset empties b for a chunk of source src named file. The records'
+// arrays are reused; the strings they still hold stay reachable until
+// they are overwritten, which bounds that garbage by the batch's size.
+func (b *batch) reset(file string, src int) {
+	b.file, b.src = file, src
+	b.lines, b.heads, b.parsed = 0, 0, 0
+	b.recs = b.recs[:0]
+	b.spans = b.spans[:0]
+	b.anch = b.anch[:0]
+	b.binds = b.binds[:0]
+	b.orch = b.orch[:0]
+	b.stamps = b.stamps[:0]
+	b.drops = b.drops[:0]
+	b.torn = b.torn[:0]
+}
+
+// readConfig is what a parser needs of ReadOptions.
+type readConfig struct {
+	kinds    KindSet // never empty
+	keepSpan func(name string) bool
+	brackets bool // some wanted kind is found by the '[' scan
+	phases   bool // bind phases or host-orch lines are wanted
+	chunk    int  // bytes per chunk; chunkSize when zero (tests make it small)
+	maxLine  int  // the longest line; MaxLineBytes when zero (tests make it small)
+}
+
+func newReadConfig(o ReadOptions) readConfig {
+	k := o.Kinds
+	if k == 0 {
+		k = AllKinds
+	}
+	return readConfig{
+		kinds:    k,
+		keepSpan: o.KeepSpan,
+		brackets: k.Has(KindSpan) || k.Has(KindTorn) || k.Has(KindAnchor) || k.Has(KindDrops),
+		phases:   k.Has(KindBindPhase) || k.Has(KindHostOrch),
+	}
+}
+
+// A parser turns chunks of lines into batches (REFERENCE §1). It owns the
+// string table the records' strings come from; one goroutine uses it.
+type parser struct {
+	cfg  readConfig
+	strs strTable
+	head spanHead
+	ph   phaseLine
+}
+
+func newParser(cfg readConfig) *parser {
+	return &parser{cfg: cfg, strs: newStrTable()}
+}
+
+// parseChunk parses the lines of data into b. final says data ends its
+// source: a last line without LF is a line, and a lone CR ending it is
+// its terminator.
+func (p *parser) parseChunk(data []byte, final bool, b *batch) {
+	line := 0
+	for len(data) > 0 {
+		var ln []byte
+		eol := true
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			ln, data = data[:k], data[k+1:]
+			if n := len(ln); n > 0 && ln[n-1] == '\r' {
+				ln = ln[:n-1]
+			}
+		} else {
+			// Only the last chunk of a source ends without a LF.
+			ln, data = data, nil
+			eol = false
+			if n := len(ln); n > 0 && ln[n-1] == '\r' {
+				ln, eol = ln[:n-1], true
+			}
+		}
+		line++
+		p.parseLine(ln, eol, line, b)
+	}
+	b.lines = line
+}
+
+// parseLine turns one physical line into records appended to b.
+func (p *parser) parseLine(line []byte, eol bool, lineNo int, b *batch) {
+	pos := Pos{File: b.file, Line: lineNo}
+	kinds := p.cfg.kinds
+
+	if len(line) >= len(tokStamp) && line[0] == '[' && line[1] == 's' && kinds.Has(KindStamp) && bytes.HasPrefix(line, tokStamp) {
+		b.stamps = append(b.stamps, Stamp{Text: p.strs.bytes(line[len(tokStamp):]), Pos: pos})
+		b.recs = append(b.recs, queued{KindStamp, int32(len(b.stamps) - 1)})
+	}
+
+	heads, nspans := 0, 0
+	if p.cfg.brackets {
+		heads, nspans = p.scanBrackets(line, eol, pos, b)
+	}
+
+	if p.cfg.phases {
+		p.scanPhases(line, pos, b)
+	}
+
+	b.heads += heads
+	b.parsed += nspans
+	if heads > nspans && kinds.Has(KindTorn) {
+		b.torn = append(b.torn, Torn{Pos: pos, Count: heads - nspans})
+		b.recs = append(b.recs, queued{KindTorn, int32(len(b.torn) - 1)})
+	}
+}
+
+// scanBrackets makes one pass over the '[' bytes of a line to find
+// envelopes (for Thread), record heads, spans, anchors and drop summaries.
+// It returns the record heads on the line and the spans parsed from them.
+func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, nspans int) {
+	kinds := p.cfg.kinds
+	var thread []byte // the last envelope's thread not yet claimed by a span
+	open := false     // inside the attribute text of a span
+	var openSpan spanHead
+	var openThread []byte
+	cur := newLineCursor(line, eol)
+	i := 0
+	for {
+		k := bytes.IndexByte(line[i:], '[')
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+1 >= len(line) {
+			break
+		}
+		switch line[i+1] {
+		case 'S':
+			if !bytes.HasPrefix(line[i:], tokStrace) {
+				break
+			}
+			if open {
+				p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos, b)
+				open = false
+				nspans++
+			}
+			if !isHeadAt(line, i) {
+				break
+			}
+			heads++
+			if parseSpanHead(line, i, &p.head) {
+				openSpan, openThread, open = p.head, thread, true
+				thread = nil
+				i = p.head.attrsStart
+				continue
+			}
+		case 'm':
+			if open && cur.prefixAt(i) {
+				p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos, b)
+				open = false
+				nspans++
+			}
+			if th, e, ok := envelopeAt(line, i); ok {
+				thread = th
+				i = e
+				continue
+			}
+		case 'C':
+			if kinds.Has(KindAnchor) && bytes.HasPrefix(line[i:], tokAnchor) {
+				if pid, mono, wall, ok := parseAnchorAt(line, i); ok {
+					b.anch = append(b.anch, Anchor{Pid: pid, MonoNs: mono, WallNs: wall, Pos: pos})
+					b.recs = append(b.recs, queued{KindAnchor, int32(len(b.anch) - 1)})
+				}
+			}
+		case 'H':
+			if kinds.Has(KindDrops) && bytes.HasPrefix(line[i:], tokDrops) {
+				var d Drops
+				if parseDropsAt(line, i, &d) {
+					d.Pos = pos
+					b.drops = append(b.drops, d)
+					b.recs = append(b.recs, queued{KindDrops, int32(len(b.drops) - 1)})
+				}
+			}
+		}
+		i++
+	}
+	if open {
+		p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:], pos, b)
+		nspans++
+	}
+	return heads, nspans
+}
+
+// scanPhases finds the `bind phase=` and `host-orch phase=` records of a
+// line.
+func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
+	kinds := p.cfg.kinds
+	if !bytes.Contains(line, tokPhaseEq) {
+		return
+	}
+	if kinds.Has(KindBindPhase) && findBindPhase(line, &p.ph) {
+		b.binds = append(b.binds, BindPhase{
+			Phase:     p.strs.intern(p.ph.phase),
+			StartNs:   p.ph.start,
+			DurNs:     p.ph.dur,
+			Attrs:     p.strs.bytes(p.ph.attrs),
+			Thread:    p.strs.intern(p.ph.thread),
+			Enveloped: p.ph.enveloped,
+			Pos:       pos,
+		})
+		b.recs = append(b.recs, queued{KindBindPhase, int32(len(b.binds) - 1)})
+	}
+	if kinds.Has(KindHostOrch) && findHostOrch(line, &p.ph) {
+		b.orch = append(b.orch, HostOrchPhase{
+			Phase:  p.strs.intern(p.ph.phase),
+			Attrs:  p.strs.bytes(p.ph.attrs),
+			Thread: p.strs.intern(p.ph.thread),
+			Pos:    pos,
+		})
+		b.recs = append(b.recs, queued{KindHostOrch, int32(len(b.orch) - 1)})
+	}
+}
+
+// addSpan makes the span of a parsed head, when spans are wanted and the
+// KeepSpan filter takes its name.
+func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
+	if !p.cfg.kinds.Has(KindSpan) {
+		return
+	}
+	name := p.strs.name(h.name)
+	if p.cfg.keepSpan != nil && !p.cfg.keepSpan(name) {
+		return
+	}
+	b.spans = append(b.spans, Span{
+		Pid:    h.pid,
+		Tid:    h.tid,
+		Inv:    h.inv,
+		Hid:    p.strs.hid(h.hid),
+		Depth:  h.depth,
+		Name:   name,
+		Ts:     h.ts,
+		Dur:    h.dur,
+		Attrs:  p.strs.bytes(trimSpaceBytes(attrs)),
+		Thread: p.strs.intern(thread),
+		Pos:    pos,
+	})
+	b.recs = append(b.recs, queued{KindSpan, int32(len(b.spans) - 1)})
+}

@@ -1,0 +1,297 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// yielded is one yielded a Reader yielded, by value.
+type yielded struct {
+	Kind   Kind
+	Span   Span
+	Anchor Anchor
+	Bind   BindPhase
+	Orch   HostOrchPhase
+	Stamp  Stamp
+	Drops  Drops
+	Torn   Torn
+}
+
+// readAll reads srcs to the end with opts and a chunk size (0: default),
+// returning the records, Heads, Parsed and Err.
+func readAll(t *testing.T, srcs []Source, opts ReadOptions, chunk int) ([]yielded, int, int, error) {
+	t.Helper()
+	cfg := newReadConfig(opts)
+	cfg.chunk = chunk
+	r := newReader(srcs, cfg, opts.Workers)
+	defer r.Close()
+	var out []yielded
+	for r.Scan() {
+		rc := yielded{Kind: r.Kind()}
+		switch r.Kind() {
+		case KindSpan:
+			rc.Span = *r.Span()
+		case KindAnchor:
+			rc.Anchor = *r.Anchor()
+		case KindBindPhase:
+			rc.Bind = *r.BindPhase()
+		case KindHostOrch:
+			rc.Orch = *r.HostOrch()
+		case KindStamp:
+			rc.Stamp = *r.Stamp()
+		case KindDrops:
+			rc.Drops = *r.Drops()
+		case KindTorn:
+			rc.Torn = *r.Torn()
+		default:
+			t.Fatalf("Scan true with kind %v", r.Kind())
+		}
+		out = append(out, rc)
+	}
+	return out, r.Heads(), r.Parsed(), r.Err()
+}
+
+// mixedLog is a log of every kind of yielded, CRLF and LF lines, torn
+// records, records sharing lines, noise, and no final newline.
+func mixedLog() string {
+	var b strings.Builder
+	b.WriteString("[stamp] abc env X=1 python run.py\n")
+	b.WriteString(anchorLine(41, 1000, 1700000000000000000) + "\r\n")
+	for i := 0; i < 300; i++ {
+		b.WriteString(rec(41, uint64(i), "chip.run", fmt.Sprintf("rank=0 i=%d", i), 0, int64(100+i), 20))
+		b.WriteString(rec(42, uint64(i), "chip.run.runner_run.device_wall", "clk=dev", 2, 5, 10))
+		if i%3 == 0 {
+			b.WriteString("\r\n")
+		} else {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[mono_ns=%d][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=args start_ns=%d dur_ns=2 x=%d\n", i, i, i)
+		fmt.Fprintf(&b, "[mono_ns=%d][T0xab][TIMING] host_phase_trace_end: [f.cpp:2] host-orch phase=record_node total_ns=5 count=%d\n", i, i)
+		b.WriteString("[mono_ns=5][T0x9][INFO] noise: [dev.cpp:3] launching kernel on stream 0x1\n")
+		if i%50 == 7 {
+			b.WriteString("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut\n")
+			b.WriteString("[HOSTLOG_DROPS] v=1 pid=7 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n")
+			b.WriteString("[stamp] second\n")
+		}
+	}
+	b.WriteString(bare(9, 9, 9, "last", "k=v", 1, 2))
+	b.WriteString("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut2\r")
+	return b.String()
+}
+
+func TestParallelReaderMatchesSequential(t *testing.T) {
+	text := mixedLog()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "host.1.log")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	gz := filepath.Join(dir, "host.2.log")
+	require.NoError(t, os.WriteFile(gz, gzipped(t, []byte(text)), 0o644))
+	srcs := func() []Source {
+		return []Source{
+			ReaderSource("a.log", strings.NewReader(text)),
+			FileSource(path),
+			ReaderSource("empty.log", strings.NewReader("")),
+			FileSource(gz),
+			ReaderSource("b.log", strings.NewReader("x\n"+bare(2, 2, 1, "b", "", 1, 2))),
+		}
+	}
+	want, wantHeads, wantParsed, err := readAll(t, srcs(), ReadOptions{}, 0)
+	require.NoError(t, err)
+	require.Greater(t, len(want), 2000)
+	tests := []struct {
+		name    string
+		workers int
+		chunk   int
+	}{
+		{"sequential, tiny chunks", 1, 64},
+		{"sequential, small chunks", 0, 4096},
+		{"two workers", 2, 0},
+		{"two workers, tiny chunks", 2, 64},
+		{"three workers, odd chunks", 3, 1000},
+		{"eight workers, small chunks", 8, 333},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, heads, parsed, err := readAll(t, srcs(), ReadOptions{Workers: tc.workers}, tc.chunk)
+			require.NoError(t, err)
+			assert.Equal(t, wantHeads, heads)
+			assert.Equal(t, wantParsed, parsed)
+			require.Equal(t, len(want), len(got))
+			for i := range want {
+				require.Equal(t, want[i], got[i], "yielded %d", i)
+			}
+		})
+	}
+}
+
+func TestReadOptionsKinds(t *testing.T) {
+	text := mixedLog()
+	all, heads, parsed, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(text))}, ReadOptions{}, 0)
+	require.NoError(t, err)
+	only := func(keep func(yielded) bool) []yielded {
+		var out []yielded
+		for _, r := range all {
+			if keep(r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		opts      ReadOptions
+		want      []yielded
+		wantHeads int
+	}{
+		{
+			name:      "bind phases and stamps",
+			opts:      ReadOptions{Kinds: Kinds(KindBindPhase, KindStamp)},
+			want:      only(func(r yielded) bool { return r.Kind == KindBindPhase || r.Kind == KindStamp }),
+			wantHeads: 0,
+		},
+		{
+			name:      "torn only still counts heads",
+			opts:      ReadOptions{Kinds: Kinds(KindTorn), Workers: 2},
+			want:      only(func(r yielded) bool { return r.Kind == KindTorn }),
+			wantHeads: heads,
+		},
+		{
+			name: "device spans only",
+			opts: ReadOptions{Kinds: Kinds(KindSpan, KindAnchor), KeepSpan: func(name string) bool { return strings.HasSuffix(name, "device_wall") }},
+			want: only(func(r yielded) bool {
+				return r.Kind == KindAnchor || r.Kind == KindSpan && strings.HasSuffix(r.Span.Name, "device_wall")
+			}),
+			wantHeads: heads,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, h, p, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(text))}, tc.opts, 0)
+			require.NoError(t, err)
+			require.NotEmpty(t, tc.want)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.wantHeads, h)
+			if tc.wantHeads > 0 {
+				assert.Equal(t, parsed, p)
+			}
+		})
+	}
+}
+
+func TestReadLogOptionsKeepsWarningsRight(t *testing.T) {
+	text := mixedLog()
+	full, err := ReadLog([]Source{ReaderSource("a.log", strings.NewReader(text))})
+	require.NoError(t, err)
+	some, err := ReadLogOptions([]Source{ReaderSource("a.log", strings.NewReader(text))},
+		ReadOptions{KeepSpan: func(name string) bool { return name == "last" }})
+	require.NoError(t, err)
+	require.Len(t, some.Spans, 1)
+	assert.Equal(t, full.Heads, some.Heads)
+	assert.Equal(t, full.Warnings(), some.Warnings())
+	assert.Contains(t, strings.Join(full.Warnings(), "\n"), "records are incomplete")
+}
+
+// failAfter reads data, then fails with err.
+type failAfter struct {
+	data []byte
+	err  error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+func TestParallelReaderErrors(t *testing.T) {
+	body := strings.Repeat(bare(1, 1, 1, "a", "", 1, 2), 500)
+	missing := filepath.Join(t.TempDir(), "nope.log")
+	tests := []struct {
+		name    string
+		srcs    func() []Source
+		spans   int
+		wantErr string
+	}{
+		{
+			name: "read error after whole lines",
+			srcs: func() []Source {
+				return []Source{ReaderSource("f.log", &failAfter{data: []byte(body + "partial"), err: errors.New("disk on fire")})}
+			},
+			spans:   500,
+			wantErr: "reading f.log: disk on fire",
+		},
+		{
+			name: "missing second file",
+			srcs: func() []Source {
+				return []Source{ReaderSource("a.log", strings.NewReader(body)), FileSource(missing)}
+			},
+			spans:   500,
+			wantErr: "reading " + missing + ": open " + missing,
+		},
+	}
+	for _, tc := range tests {
+		for _, workers := range []int{0, 2} {
+			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
+				got, _, _, err := readAll(t, tc.srcs(), ReadOptions{Workers: workers}, 1000)
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Len(t, got, tc.spans)
+			})
+		}
+	}
+}
+
+func TestParallelReaderLongLine(t *testing.T) {
+	text := "ok\n" + bare(1, 1, 1, "a", "", 1, 2) + strings.Repeat("y", 3<<20) + "\n" + bare(1, 1, 2, "b", "", 1, 2)
+	for _, workers := range []int{0, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			cfg := newReadConfig(ReadOptions{})
+			cfg.maxLine = 1 << 20
+			r := newReader([]Source{ReaderSource("big.log", strings.NewReader(text))}, cfg, workers)
+			defer r.Close()
+			n := 0
+			for r.Scan() {
+				n++
+			}
+			assert.Equal(t, 1, n)
+			assert.EqualError(t, r.Err(), "reading big.log: line 3 is longer than 1 MiB")
+
+			got, _, _, err := readAll(t, []Source{ReaderSource("big.log", strings.NewReader(text))}, ReadOptions{Workers: workers}, 4096)
+			require.NoError(t, err)
+			require.Len(t, got, 2)
+			assert.Equal(t, 4, got[1].Span.Pos.Line)
+		})
+	}
+}
+
+// slowReader returns one byte per Read, to keep a producer busy.
+type slowReader struct{ r io.Reader }
+
+func (s slowReader) Read(p []byte) (int, error) { return s.r.Read(p[:1]) }
+
+func TestParallelReaderClose(t *testing.T) {
+	text := strings.Repeat(bare(1, 1, 1, "a", "", 1, 2), 20000)
+	r := NewReaderOptions([]Source{ReaderSource("a.log", strings.NewReader(text))}, ReadOptions{Workers: 2})
+	for i := 0; i < 10 && r.Scan(); i++ {
+	}
+	require.NoError(t, r.Close())
+	assert.False(t, r.Scan())
+	assert.Equal(t, KindNone, r.Kind())
+	require.NoError(t, r.Close())
+
+	r = NewReaderOptions([]Source{ReaderSource("slow.log", slowReader{bytes.NewReader([]byte(text))})}, ReadOptions{Workers: 2})
+	require.NoError(t, r.Close())
+	assert.False(t, r.Scan())
+}

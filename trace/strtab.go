@@ -1,0 +1,85 @@
+package trace
+
+import (
+	"bytes"
+	"unsafe"
+)
+
+// strTable makes the strings of records. Names, hids, phases and threads
+// repeat endlessly and are interned; other text is copied into large shared
+// chunks, so a record costs no allocation of its own. Strings are never
+// modified once made.
+type strTable struct {
+	interned map[string]string
+	chunk    []byte
+}
+
+const (
+	strChunkSize  = 64 << 10
+	maxInterned   = 1 << 14
+	maxInternSize = 128
+)
+
+func newStrTable() strTable {
+	return strTable{interned: make(map[string]string, 256)}
+}
+
+// bytes returns b as a string.
+func (t *strTable) bytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > strChunkSize/8 {
+		return string(b)
+	}
+	if cap(t.chunk)-len(t.chunk) < len(b) {
+		t.chunk = make([]byte, 0, strChunkSize)
+	}
+	n := len(t.chunk)
+	t.chunk = append(t.chunk, b...)
+	s := t.chunk[n:len(t.chunk):len(t.chunk)]
+	return unsafe.String(&s[0], len(s))
+}
+
+// intern returns b as a string, shared with earlier equal ones.
+func (t *strTable) intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := t.interned[string(b)]; ok {
+		return s
+	}
+	s := t.bytes(b)
+	if len(b) <= maxInternSize && len(t.interned) < maxInterned {
+		t.interned[s] = s
+	}
+	return s
+}
+
+// hid returns a hid in lowercase.
+func (t *strTable) hid(b []byte) string {
+	for _, c := range b {
+		if c >= 'A' && c <= 'F' {
+			return t.intern(bytes.ToLower(b))
+		}
+	}
+	return t.intern(b)
+}
+
+// name returns a percent-decoded span name.
+func (t *strTable) name(b []byte) string {
+	if bytes.IndexByte(b, '%') < 0 {
+		return t.intern(b)
+	}
+	// The decoded form is interned under the raw bytes' key with a prefix
+	// that no raw name can carry (a raw name holds no space).
+	key := append(append(make([]byte, 0, len(b)+1), ' '), b...)
+	if s, ok := t.interned[string(key)]; ok {
+		return s
+	}
+	s := Decode(string(b))
+	if len(key) <= maxInternSize && len(t.interned) < maxInterned {
+		t.interned[string(key)] = s
+	}
+	return s
+}
