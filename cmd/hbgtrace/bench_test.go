@@ -1,0 +1,49 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/internal/perflog"
+)
+
+// benchLog returns the path of the log the view benchmarks read:
+// $HBG_PERF_LOG when set (for example a gen_perf.py log), else a 20 MB
+// log from perflog written to a temporary directory.
+func benchLog(b *testing.B) string {
+	b.Helper()
+	if p := os.Getenv("HBG_PERF_LOG"); p != "" {
+		return p
+	}
+	p := filepath.Join(b.TempDir(), "perf.log")
+	if err := os.WriteFile(p, perflog.Generate(20<<20), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// benchView runs `hbgtrace <args> LOG` b.N times, output discarded.
+func benchView(b *testing.B, args ...string) {
+	path := benchLog(b)
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var stderr strings.Builder
+		if code := run(append(args, path), strings.NewReader(""), io.Discard, &stderr); code != 0 {
+			b.Fatalf("hbgtrace %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+	}
+}
+
+func BenchmarkRounds(b *testing.B) { benchView(b, "rounds") }
+func BenchmarkPhases(b *testing.B) { benchView(b, "phases", "--ranks", "2") }
+func BenchmarkTPOT(b *testing.B)   { benchView(b, "tpot") }
+func BenchmarkTree(b *testing.B)   { benchView(b, "tree") }
