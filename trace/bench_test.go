@@ -2,19 +2,40 @@ package trace_test
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/internal/perflog"
 	"github.com/hbgkit/hbgkit/trace"
 )
 
+// BenchmarkReader reads a 10 MB log record by record on one goroutine. It
+// reports allocations per record besides the usual per-op figures.
 func BenchmarkReader(b *testing.B) {
+	benchReader(b, trace.ReadOptions{})
+}
+
+// BenchmarkReaderParallel is BenchmarkReader with GOMAXPROCS workers.
+func BenchmarkReaderParallel(b *testing.B) {
+	benchReader(b, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0)})
+}
+
+// BenchmarkReaderBindPhases reads only the records `hbgtrace phases`
+// reads of an E1 log: bind phases and stamps.
+func BenchmarkReaderBindPhases(b *testing.B) {
+	benchReader(b, trace.ReadOptions{Kinds: trace.Kinds(trace.KindBindPhase, trace.KindStamp)})
+}
+
+func benchReader(b *testing.B, opts trace.ReadOptions) {
 	data := perflog.Generate(10 << 20)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	records := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r := trace.NewReader([]trace.Source{trace.ReaderSource("perf.log", bytes.NewReader(data))})
+		r := trace.NewReaderOptions([]trace.Source{trace.ReaderSource("perf.log", bytes.NewReader(data))}, opts)
 		n := 0
 		for r.Scan() {
 			n++
@@ -22,7 +43,12 @@ func BenchmarkReader(b *testing.B) {
 		if r.Err() != nil || n == 0 {
 			b.Fatalf("%d records, %v", n, r.Err())
 		}
+		r.Close()
+		records += n
 	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(records), "allocs/record")
 }
 
 func BenchmarkReadLog(b *testing.B) {

@@ -72,7 +72,10 @@ type parser struct {
 	cfg  readConfig
 	strs strTable
 	head spanHead
-	ph   phaseLine
+	ph   phaseLine // a `bind phase=` match
+	orch phaseLine // a `host-orch phase=` match
+
+	hids, threads recentStrs
 }
 
 func newParser(cfg readConfig) *parser {
@@ -214,10 +217,8 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 // line.
 func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
 	kinds := p.cfg.kinds
-	if !bytes.Contains(line, tokPhaseEq) {
-		return
-	}
-	if kinds.Has(KindBindPhase) && findBindPhase(line, &p.ph) {
+	hasBind, hasOrch := findPhases(line, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), &p.ph, &p.orch)
+	if hasBind {
 		b.binds = append(b.binds, BindPhase{
 			Phase:     p.strs.intern(p.ph.phase),
 			StartNs:   p.ph.start,
@@ -229,11 +230,11 @@ func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
 		})
 		b.recs = append(b.recs, queued{KindBindPhase, int32(len(b.binds) - 1)})
 	}
-	if kinds.Has(KindHostOrch) && findHostOrch(line, &p.ph) {
+	if hasOrch {
 		b.orch = append(b.orch, HostOrchPhase{
-			Phase:  p.strs.intern(p.ph.phase),
-			Attrs:  p.strs.bytes(p.ph.attrs),
-			Thread: p.strs.intern(p.ph.thread),
+			Phase:  p.strs.intern(p.orch.phase),
+			Attrs:  p.strs.bytes(p.orch.attrs),
+			Thread: p.strs.intern(p.orch.thread),
 			Pos:    pos,
 		})
 		b.recs = append(b.recs, queued{KindHostOrch, int32(len(b.orch) - 1)})
@@ -254,13 +255,13 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 		Pid:    h.pid,
 		Tid:    h.tid,
 		Inv:    h.inv,
-		Hid:    p.strs.hid(h.hid),
+		Hid:    p.hids.get(h.hid, p.strs.hid),
 		Depth:  h.depth,
 		Name:   name,
 		Ts:     h.ts,
 		Dur:    h.dur,
 		Attrs:  p.strs.bytes(trimSpaceBytes(attrs)),
-		Thread: p.strs.intern(thread),
+		Thread: p.threads.get(thread, p.strs.intern),
 		Pos:    pos,
 	})
 	b.recs = append(b.recs, queued{KindSpan, int32(len(b.spans) - 1)})

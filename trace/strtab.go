@@ -83,3 +83,25 @@ func (t *strTable) name(b []byte) string {
 	}
 	return s
 }
+
+// A recentStrs remembers the last few strings made for one field of a
+// record (a hid, a thread), which repeat from one record to the next, so
+// that most records skip the intern map.
+type recentStrs struct {
+	s    [4]string
+	next int
+}
+
+// get returns the remembered string equal to b, or makes one with mk and
+// remembers it.
+func (c *recentStrs) get(b []byte, mk func([]byte) string) string {
+	for i := range c.s {
+		if len(c.s[i]) == len(b) && c.s[i] == string(b) && len(b) > 0 {
+			return c.s[i]
+		}
+	}
+	s := mk(b)
+	c.s[c.next] = s
+	c.next = (c.next + 1) % len(c.s)
+	return s
+}
