@@ -52,26 +52,75 @@ func (p *Pass) Span() (start, end int64) {
 // pass. Threads interleave in the log (forked ranks), so each keeps its own
 // open pass. Passes come in the order of their first line.
 func GroupPasses(lines []BindPhase) []Pass {
-	type open struct {
-		pass int // index into out
-		last int // enum index of the last known segment, -1 if none yet
-	}
-	cur := make(map[string]*open)
 	var out []Pass
-	for _, l := range lines {
-		idx := SegmentIndex(l.Phase)
-		o := cur[l.Thread]
-		if o == nil || (idx >= 0 && o.last >= 0 && idx <= o.last) {
-			out = append(out, Pass{Thread: l.Thread})
-			o = &open{pass: len(out) - 1, last: -1}
-			cur[l.Thread] = o
+	g := NewPassGrouper(func(i int, p Pass) {
+		for len(out) <= i {
+			out = append(out, Pass{})
 		}
-		out[o.pass].Segments = append(out[o.pass].Segments, l)
-		if idx >= 0 {
-			o.last = idx
-		}
+		out[i] = p
+	})
+	for i := range lines {
+		g.Add(&lines[i])
 	}
+	g.Close()
 	return out
+}
+
+// A PassGrouper is GroupPasses over a stream: it groups lines as they are
+// read and hands each pass over as soon as it is complete (when its thread
+// starts another pass, or at Close), so a reader keeps only what it makes
+// of finished passes, never all the lines.
+type PassGrouper struct {
+	done func(index int, p Pass)
+	open map[string]*openPass
+	n    int
+}
+
+type openPass struct {
+	index int
+	last  int // enum index of the last known segment, -1 if none yet
+	pass  Pass
+}
+
+// NewPassGrouper returns a PassGrouper that calls done with each complete
+// pass and its index, the pass's position in GroupPasses' order (the order
+// of first lines). Passes of different threads complete out of that order.
+func NewPassGrouper(done func(index int, p Pass)) *PassGrouper {
+	return &PassGrouper{done: done, open: make(map[string]*openPass)}
+}
+
+// Add adds the next line of the log (copied).
+func (g *PassGrouper) Add(l *BindPhase) {
+	idx := SegmentIndex(l.Phase)
+	o := g.open[l.Thread]
+	if o == nil || (idx >= 0 && o.last >= 0 && idx <= o.last) {
+		if o != nil {
+			g.done(o.index, o.pass)
+		}
+		o = &openPass{index: g.n, last: -1, pass: Pass{Thread: l.Thread}}
+		g.n++
+		g.open[l.Thread] = o
+	}
+	o.pass.Segments = append(o.pass.Segments, *l)
+	if idx >= 0 {
+		o.last = idx
+	}
+}
+
+// Len returns the number of passes started so far.
+func (g *PassGrouper) Len() int { return g.n }
+
+// Close hands over the passes still open, in index order.
+func (g *PassGrouper) Close() {
+	open := make([]*openPass, 0, len(g.open))
+	for _, o := range g.open {
+		open = append(open, o)
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].index < open[j].index })
+	for _, o := range open {
+		g.done(o.index, o.pass)
+	}
+	clear(g.open)
 }
 
 // IsBindSpan reports whether s is a host bind span: chip.run.bind, or the
@@ -87,6 +136,35 @@ func IsBindSpan(s *Span) bool {
 // ties going to the first in span order. A pass that no bind contains keeps
 // Bind nil. Bind points into spans.
 func AttachPasses(passes []Pass, spans []Span) {
+	ext := make([]PassExtent, len(passes))
+	for p := range passes {
+		passes[p].Bind = nil
+		if len(passes[p].Segments) == 0 {
+			ext[p].Empty = true
+			continue
+		}
+		ext[p].Thread = passes[p].Thread
+		ext[p].Start, ext[p].End = passes[p].Span()
+	}
+	for p, i := range FindBinds(ext, spans) {
+		if i >= 0 {
+			passes[p].Bind = &spans[i]
+		}
+	}
+}
+
+// A PassExtent is what AttachPasses reads of a pass: its log thread and
+// the extent of its segments (Pass.Span). An Empty pass gets no bind.
+type PassExtent struct {
+	Thread     string
+	Start, End int64
+	Empty      bool
+}
+
+// FindBinds returns, for each pass extent, the index in spans of the bind
+// span AttachPasses would attach to the pass, or -1. spans may hold only
+// the host bind spans of a log (in log order): the others play no part.
+func FindBinds(passes []PassExtent, spans []Span) []int {
 	type cand struct {
 		ts, end int64
 		i       int // index into spans
@@ -139,12 +217,13 @@ func AttachPasses(passes []Pass, spans []Span) {
 	for th, c := range byThread {
 		threadIx[th] = build(c)
 	}
+	out := make([]int, len(passes))
 	for p := range passes {
-		passes[p].Bind = nil
-		if len(passes[p].Segments) == 0 {
+		out[p] = -1
+		if passes[p].Empty {
 			continue
 		}
-		start, end := passes[p].Span()
+		start, end := passes[p].Start, passes[p].End
 		best := -1
 		if ix, ok := threadIx[passes[p].Thread]; ok {
 			best = find(ix, start, end)
@@ -152,8 +231,7 @@ func AttachPasses(passes []Pass, spans []Span) {
 		if best < 0 {
 			best = find(allIx, start, end)
 		}
-		if best >= 0 {
-			passes[p].Bind = &spans[best]
-		}
+		out[p] = best
 	}
+	return out
 }

@@ -223,3 +223,78 @@ func TestPassesFromLog(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestPassGrouperStreams(t *testing.T) {
+	var lines []BindPhase
+	for r := 0; r < 5; r++ {
+		for _, th := range []string{"a", "b", "c"} {
+			if th == "c" && r%2 == 1 {
+				continue // c binds every other round
+			}
+			for k, seg := range []string{"args", "host_orch", "graph_upload", "host_view_close"} {
+				lines = append(lines, bp(th, seg, int64(100*r+k), 1))
+			}
+		}
+	}
+	want := GroupPasses(lines)
+	require.Len(t, want, 13)
+
+	got := make([]Pass, 13)
+	var order []int
+	open := 0 // passes started and not yet complete, at most one per thread
+	g := NewPassGrouper(func(i int, p Pass) {
+		got[i] = p
+		order = append(order, i)
+		open--
+	})
+	for i := range lines {
+		before := g.Len()
+		g.Add(&lines[i])
+		open += g.Len() - before
+		assert.LessOrEqual(t, open, 3, "a finished pass is handed over at once")
+	}
+	g.Close()
+	assert.Equal(t, want, got)
+	assert.ElementsMatch(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, order)
+	assert.Equal(t, 0, open)
+}
+
+func TestFindBindsOnBindSpansOnly(t *testing.T) {
+	spans := []Span{
+		{Name: "chip.run.bind", Ts: 0, Dur: 100, Thread: "a", Pid: 1, Inv: 1},
+		{Name: "chip.run", Ts: 0, Dur: 1000, Thread: "a", Pid: 1, Inv: 1},
+		{Name: "chip.run.bind", Ts: 200, Dur: 100, Thread: "b", Pid: 2, Inv: 1},
+		{Name: "simpler_run.bind", Ts: 400, Dur: 100, Thread: "a", Pid: 1, Inv: 2},
+		{Name: "chip.run.bind", Ts: 600, Dur: 100, Thread: "a", Attrs: "clk=dev", Pid: 9, Inv: 9},
+	}
+	passes := []Pass{
+		{Thread: "a", Segments: []BindPhase{bp("a", "args", 10, 5), bp("a", "host_orch", 20, 5)}},
+		{Thread: "a", Segments: []BindPhase{bp("a", "args", 210, 5)}}, // only b's bind holds it
+		{Thread: "a", Segments: []BindPhase{bp("a", "args", 410, 5)}},
+		{Thread: "a", Segments: []BindPhase{bp("a", "args", 610, 5)}}, // a device span is no bind
+		{Thread: "a"},
+	}
+	AttachPasses(passes, spans)
+	var binds []Span
+	for i := range spans {
+		if IsBindSpan(&spans[i]) {
+			binds = append(binds, spans[i])
+		}
+	}
+	ext := make([]PassExtent, len(passes))
+	for i, p := range passes {
+		ext[i] = PassExtent{Thread: p.Thread, Empty: len(p.Segments) == 0}
+		ext[i].Start, ext[i].End = p.Span()
+	}
+	idx := FindBinds(ext, binds)
+	require.Len(t, idx, len(passes))
+	for i, p := range passes {
+		if p.Bind == nil {
+			assert.Equal(t, -1, idx[i], "pass %d", i)
+			continue
+		}
+		require.GreaterOrEqual(t, idx[i], 0, "pass %d", i)
+		assert.Equal(t, *p.Bind, binds[idx[i]], "pass %d", i)
+	}
+	assert.Equal(t, []int{0, 1, 2, -1, -1}, idx)
+}

@@ -8,7 +8,9 @@ import (
 // strTable makes the strings of records. Names, hids, phases and threads
 // repeat endlessly and are interned; other text is copied into large shared
 // chunks, so a record costs no allocation of its own. Strings are never
-// modified once made.
+// modified once made. A string from a chunk keeps the whole chunk alive:
+// a reader that keeps a few records of many should copy their text
+// (strings.Clone).
 type strTable struct {
 	interned map[string]string
 	chunk    []byte
@@ -49,10 +51,14 @@ func (t *strTable) intern(b []byte) string {
 	if s, ok := t.interned[string(b)]; ok {
 		return s
 	}
-	s := t.bytes(b)
-	if len(b) <= maxInternSize && len(t.interned) < maxInterned {
-		t.interned[s] = s
+	if len(b) > maxInternSize || len(t.interned) >= maxInterned {
+		return t.bytes(b)
 	}
+	// An interned string is an allocation of its own: one that lives long
+	// (a hid, a name kept by a view) must not pin a shared chunk full of
+	// other records' text.
+	s := string(b)
+	t.interned[s] = s
 	return s
 }
 
