@@ -108,23 +108,62 @@ func ReadLog(srcs []Source) (*Log, error) {
 // every [STRACE] record when spans or torn records are asked for, so
 // Warnings stays right when KeepSpan keeps only some spans.
 func ReadLogOptions(srcs []Source, opts ReadOptions) (*Log, error) {
+	return StreamLog(srcs, opts, Visitors{})
+}
+
+// spanBlock is how many spans StreamLog collects per block.
+const spanBlock = 16 << 10
+
+// Visitors take the records of the kinds they are set for as a stream
+// reads them, in log order, instead of a Log keeping them. A pointer is
+// valid during the call only; the strings in the record stay valid.
+type Visitors struct {
+	Span      func(s *Span)
+	BindPhase func(l *BindPhase)
+	HostOrch  func(l *HostOrchPhase)
+}
+
+// StreamLog reads srcs like ReadLogOptions, but hands each span, bind-phase
+// and host-orch record to the function of v for its kind, when set,
+// instead of keeping it in the Log. The Log then holds the small records
+// (anchors, stamp, drops, the counts behind Warnings), so the memory a
+// view needs is what its visitors keep.
+func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 	l := &Log{}
 	for _, s := range srcs {
 		l.Sources = append(l.Sources, s.Name)
 	}
 	drops := make(map[int64]Drops)
+	var blocks [][]Span
 	r := NewReaderOptions(srcs, opts)
 	defer r.Close()
 	for r.Scan() {
 		switch r.Kind() {
 		case KindSpan:
-			l.Spans = append(l.Spans, *r.Span())
+			if v.Span != nil {
+				v.Span(r.Span())
+				break
+			}
+			// Spans go into blocks, joined once at the end: appending
+			// to one slice copies every span about twice as it grows.
+			if len(blocks) == 0 || len(blocks[len(blocks)-1]) == cap(blocks[len(blocks)-1]) {
+				blocks = append(blocks, make([]Span, 0, spanBlock))
+			}
+			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], *r.Span())
 		case KindAnchor:
 			l.Anchors = append(l.Anchors, *r.Anchor())
 		case KindBindPhase:
-			l.BindPhases = append(l.BindPhases, *r.BindPhase())
+			if v.BindPhase != nil {
+				v.BindPhase(r.BindPhase())
+			} else {
+				l.BindPhases = append(l.BindPhases, *r.BindPhase())
+			}
 		case KindHostOrch:
-			l.HostOrch = append(l.HostOrch, *r.HostOrch())
+			if v.HostOrch != nil {
+				v.HostOrch(r.HostOrch())
+			} else {
+				l.HostOrch = append(l.HostOrch, *r.HostOrch())
+			}
 		case KindStamp:
 			if l.Stamp == nil {
 				st := *r.Stamp()
@@ -141,6 +180,21 @@ func ReadLogOptions(srcs []Source, opts ReadOptions) (*Log, error) {
 		return nil, err
 	}
 	l.Heads, l.Parsed = r.Heads(), r.Parsed()
+	switch len(blocks) {
+	case 0:
+	case 1:
+		l.Spans = blocks[0]
+	default:
+		n := 0
+		for _, b := range blocks {
+			n += len(b)
+		}
+		l.Spans = make([]Span, 0, n)
+		for i, b := range blocks {
+			l.Spans = append(l.Spans, b...)
+			blocks[i] = nil
+		}
+	}
 	for _, d := range drops {
 		l.Drops = append(l.Drops, d)
 	}

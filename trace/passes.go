@@ -146,9 +146,17 @@ func AttachPasses(passes []Pass, spans []Span) {
 		ext[p].Thread = passes[p].Thread
 		ext[p].Start, ext[p].End = passes[p].Span()
 	}
-	for p, i := range FindBinds(ext, spans) {
+	var binds []BindExtent
+	var at []int // index in spans of each bind
+	for i := range spans {
+		if IsBindSpan(&spans[i]) {
+			binds = append(binds, BindExtentOf(&spans[i]))
+			at = append(at, i)
+		}
+	}
+	for p, i := range FindBinds(ext, binds) {
 		if i >= 0 {
-			passes[p].Bind = &spans[i]
+			passes[p].Bind = &spans[at[i]]
 		}
 	}
 }
@@ -161,22 +169,30 @@ type PassExtent struct {
 	Empty      bool
 }
 
-// FindBinds returns, for each pass extent, the index in spans of the bind
-// span AttachPasses would attach to the pass, or -1. spans may hold only
-// the host bind spans of a log (in log order): the others play no part.
-func FindBinds(passes []PassExtent, spans []Span) []int {
+// A BindExtent is what AttachPasses reads of a host bind span (IsBindSpan):
+// its log thread and its interval.
+type BindExtent struct {
+	Thread     string
+	Start, End int64
+}
+
+// BindExtentOf returns the extent of a bind span.
+func BindExtentOf(s *Span) BindExtent { return BindExtent{Thread: s.Thread, Start: s.Ts, End: s.End()} }
+
+// FindBinds returns, for each pass extent, the index in binds of the bind
+// AttachPasses would attach to the pass, or -1. binds are the host bind
+// spans of a log (IsBindSpan), in log order.
+func FindBinds(passes []PassExtent, binds []BindExtent) []int {
 	type cand struct {
 		ts, end int64
-		i       int // index into spans
+		i       int // index into binds
 	}
-	var all []cand
+	all := make([]cand, 0, len(binds))
 	byThread := make(map[string][]cand)
-	for i := range spans {
-		if IsBindSpan(&spans[i]) {
-			c := cand{spans[i].Ts, spans[i].End(), i}
-			all = append(all, c)
-			byThread[spans[i].Thread] = append(byThread[spans[i].Thread], c)
-		}
+	for i := range binds {
+		c := cand{binds[i].Start, binds[i].End, i}
+		all = append(all, c)
+		byThread[binds[i].Thread] = append(byThread[binds[i].Thread], c)
 	}
 	// Sorted by start; maxEnd[k] is the latest end among the first k+1, so
 	// a backward walk stops as soon as nothing earlier can contain the pass.

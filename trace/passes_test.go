@@ -276,9 +276,11 @@ func TestFindBindsOnBindSpansOnly(t *testing.T) {
 	}
 	AttachPasses(passes, spans)
 	var binds []Span
+	var ext0 []BindExtent
 	for i := range spans {
 		if IsBindSpan(&spans[i]) {
 			binds = append(binds, spans[i])
+			ext0 = append(ext0, BindExtentOf(&spans[i]))
 		}
 	}
 	ext := make([]PassExtent, len(passes))
@@ -286,7 +288,7 @@ func TestFindBindsOnBindSpansOnly(t *testing.T) {
 		ext[i] = PassExtent{Thread: p.Thread, Empty: len(p.Segments) == 0}
 		ext[i].Start, ext[i].End = p.Span()
 	}
-	idx := FindBinds(ext, binds)
+	idx := FindBinds(ext, ext0)
 	require.Len(t, idx, len(passes))
 	for i, p := range passes {
 		if p.Bind == nil {
