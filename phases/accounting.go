@@ -329,6 +329,9 @@ type Accounting struct {
 	Cold []bool
 	// All, ColdBlock and WarmBlock are the three summaries.
 	All, ColdBlock, WarmBlock AccountingBlock
+
+	vis     []BindStage // Visible, once computed
+	visDone bool
 }
 
 // ComputeAccounting computes the accounting of passes given in the row order of the
@@ -336,15 +339,35 @@ type Accounting struct {
 // rounds are the first pass of each pid in that order, the warm rounds the
 // rest.
 func ComputeAccounting(passes []BindPass) *Accounting {
+	return computeAccounting(passes, len(passes), func(i int) BindPass { return passes[i] })
+}
+
+// ComputeAccountingOf is ComputeAccounting over n passes that pass makes
+// one at a time, in row order, for a caller that keeps passes in a more
+// compact form than BindPass: the segments of all rows need never exist at
+// once. The Accounting's Passes then hold each pass's key (Pid, Inv,
+// Known) without its segments.
+func ComputeAccountingOf(n int, pass func(i int) BindPass) *Accounting {
+	return computeAccounting(nil, n, pass)
+}
+
+func computeAccounting(passes []BindPass, n int, pass func(i int) BindPass) *Accounting {
 	a := &Accounting{
 		Passes:  passes,
-		Metrics: make([]PassMetrics, len(passes)),
-		Cold:    make([]bool, len(passes)),
+		Metrics: make([]PassMetrics, n),
+		Cold:    make([]bool, n),
+	}
+	if passes == nil && n > 0 {
+		a.Passes = make([]BindPass, n)
 	}
 	seen := make(map[int64]bool)
 	seenUnknown := false
 	var all, cold, warm []int
-	for i, p := range passes {
+	for i := range n {
+		p := pass(i)
+		if passes == nil {
+			a.Passes[i] = BindPass{Pid: p.Pid, Inv: p.Inv, Known: p.Known}
+		}
 		a.Metrics[i] = ComputePassMetrics(p)
 		first := false
 		if p.Known {
@@ -385,18 +408,25 @@ func (a *Accounting) Active() bool {
 }
 
 // Visible returns the stages recorded in at least one round, in column
-// order: the HBG columns of the rounds table.
+// order: the HBG columns of the rounds table. Renderers ask once per row,
+// so the answer is computed on the first call and kept: change no Metrics
+// after it.
 func (a *Accounting) Visible() []BindStage {
-	var out []BindStage
-	for s := BindStage(0); int(s) < NumBindStages; s++ {
+	if !a.visDone {
+		var rec [NumBindStages]bool
 		for i := range a.Metrics {
-			if a.Metrics[i].Recorded[s] {
-				out = append(out, s)
-				break
+			for s := range NumBindStages {
+				rec[s] = rec[s] || a.Metrics[i].Recorded[s]
 			}
 		}
+		for s := range NumBindStages {
+			if rec[s] {
+				a.vis = append(a.vis, BindStage(s))
+			}
+		}
+		a.visDone = true
 	}
-	return out
+	return a.vis
 }
 
 func (a *Accounting) block(name, title string, rounds []int) AccountingBlock {

@@ -217,20 +217,238 @@ func CollectBindPasses(l *trace.Log, records []trace.RecordPass) []BindPass {
 	return MergeBindPasses(BindPassesFromSpans(l.Spans), BindPassesFromLines(lines), BindPassesFromRecords(records))
 }
 
+// A BindPassCollector is CollectBindPasses (without records) over a stream
+// of records: give it every span and every `bind phase=` line of a log in
+// log order, then ask for Passes, or for the Accounting of a rounds
+// table's rows. It keeps the host bind spans and the segments of the
+// passes of lines in a compact form (a name code, start and duration),
+// never the log. Its segments carry no Attrs: the accounting reads none,
+// and keeping them would keep the text of the log.
+type BindPassCollector struct {
+	spanIdx    map[acctKey]int
+	spanPasses []BindPass
+	grouper    *trace.PassGrouper
+	lines      []bpcLinePass      // by pass index
+	binds      []trace.BindExtent // the host bind spans
+	bindKeys   []acctKey          // and their keys
+	block      *bpcBlock          // where the next pass's segments go
+	done       bool               // the passes are complete and attached
+	byKey      []int32            // indexes of known line passes, sorted by key
+}
+
+// bpcLinePass is a pass of lines: its extent (for FindBinds), its key once
+// attached, and where its canonical segments are.
+type bpcLinePass struct {
+	thread     string
+	start, end int64
+	pid        int64
+	inv        uint64
+	blk        *bpcBlock
+	off, n     int32
+	known      bool
+	empty      bool
+}
+
+// A bpcBlock holds the segments of many passes in 17 bytes each: start
+// and duration, and the canonical name as an index into bpcSegNames.
+type bpcBlock struct {
+	td    []int64
+	names []uint8
+}
+
+const bpcBlockSegs = 4096
+
+// bpcSegNames are the canonical segment names, indexed by bpcBlock.names.
+var bpcSegNames = []string{
+	SegArgs, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit, SegPrebuilt,
+	SegHostOrch, SegHostOrchSetup, SegHostOrchEntry, SegGraphPack, SegGraphUpload, SegRelocate,
+	SegSmH2d, SegArenaH2d, SegH2dGraph, SegH2dImage, SegHostViewClose,
+}
+
+var bpcSegCode = func() map[string]uint8 {
+	m := make(map[string]uint8, len(bpcSegNames))
+	for i, n := range bpcSegNames {
+		m[n] = uint8(i)
+	}
+	return m
+}()
+
+// NewBindPassCollector returns an empty BindPassCollector.
+func NewBindPassCollector() *BindPassCollector {
+	c := &BindPassCollector{spanIdx: make(map[acctKey]int)}
+	c.grouper = trace.NewPassGrouper(c.linePass)
+	return c
+}
+
+// BindPassSpan reports whether a span named name can matter to a
+// BindPassCollector: a bind span or a bind segment span. A reader may
+// skip the others (trace.ReadOptions.KeepSpan).
+func BindPassSpan(name string) bool {
+	for _, p := range []string{"chip.run.bind", "simpler_run.bind"} {
+		if strings.HasPrefix(name, p) && (len(name) == len(p) || name[len(p)] == '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// Span takes the next span of the log.
+func (c *BindPassCollector) Span(s *trace.Span) {
+	if trace.IsBindSpan(s) {
+		c.binds = append(c.binds, trace.BindExtentOf(s))
+		c.bindKeys = append(c.bindKeys, acctKey{s.Pid, s.Inv})
+		return
+	}
+	name, ok := CanonicalSpanSegment(s)
+	if !ok {
+		return
+	}
+	k := acctKey{s.Pid, s.Inv}
+	j, ok := c.spanIdx[k]
+	if !ok {
+		j = len(c.spanPasses)
+		c.spanIdx[k] = j
+		c.spanPasses = append(c.spanPasses, BindPass{Pid: s.Pid, Inv: s.Inv, Known: true})
+	}
+	c.spanPasses[j].Segments = append(c.spanPasses[j].Segments, Segment{Name: name, Ts: s.Ts, Dur: s.Dur})
+}
+
+// BindPhase takes the next `bind phase=` line of the log.
+func (c *BindPassCollector) BindPhase(l *trace.BindPhase) { c.grouper.Add(l) }
+
+// linePass keeps a complete pass of lines as its extent and its canonical
+// segments, which go into shared blocks rather than an allocation each.
+func (c *BindPassCollector) linePass(i int, p trace.Pass) {
+	for len(c.lines) <= i {
+		c.lines = append(c.lines, bpcLinePass{})
+	}
+	lp := &c.lines[i]
+	lp.thread, lp.empty = p.Thread, len(p.Segments) == 0
+	lp.start, lp.end = p.Span()
+	if c.block == nil || cap(c.block.names)-len(c.block.names) < len(p.Segments) {
+		n := max(bpcBlockSegs, len(p.Segments))
+		c.block = &bpcBlock{td: make([]int64, 0, 2*n), names: make([]uint8, 0, n)}
+	}
+	b := c.block
+	lp.blk, lp.off = b, int32(len(b.names))
+	for j := range p.Segments {
+		l := &p.Segments[j]
+		if name, ok := CanonicalSegment(l.Phase); ok {
+			b.td = append(b.td, l.StartNs, l.DurNs)
+			b.names = append(b.names, bpcSegCode[name])
+		}
+	}
+	lp.n = int32(len(b.names)) - lp.off
+}
+
+// finish completes the open passes and attaches every pass of lines to its
+// bind span.
+func (c *BindPassCollector) finish() {
+	if c.done {
+		return
+	}
+	c.done = true
+	c.grouper.Close()
+	ext := make([]trace.PassExtent, len(c.lines))
+	for i := range c.lines {
+		lp := &c.lines[i]
+		ext[i] = trace.PassExtent{Thread: lp.thread, Start: lp.start, End: lp.end, Empty: lp.empty}
+	}
+	for i, b := range trace.FindBinds(ext, c.binds) {
+		if b >= 0 {
+			c.lines[i].pid, c.lines[i].inv, c.lines[i].known = c.bindKeys[b].pid, c.bindKeys[b].inv, true
+			c.byKey = append(c.byKey, int32(i))
+		}
+	}
+	c.binds, c.bindKeys = nil, nil
+	sort.SliceStable(c.byKey, func(a, b int) bool {
+		x, y := &c.lines[c.byKey[a]], &c.lines[c.byKey[b]]
+		if x.pid != y.pid {
+			return x.pid < y.pid
+		}
+		return x.inv < y.inv
+	})
+	acctSortPasses(c.spanPasses)
+	for j, p := range c.spanPasses {
+		c.spanIdx[acctKey{p.Pid, p.Inv}] = j
+	}
+}
+
+func (lp *bpcLinePass) pass() BindPass {
+	bp := BindPass{Pid: lp.pid, Inv: lp.inv, Known: lp.known}
+	if lp.n > 0 {
+		bp.Segments = make([]Segment, lp.n)
+		for k := range bp.Segments {
+			at := int(lp.off) + k
+			bp.Segments[k] = Segment{Name: bpcSegNames[lp.blk.names[at]], Ts: lp.blk.td[2*at], Dur: lp.blk.td[2*at+1]}
+		}
+	}
+	return bp
+}
+
+// Passes returns the passes of the records given, as
+// CollectBindPasses(log, nil) returns them but without Attrs. Call it at
+// the end: no record may be given after it.
+func (c *BindPassCollector) Passes() []BindPass {
+	c.finish()
+	lines := make([]BindPass, len(c.lines))
+	for i := range c.lines {
+		lines[i] = c.lines[i].pass()
+	}
+	return MergeBindPasses(c.spanPasses, lines, nil)
+}
+
+// passFor returns the merged pass of key k (MergeBindPasses), and an empty
+// pass with that key when the log has none.
+func (c *BindPassCollector) passFor(k acctKey) BindPass {
+	var spans, lines []BindPass
+	if j, ok := c.spanIdx[k]; ok {
+		spans = c.spanPasses[j : j+1]
+	}
+	at := sort.Search(len(c.byKey), func(i int) bool {
+		lp := &c.lines[c.byKey[i]]
+		return lp.pid > k.pid || lp.pid == k.pid && lp.inv >= k.inv
+	})
+	for ; at < len(c.byKey); at++ {
+		lp := &c.lines[c.byKey[at]]
+		if lp.pid != k.pid || lp.inv != k.inv {
+			break
+		}
+		lines = append(lines, lp.pass())
+	}
+	if merged := MergeBindPasses(spans, lines); len(merged) > 0 {
+		return merged[0]
+	}
+	return BindPass{Pid: k.pid, Inv: k.inv, Known: true}
+}
+
+// Accounting returns the accounting of a rounds table's rows:
+// ComputeAccounting(BindPassesForRows(c.Passes(), rows)), making one
+// row's pass at a time. Call it at the end; it may be called once per
+// table.
+func (c *BindPassCollector) Accounting(rows []RoundRow) *Accounting {
+	c.finish()
+	return ComputeAccountingOf(len(rows), func(i int) BindPass {
+		return c.passFor(acctKey{rows[i].Pid, rows[i].Inv})
+	})
+}
+
 // MergeBindPasses joins passes from several sources into one pass per
 // (pid, inv). Sources are given in order of precedence (spans, then
 // `bind phase=` lines, then records is the natural order): a segment name
 // that an earlier source already gave for a key is not taken from a later
 // one, so a bind written both as lines and as records counts once. Passes
 // without a pid (Known false) are kept as they are, after the known ones.
-// Known passes come sorted by (pid, inv).
+// Known passes come sorted by (pid, inv). A key given by one pass only
+// shares that pass's segments (capped, so an append copies them).
 func MergeBindPasses(sources ...[]BindPass) []BindPass {
 	idx := make(map[acctKey]int)
 	var known, unknown []BindPass
-	for _, src := range sources {
-		// The names each key had before this source, so that a source may
-		// repeat a name within itself (per-layer uploads, per-event records).
-		before := make(map[acctKey]map[string]bool)
+	// Per known pass: the source that last touched it (1-based) and how
+	// many segments it had before that source, so that a source may repeat
+	// a name within itself (per-layer uploads, per-event records).
+	var touched, before []int
+	for si, src := range sources {
 		for _, p := range src {
 			if !p.Known {
 				unknown = append(unknown, p)
@@ -242,17 +460,18 @@ func MergeBindPasses(sources ...[]BindPass) []BindPass {
 				j = len(known)
 				idx[k] = j
 				known = append(known, BindPass{Pid: p.Pid, Inv: p.Inv, Known: true})
+				touched, before = append(touched, 0), append(before, 0)
 			}
-			had, ok := before[k]
-			if !ok {
-				had = make(map[string]bool)
-				for _, s := range known[j].Segments {
-					had[s.Name] = true
-				}
-				before[k] = had
+			if touched[j] != si+1 {
+				touched[j], before[j] = si+1, len(known[j].Segments)
 			}
+			if len(known[j].Segments) == 0 && len(p.Segments) > 0 {
+				known[j].Segments = p.Segments[:len(p.Segments):len(p.Segments)]
+				continue
+			}
+			had := known[j].Segments[:before[j]]
 			for _, s := range p.Segments {
-				if !had[s.Name] {
+				if !acctHasSegment(had, s.Name) {
 					known[j].Segments = append(known[j].Segments, s)
 				}
 			}
@@ -260,6 +479,15 @@ func MergeBindPasses(sources ...[]BindPass) []BindPass {
 	}
 	acctSortPasses(known)
 	return append(known, unknown...)
+}
+
+func acctHasSegment(segs []Segment, name string) bool {
+	for i := range segs {
+		if segs[i].Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // BindPassesForRows returns one pass per row of a rounds table, in row

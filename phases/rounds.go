@@ -102,51 +102,93 @@ const (
 	roundsSchedSuffix   = ".runner_run.device_wall.sched"
 )
 
-// roundsSpans is what one invocation contributes to a row: the earliest
-// span of each name the table reads, current names before legacy ones.
-type roundsSpans struct {
-	run, device, orch, sched *trace.Span
+// roundsSpan is one span a row reads: its start and duration.
+type roundsSpan struct {
+	ts, dur int64
+	ok      bool
 }
 
-// roundsLookup finds, in one pass over iv, the spans the rounds table reads.
-// Like Invocation.ByName, the earliest span of a name wins (ties: the first
-// seen); a chip.run-prefixed name wins over its simpler_run equivalent.
-func roundsLookup(iv *trace.Invocation) roundsSpans {
-	var cur, old [4]*trace.Span
-	keep := func(slot **trace.Span, s *trace.Span) {
-		if *slot == nil || s.Ts < (*slot).Ts {
-			*slot = s
-		}
+// roundsInv is what the rounds table reads of one invocation: its key, its
+// hid (that of its first span) and, per name looked up, the earliest span
+// of that name (ties: the first seen), current names apart from legacy
+// ones. It is all a row needs, so a stream can keep one per invocation
+// instead of the invocation's spans.
+type roundsInv struct {
+	pid int64
+	inv uint64
+	hid string
+	cur [4][2]int64  // ts, dur of chip.run, its device_wall, orch, sched
+	old *[4][2]int64 // the same under simpler_run; nil when none
+	has uint8        // bit i: cur[i] is set; bit 4+i: old[i] is set
+}
+
+// roundsSlot returns the slot a span name fills (0 run, 1 device, 2 orch,
+// 3 sched) and whether it is a legacy simpler_run name; -1 for a name the
+// table does not read.
+func roundsSlot(name string) (slot int, legacy bool) {
+	var rest string
+	switch {
+	case len(name) >= len(roundsRunName) && name[:len(roundsRunName)] == roundsRunName:
+		rest = name[len(roundsRunName):]
+	case len(name) >= len(roundsLegacyRunName) && name[:len(roundsLegacyRunName)] == roundsLegacyRunName:
+		rest, legacy = name[len(roundsLegacyRunName):], true
+	default:
+		return -1, false
 	}
+	switch rest {
+	case "":
+		return 0, legacy
+	case roundsDeviceSuffix:
+		return 1, legacy
+	case roundsOrchSuffix:
+		return 2, legacy
+	case roundsSchedSuffix:
+		return 3, legacy
+	}
+	return -1, false
+}
+
+// add takes the next span of the invocation, in log order. Like
+// Invocation.ByName, the earliest span of a name wins (ties: the first).
+func (ri *roundsInv) add(s *trace.Span) {
+	slot, legacy := roundsSlot(s.Name)
+	if slot < 0 {
+		return
+	}
+	set, bit := &ri.cur, uint8(1)<<slot
+	if legacy {
+		if ri.old == nil {
+			ri.old = new([4][2]int64)
+		}
+		set, bit = ri.old, bit<<4
+	}
+	if sp := &set[slot]; ri.has&bit == 0 || s.Ts < sp[0] {
+		*sp = [2]int64{s.Ts, s.Dur}
+		ri.has |= bit
+	}
+}
+
+// pick returns slot i: the chip.run-prefixed span, else the simpler_run one.
+func (ri *roundsInv) pick(i int) roundsSpan {
+	switch {
+	case ri.has&(1<<i) != 0:
+		return roundsSpan{ri.cur[i][0], ri.cur[i][1], true}
+	case ri.has&(1<<(4+i)) != 0:
+		return roundsSpan{ri.old[i][0], ri.old[i][1], true}
+	}
+	return roundsSpan{}
+}
+
+// hasRun reports whether the invocation has a run span (HasRun).
+func (ri *roundsInv) hasRun() bool { return ri.has&(1|1<<4) != 0 }
+
+// newRoundsInv reduces an invocation to what the table reads.
+func newRoundsInv(iv *trace.Invocation) *roundsInv {
+	ri := &roundsInv{pid: iv.Pid, inv: iv.Inv, hid: iv.Hid}
 	for _, s := range iv.Spans {
-		var set *[4]*trace.Span
-		var rest string
-		switch {
-		case len(s.Name) >= len(roundsRunName) && s.Name[:len(roundsRunName)] == roundsRunName:
-			set, rest = &cur, s.Name[len(roundsRunName):]
-		case len(s.Name) >= len(roundsLegacyRunName) && s.Name[:len(roundsLegacyRunName)] == roundsLegacyRunName:
-			set, rest = &old, s.Name[len(roundsLegacyRunName):]
-		default:
-			continue
-		}
-		switch rest {
-		case "":
-			keep(&set[0], s)
-		case roundsDeviceSuffix:
-			keep(&set[1], s)
-		case roundsOrchSuffix:
-			keep(&set[2], s)
-		case roundsSchedSuffix:
-			keep(&set[3], s)
-		}
+		ri.add(s)
 	}
-	pick := func(i int) *trace.Span {
-		if cur[i] != nil {
-			return cur[i]
-		}
-		return old[i]
-	}
-	return roundsSpans{run: pick(0), device: pick(1), orch: pick(2), sched: pick(3)}
+	return ri
 }
 
 // HasRun reports whether iv has a run span (chip.run, or the legacy
@@ -179,12 +221,60 @@ func RoundInvocations(invs []*trace.Invocation) (string, []*trace.Invocation) {
 	return buckets[i].Hid, buckets[i].Invs
 }
 
+// roundsRows is RoundInvocations over reduced invocations, given sorted by
+// (pid, inv): the busiest callable's invocations with a run span, sorted
+// by inv (stable).
+func roundsRows(invs []*roundsInv) (string, []*roundsInv) {
+	type bucket struct {
+		hid  string
+		rows []*roundsInv
+	}
+	idx := make(map[string]int)
+	var buckets []bucket
+	for _, ri := range invs {
+		if !ri.hasRun() {
+			continue
+		}
+		i, ok := idx[ri.hid]
+		if !ok {
+			i = len(buckets)
+			idx[ri.hid] = i
+			buckets = append(buckets, bucket{hid: ri.hid})
+		}
+		buckets[i].rows = append(buckets[i].rows, ri)
+	}
+	best := -1
+	for i := range buckets {
+		if best < 0 || len(buckets[i].rows) > len(buckets[best].rows) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", nil
+	}
+	rows := buckets[best].rows
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].inv < rows[j].inv })
+	return buckets[best].hid, rows
+}
+
+func reduceInvocations(invs []*trace.Invocation) []*roundsInv {
+	out := make([]*roundsInv, len(invs))
+	for i, iv := range invs {
+		out[i] = newRoundsInv(iv)
+	}
+	return out
+}
+
 // ComputeRounds builds the rounds table of invocations (trace.GroupInvocations
 // over trace.InvocationSpans): the rows of RoundInvocations. With no rows it
 // returns a table without rows or columns.
 func ComputeRounds(invs []*trace.Invocation) *Rounds {
-	hid, rows := RoundInvocations(invs)
-	return NewRounds(hid, rows)
+	return roundsTable(reduceInvocations(invs))
+}
+
+func roundsTable(invs []*roundsInv) *Rounds {
+	hid, rows := roundsRows(invs)
+	return newRounds(hid, rows)
 }
 
 // A RankRounds is the rounds table of one process.
@@ -196,19 +286,23 @@ type RankRounds struct {
 // ComputeRoundsPerRank builds one rounds table per pid (ascending), each
 // over that pid's invocations of the busiest callable of all pids.
 func ComputeRoundsPerRank(invs []*trace.Invocation) []RankRounds {
-	hid, rows := RoundInvocations(invs)
-	byPid := map[int64][]*trace.Invocation{}
+	return roundsPerRank(reduceInvocations(invs))
+}
+
+func roundsPerRank(invs []*roundsInv) []RankRounds {
+	hid, rows := roundsRows(invs)
+	byPid := map[int64][]*roundsInv{}
 	var pids []int64
-	for _, iv := range rows {
-		if _, ok := byPid[iv.Pid]; !ok {
-			pids = append(pids, iv.Pid)
+	for _, ri := range rows {
+		if _, ok := byPid[ri.pid]; !ok {
+			pids = append(pids, ri.pid)
 		}
-		byPid[iv.Pid] = append(byPid[iv.Pid], iv)
+		byPid[ri.pid] = append(byPid[ri.pid], ri)
 	}
 	sort.Slice(pids, func(i, j int) bool { return pids[i] < pids[j] })
 	out := make([]RankRounds, 0, len(pids))
 	for _, p := range pids {
-		out = append(out, RankRounds{Pid: p, Rounds: NewRounds(hid, byPid[p])})
+		out = append(out, RankRounds{Pid: p, Rounds: newRounds(hid, byPid[p])})
 	}
 	return out
 }
@@ -217,6 +311,10 @@ func ComputeRoundsPerRank(invs []*trace.Invocation) []RankRounds {
 // invocation, the reference columns (Host always, each other column when
 // some row has a value above 0), their averages and the trimmed line.
 func NewRounds(hid string, rows []*trace.Invocation) *Rounds {
+	return newRounds(hid, reduceInvocations(rows))
+}
+
+func newRounds(hid string, rows []*roundsInv) *Rounds {
 	r := &Rounds{Hid: hid}
 	if len(rows) == 0 {
 		return r
@@ -226,14 +324,15 @@ func NewRounds(hid string, rows []*trace.Invocation) *Rounds {
 	for _, m := range []string{MetricHost, MetricDevice, MetricEffective, MetricOrch, MetricSched} {
 		vals[m] = make([]float64, n)
 	}
-	for i, iv := range rows {
-		r.Rows = append(r.Rows, RoundRow{Round: i, Pid: iv.Pid, Inv: iv.Inv})
-		sp := roundsLookup(iv)
-		vals[MetricHost][i] = roundsMicros(sp.run)
-		vals[MetricDevice][i] = roundsMicros(sp.device)
-		vals[MetricOrch][i] = roundsMicros(sp.orch)
-		vals[MetricSched][i] = roundsMicros(sp.sched)
-		vals[MetricEffective][i] = roundsEffective(sp.orch, sp.sched)
+	r.Rows = make([]RoundRow, 0, n)
+	for i, ri := range rows {
+		r.Rows = append(r.Rows, RoundRow{Round: i, Pid: ri.pid, Inv: ri.inv})
+		run, dev, orch, sched := ri.pick(0), ri.pick(1), ri.pick(2), ri.pick(3)
+		vals[MetricHost][i] = roundsMicros(run)
+		vals[MetricDevice][i] = roundsMicros(dev)
+		vals[MetricOrch][i] = roundsMicros(orch)
+		vals[MetricSched][i] = roundsMicros(sched)
+		vals[MetricEffective][i] = roundsEffective(orch, sched)
 	}
 	for _, m := range []string{MetricHost, MetricDevice, MetricEffective, MetricOrch, MetricSched} {
 		v := vals[m]
@@ -261,28 +360,93 @@ func NewRounds(hid string, rows []*trace.Invocation) *Rounds {
 	return r
 }
 
+// A RoundsCollector builds rounds tables from a stream of spans, keeping
+// per invocation only what a row reads (roundsInv), never the spans: Add
+// every span of a log in log order, then ask for the table. The tables are
+// those ComputeRounds and ComputeRoundsPerRank make of
+// trace.GroupInvocations(trace.InvocationSpans(spans)).
+type RoundsCollector struct {
+	idx  map[roundsKey]*roundsInv
+	invs []*roundsInv
+}
+
+type roundsKey struct {
+	pid int64
+	inv uint64
+}
+
+// NewRoundsCollector returns an empty RoundsCollector.
+func NewRoundsCollector() *RoundsCollector {
+	return &RoundsCollector{idx: make(map[roundsKey]*roundsInv)}
+}
+
+// RoundsSpan reports whether the rounds table can read a span of this
+// name: one of an invocation family (not node, not external). A reader may
+// skip the others (trace.ReadOptions.KeepSpan).
+func RoundsSpan(name string) bool {
+	switch trace.Family(name) {
+	case trace.FamilyNode, trace.FamilyExternal:
+		return false
+	}
+	return true
+}
+
+// Add takes the next span of the log. Spans of the node and external
+// families are ignored, as trace.InvocationSpans leaves them out.
+func (c *RoundsCollector) Add(s *trace.Span) {
+	if !RoundsSpan(s.Name) {
+		return
+	}
+	k := roundsKey{s.Pid, s.Inv}
+	ri := c.idx[k]
+	if ri == nil {
+		ri = &roundsInv{pid: s.Pid, inv: s.Inv, hid: s.Hid}
+		c.idx[k] = ri
+		c.invs = append(c.invs, ri)
+	}
+	ri.add(s)
+}
+
+// sorted returns the invocations sorted by (pid, inv), as
+// trace.GroupInvocations orders them.
+func (c *RoundsCollector) sorted() []*roundsInv {
+	sort.Slice(c.invs, func(i, j int) bool {
+		if c.invs[i].pid != c.invs[j].pid {
+			return c.invs[i].pid < c.invs[j].pid
+		}
+		return c.invs[i].inv < c.invs[j].inv
+	})
+	return c.invs
+}
+
+// Rounds returns the rounds table of the spans added (ComputeRounds).
+func (c *RoundsCollector) Rounds() *Rounds { return roundsTable(c.sorted()) }
+
+// RoundsPerRank returns one table per pid (ComputeRoundsPerRank).
+func (c *RoundsCollector) RoundsPerRank() []RankRounds { return roundsPerRank(c.sorted()) }
+
 // roundsMicros returns a span's duration in µs, 0 for no span.
-func roundsMicros(s *trace.Span) float64 {
-	if s == nil {
+func roundsMicros(s roundsSpan) float64 {
+	if !s.ok {
 		return 0
 	}
-	return float64(s.Dur) / 1000
+	return float64(s.dur) / 1000
 }
 
 // roundsEffective is the device-domain extent of orch and sched together,
 // in µs: over whichever of the two exist, 0 when neither does.
-func roundsEffective(orch, sched *trace.Span) float64 {
+func roundsEffective(orch, sched roundsSpan) float64 {
 	var lo, hi int64
 	have := false
-	for _, s := range []*trace.Span{orch, sched} {
-		if s == nil {
+	for _, s := range []roundsSpan{orch, sched} {
+		if !s.ok {
 			continue
 		}
-		if !have || s.Ts < lo {
-			lo = s.Ts
+		if !have || s.ts < lo {
+			lo = s.ts
 		}
-		if !have || s.End() > hi {
-			hi = s.End()
+		if !have || s.ts+s.dur > hi {
+			hi = s.ts + s.dur
 		}
 		have = true
 	}

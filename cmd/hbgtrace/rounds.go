@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -93,38 +94,47 @@ Output formats (--format):
 }
 
 func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
-	l, err := readLog(cmd, opts.logs)
+	// The table keeps per invocation only what a row reads, and the
+	// accounting the bind passes' segments: the log streams through.
+	rc := phases.NewRoundsCollector()
+	bc := phases.NewBindPassCollector()
+	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
+		Kinds:    warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
+		KeepSpan: phases.RoundsSpan,
+	}, trace.Visitors{
+		Span:      func(s *trace.Span) { rc.Add(s); bc.Span(s) },
+		BindPhase: bc.BindPhase,
+	})
 	if err != nil {
 		return err
 	}
 	printWarnings(cmd, l)
-	invs := trace.GroupInvocations(trace.InvocationSpans(l.Spans))
-	passes := phases.CollectBindPasses(l, nil)
 	var tables []*roundsTable
 	if opts.perRank {
-		for _, rr := range phases.ComputeRoundsPerRank(invs) {
+		for _, rr := range rc.RoundsPerRank() {
 			pid := rr.Pid
-			tables = append(tables, newRoundsTable(rr.Rounds, passes, &pid))
+			tables = append(tables, newRoundsTable(rr.Rounds, bc, &pid))
 		}
 	} else {
-		tables = append(tables, newRoundsTable(phases.ComputeRounds(invs), passes, nil))
+		tables = append(tables, newRoundsTable(rc.Rounds(), bc, nil))
 	}
 	for _, t := range tables {
 		for _, w := range t.warnings() {
 			fmt.Fprintln(cmd.ErrOrStderr(), w)
 		}
 	}
-	var b bytes.Buffer
+	// Tables of a long log run to megabytes: write them through a buffer
+	// rather than build them in memory.
+	b := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	if opts.perRank {
-		err = writeRoundsPerRank(&b, opts.format, tables)
+		err = writeRoundsPerRank(b, opts.format, tables)
 	} else {
-		err = writeRounds(&b, opts.format, tables[0])
+		err = writeRounds(b, opts.format, tables[0])
 	}
 	if err != nil {
 		return fmt.Errorf("rounds: %w", err)
 	}
-	_, err = cmd.OutOrStdout().Write(b.Bytes())
-	return err
+	return b.Flush()
 }
 
 // A roundsTable is one rounds table and the HBG bind accounting of its
@@ -137,11 +147,12 @@ type roundsTable struct {
 	acct *phases.Accounting
 }
 
-// newRoundsTable pairs r with the accounting of passes for its rows.
-func newRoundsTable(r *phases.Rounds, passes []phases.BindPass, pid *int64) *roundsTable {
+// newRoundsTable pairs r with the accounting of the bind passes of its
+// rows.
+func newRoundsTable(r *phases.Rounds, passes *phases.BindPassCollector, pid *int64) *roundsTable {
 	t := &roundsTable{pid: pid, r: r}
 	if len(r.Rows) > 0 {
-		if a := phases.ComputeAccounting(phases.BindPassesForRows(passes, r.Rows)); a.Active() {
+		if a := passes.Accounting(r.Rows); a.Active() {
 			t.acct = a
 		}
 	}
@@ -235,7 +246,7 @@ func roundsKey(c phases.Column) string {
 // follow them.
 func writeRoundsText(w io.Writer, t *roundsTable) error {
 	r := t.r
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	header := "  " + ljust("Round", 6)
 	for _, c := range r.Columns {
 		header += "  " + rjust(roundsLabel(c), 12)
@@ -251,46 +262,49 @@ func writeRoundsText(w io.Writer, t *roundsTable) error {
 	b.WriteString("\n  ")
 	b.WriteString(strings.Repeat("-", len(header)-2))
 	b.WriteString("\n")
+	var line []byte // one row, reused
 	for i, row := range r.Rows {
-		line := "  " + ljust(strconv.Itoa(row.Round), 6)
+		line = append(append(line[:0], "  "...), ljust(strconv.Itoa(row.Round), 6)...)
 		for _, c := range r.Columns {
-			line += "  " + rjust(fixed1(c.Values[i]), 12)
+			line = append(append(line, "  "...), rjust(fixed1(c.Values[i]), 12)...)
 		}
 		if t.acct != nil {
 			for j, cell := range t.acct.Cells(i) {
-				pad := max(2, ends[j]-utf8.RuneCountInString(line)-utf8.RuneCountInString(cell))
-				line += strings.Repeat(" ", pad) + cell
+				pad := max(2, ends[j]-utf8.RuneCount(line)-utf8.RuneCountInString(cell))
+				for range pad {
+					line = append(line, ' ')
+				}
+				line = append(line, cell...)
 			}
 		}
-		b.WriteString(line)
-		b.WriteString("\n")
+		line = append(line, '\n')
+		b.Write(line)
 	}
 	for i, a := range r.Averages {
 		sep := "  |  "
 		if i == 0 {
 			sep = "  "
 		}
-		fmt.Fprintf(&b, "%sAvg %s: %s %s", sep, a.Metric, fixed1(a.Value), a.Unit)
+		fmt.Fprintf(b, "%sAvg %s: %s %s", sep, a.Metric, fixed1(a.Value), a.Unit)
 		if a.Metric == phases.MetricDevice {
-			fmt.Fprintf(&b, " [%d/%d]", a.N, a.Of)
+			fmt.Fprintf(b, " [%d/%d]", a.N, a.Of)
 		}
 	}
-	fmt.Fprintf(&b, "  (%d rounds)\n", len(r.Rows))
+	fmt.Fprintf(b, "  (%d rounds)\n", len(r.Rows))
 	if tr := r.Trimmed; tr != nil {
 		for i, a := range tr.Averages {
 			sep := "  |  "
 			if i == 0 {
 				sep = "  "
 			}
-			fmt.Fprintf(&b, "%sTrimmed Avg %s: %s %s", sep, a.Metric, fixed1(a.Value), a.Unit)
+			fmt.Fprintf(b, "%sTrimmed Avg %s: %s %s", sep, a.Metric, fixed1(a.Value), a.Unit)
 		}
-		fmt.Fprintf(&b, "  (dropped %d low + %d high, %d rounds used)\n", tr.Low, tr.High, tr.Used)
+		fmt.Fprintf(b, "  (dropped %d low + %d high, %d rounds used)\n", tr.Low, tr.High, tr.Used)
 	}
 	if t.acct != nil {
 		b.WriteString(t.acct.SharesText())
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 // writeRoundsMarkdown writes the rounds of t as a GitHub table (the HBG

@@ -1,0 +1,186 @@
+package phases
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/internal/perflog"
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// streamInputs are logs of every shape the views read: the generation
+// fixtures, the conformance inputs, a perflog log and a log with legacy
+// names, equal starts and interleaved ranks.
+func streamInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	files, err := filepath.Glob("../fixtures/*.log")
+	require.NoError(t, err)
+	more, err := filepath.Glob("../fixtures/conformance/*/*.log")
+	require.NoError(t, err)
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		out[f] = b
+	}
+	require.Greater(t, len(out), 10)
+	out["perflog"] = perflog.Generate(400 << 10)
+
+	var b strings.Builder
+	span := func(pid, inv int, hid, name string, ts, dur int, attrs string) {
+		fmt.Fprintf(&b, "[mono_ns=1][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=%s depth=1 name=%s ts=%d dur=%d %s\n",
+			pid, pid, pid, inv, hid, name, ts, dur, attrs)
+	}
+	for inv := 1; inv <= 30; inv++ {
+		for _, pid := range []int{7, 3} {
+			hid := "aa"
+			if inv%7 == 0 {
+				hid = "bb"
+			}
+			span(pid, inv, hid, "chip.run.validate", 10, 1, "")
+			span(pid, inv, "cc", "chip.run", 100, 50+inv, "")
+			span(pid, inv, hid, "chip.run", 100, 60+inv, "") // same start: the first wins
+			span(pid, inv, hid, "chip.run", 110, 70+inv, "")
+			if inv%3 == 0 {
+				span(pid, inv, hid, "chip.run", 90, 80+inv, "") // earlier: wins
+			}
+			span(pid, inv, hid, "simpler_run.runner_run.device_wall", 0, 40+inv, "clk=dev")
+			span(pid, inv, hid, "simpler_run.runner_run.device_wall.orch", 5, 10, "clk=dev")
+			span(pid, inv, hid, "chip.run.runner_run.device_wall.sched", 8, 12, "clk=dev")
+			span(pid, inv, hid, "simpler_run.runner_run.device_wall.sched", 1, 30, "clk=dev")
+			span(pid, inv, hid, "node.submit", 1, 1, "")
+		}
+		span(9, inv, "dd", "simpler_run", 1, 5, "")
+	}
+	out["legacy"] = []byte(b.String())
+	return out
+}
+
+func readBytes(t *testing.T, name string, data []byte) *trace.Log {
+	t.Helper()
+	l, err := trace.ReadLog([]trace.Source{trace.ReaderSource(name, bytes.NewReader(data))})
+	require.NoError(t, err)
+	return l
+}
+
+func TestRoundsCollectorMatchesComputeRounds(t *testing.T) {
+	for name, data := range streamInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			l := readBytes(t, name, data)
+			invs := trace.GroupInvocations(trace.InvocationSpans(l.Spans))
+			c := NewRoundsCollector()
+			for i := range l.Spans {
+				c.Add(&l.Spans[i])
+			}
+			r := c.Rounds()
+			assert.Equal(t, ComputeRounds(invs), r)
+			assert.Equal(t, ComputeRoundsPerRank(invs), c.RoundsPerRank())
+			// Independently of the reduction both share: each cell is the
+			// earliest span of its name (Invocation.Lookup), current
+			// names before legacy ones.
+			byKey := map[[2]uint64]*trace.Invocation{}
+			for _, iv := range invs {
+				byKey[[2]uint64{uint64(iv.Pid), iv.Inv}] = iv
+			}
+			lookup := func(iv *trace.Invocation, suffix string) float64 {
+				s := iv.Lookup("chip.run" + suffix)
+				if s == nil {
+					s = iv.Lookup("simpler_run" + suffix)
+				}
+				if s == nil {
+					return 0
+				}
+				return float64(s.Dur) / 1000
+			}
+			for i, row := range r.Rows {
+				iv := byKey[[2]uint64{uint64(row.Pid), row.Inv}]
+				require.NotNil(t, iv)
+				assert.Equal(t, lookup(iv, ""), r.Column(MetricHost).Values[i], "row %d host", i)
+				if col := r.Column(MetricDevice); col != nil {
+					assert.Equal(t, lookup(iv, ".runner_run.device_wall"), col.Values[i], "row %d device", i)
+				}
+				if col := r.Column(MetricSched); col != nil {
+					assert.Equal(t, lookup(iv, ".runner_run.device_wall.sched"), col.Values[i], "row %d sched", i)
+				}
+			}
+		})
+	}
+}
+
+func TestBindPassCollectorMatchesCollectBindPasses(t *testing.T) {
+	for name, data := range streamInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			l := readBytes(t, name, data)
+			want := CollectBindPasses(l, nil)
+			for i := range want {
+				segs := append([]Segment(nil), want[i].Segments...)
+				for j := range segs {
+					segs[j].Attrs = ""
+				}
+				want[i].Segments = segs
+			}
+			// The collector sees the records in log order, spans and
+			// lines interleaved as the log has them.
+			c := NewBindPassCollector()
+			_, err := trace.StreamLog([]trace.Source{trace.ReaderSource(name, bytes.NewReader(data))},
+				trace.ReadOptions{Workers: 2, KeepSpan: BindPassSpan}, trace.Visitors{Span: c.Span, BindPhase: c.BindPhase})
+			require.NoError(t, err)
+			got := c.Passes()
+			if len(want) == 0 {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestMergeBindPassesSharesOnlyWhatItMayShare(t *testing.T) {
+	a := []BindPass{{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: SegArgs, Ts: 1, Dur: 1}}}}
+	b := []BindPass{
+		{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: SegArgs, Ts: 5, Dur: 5}, {Name: SegHostOrch, Ts: 2, Dur: 2}}},
+		{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: SegHostOrch, Ts: 3, Dur: 3}}},
+	}
+	got := MergeBindPasses(a, b)
+	require.Len(t, got, 1)
+	assert.Equal(t, []Segment{{Name: SegArgs, Ts: 1, Dur: 1}, {Name: SegHostOrch, Ts: 2, Dur: 2}, {Name: SegHostOrch, Ts: 3, Dur: 3}}, got[0].Segments)
+	// The first source's slice is shared, but appending copied it.
+	assert.Len(t, a[0].Segments, 1)
+	assert.Equal(t, Segment{Name: SegArgs, Ts: 1, Dur: 1}, a[0].Segments[0])
+}
+
+func TestBindPassCollectorAccounting(t *testing.T) {
+	active := 0
+	for name, data := range streamInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			l := readBytes(t, name, data)
+			rounds := ComputeRounds(trace.GroupInvocations(trace.InvocationSpans(l.Spans)))
+			want := ComputeAccounting(BindPassesForRows(CollectBindPasses(l, nil), rounds.Rows))
+
+			c := NewBindPassCollector()
+			_, err := trace.StreamLog([]trace.Source{trace.ReaderSource(name, bytes.NewReader(data))},
+				trace.ReadOptions{Workers: 2}, trace.Visitors{Span: c.Span, BindPhase: c.BindPhase})
+			require.NoError(t, err)
+			got := c.Accounting(rounds.Rows)
+			if want.Active() {
+				active++
+			}
+
+			assert.Equal(t, want.Metrics, got.Metrics)
+			assert.Equal(t, want.Cold, got.Cold)
+			assert.Equal(t, want.Blocks(), got.Blocks())
+			assert.Equal(t, want.Visible(), got.Visible())
+			require.Len(t, got.Passes, len(want.Passes))
+			for i := range want.Passes {
+				assert.Equal(t, BindPass{Pid: want.Passes[i].Pid, Inv: want.Passes[i].Inv, Known: want.Passes[i].Known}, got.Passes[i])
+			}
+		})
+	}
+	assert.GreaterOrEqual(t, active, 6, "inputs with an HBG accounting")
+}
