@@ -2,8 +2,10 @@ package phases
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A BindStage is one quantity of the HBG bind accounting (DESIGN §4). The
@@ -343,12 +345,36 @@ func ComputeAccounting(passes []BindPass) *Accounting {
 }
 
 // ComputeAccountingOf is ComputeAccounting over n passes that pass makes
-// one at a time, in row order, for a caller that keeps passes in a more
-// compact form than BindPass: the segments of all rows need never exist at
-// once. The Accounting's Passes then hold each pass's key (Pid, Inv,
-// Known) without its segments.
+// one at a time, for a caller that keeps passes in a more compact form
+// than BindPass: the segments of all rows need never exist at once. The
+// Accounting's Passes then hold each pass's key (Pid, Inv, Known) without
+// its segments. pass is called from several goroutines at once, in no
+// particular order.
 func ComputeAccountingOf(n int, pass func(i int) BindPass) *Accounting {
 	return computeAccounting(nil, n, pass)
+}
+
+// acctEach calls f(i) for i in [0, n), on every processor when n is large:
+// the metrics of passes are independent of each other.
+func acctEach(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/1024)
+	if workers < 2 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func computeAccounting(passes []BindPass, n int, pass func(i int) BindPass) *Accounting {
@@ -360,15 +386,18 @@ func computeAccounting(passes []BindPass, n int, pass func(i int) BindPass) *Acc
 	if passes == nil && n > 0 {
 		a.Passes = make([]BindPass, n)
 	}
-	seen := make(map[int64]bool)
-	seenUnknown := false
-	var all, cold, warm []int
-	for i := range n {
+	acctEach(n, func(i int) {
 		p := pass(i)
 		if passes == nil {
 			a.Passes[i] = BindPass{Pid: p.Pid, Inv: p.Inv, Known: p.Known}
 		}
 		a.Metrics[i] = ComputePassMetrics(p)
+	})
+	seen := make(map[int64]bool)
+	seenUnknown := false
+	var all, cold, warm []int
+	for i := range n {
+		p := &a.Passes[i]
 		first := false
 		if p.Known {
 			first = !seen[p.Pid]

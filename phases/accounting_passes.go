@@ -78,11 +78,11 @@ var acctBindPrefixes = []string{"chip.run.bind.", "simpler_run.bind."}
 // would count both twice) or an orchestrator operation
 // chip.run.bind.host_orch.<op>.
 func CanonicalSpanSegment(s *trace.Span) (string, bool) {
-	if s.IsDevice() {
-		return "", false
-	}
 	for _, p := range acctBindPrefixes {
 		if rest, ok := strings.CutPrefix(s.Name, p); ok {
+			if s.IsDevice() {
+				return "", false
+			}
 			return CanonicalSegment(rest)
 		}
 	}
@@ -415,6 +415,9 @@ func (c *BindPassCollector) passFor(k acctKey) BindPass {
 			break
 		}
 		lines = append(lines, lp.pass())
+	}
+	if len(spans) == 0 && len(lines) == 1 {
+		return lines[0] // what MergeBindPasses makes of one pass
 	}
 	if merged := MergeBindPasses(spans, lines); len(merged) > 0 {
 		return merged[0]

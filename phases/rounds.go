@@ -368,6 +368,7 @@ func newRounds(hid string, rows []*roundsInv) *Rounds {
 type RoundsCollector struct {
 	idx  map[roundsKey]*roundsInv
 	invs []*roundsInv
+	last *roundsInv
 }
 
 type roundsKey struct {
@@ -397,12 +398,17 @@ func (c *RoundsCollector) Add(s *trace.Span) {
 	if !RoundsSpan(s.Name) {
 		return
 	}
-	k := roundsKey{s.Pid, s.Inv}
-	ri := c.idx[k]
-	if ri == nil {
-		ri = &roundsInv{pid: s.Pid, inv: s.Inv, hid: s.Hid}
-		c.idx[k] = ri
-		c.invs = append(c.invs, ri)
+	// The spans of one invocation come in runs: remember the last one.
+	ri := c.last
+	if ri == nil || ri.pid != s.Pid || ri.inv != s.Inv {
+		k := roundsKey{s.Pid, s.Inv}
+		ri = c.idx[k]
+		if ri == nil {
+			ri = &roundsInv{pid: s.Pid, inv: s.Inv, hid: s.Hid}
+			c.idx[k] = ri
+			c.invs = append(c.invs, ri)
+		}
+		c.last = ri
 	}
 	ri.add(s)
 }

@@ -184,3 +184,29 @@ func TestBindPassCollectorAccounting(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, active, 6, "inputs with an HBG accounting")
 }
+
+func TestComputeAccountingOfManyPasses(t *testing.T) {
+	// Enough rows that the metrics are computed on several goroutines.
+	var passes []BindPass
+	for i := range 5000 {
+		p := BindPass{Pid: int64(i % 3), Inv: uint64(i), Known: i%7 != 0}
+		ts := int64(1000 * i)
+		for k, seg := range []string{SegArgs, SegHostOrch, SegH2dGraph, SegArenaH2d, SegHostViewClose} {
+			if (i+k)%11 == 0 {
+				continue // some rounds lack a stage
+			}
+			p.Segments = append(p.Segments, Segment{Name: seg, Ts: ts + int64(10*k), Dur: int64(5 + i%13)})
+		}
+		passes = append(passes, p)
+	}
+	want := ComputeAccounting(passes)
+	got := ComputeAccountingOf(len(passes), func(i int) BindPass { return passes[i] })
+	assert.Equal(t, want.Metrics, got.Metrics)
+	assert.Equal(t, want.Cold, got.Cold)
+	assert.Equal(t, want.Blocks(), got.Blocks())
+	assert.Equal(t, want.Warnings(), got.Warnings())
+	for i := range passes {
+		require.Equal(t, BindPass{Pid: passes[i].Pid, Inv: passes[i].Inv, Known: passes[i].Known}, got.Passes[i])
+		require.Equal(t, ComputePassMetrics(passes[i]), got.Metrics[i], "pass %d", i)
+	}
+}

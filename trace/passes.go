@@ -57,6 +57,7 @@ func GroupPasses(lines []BindPhase) []Pass {
 		for len(out) <= i {
 			out = append(out, Pass{})
 		}
+		p.Segments = append([]BindPhase(nil), p.Segments...)
 		out[i] = p
 	})
 	for i := range lines {
@@ -73,6 +74,7 @@ func GroupPasses(lines []BindPhase) []Pass {
 type PassGrouper struct {
 	done func(index int, p Pass)
 	open map[string]*openPass
+	last *openPass // the open pass of the last line's thread
 	n    int
 }
 
@@ -85,6 +87,7 @@ type openPass struct {
 // NewPassGrouper returns a PassGrouper that calls done with each complete
 // pass and its index, the pass's position in GroupPasses' order (the order
 // of first lines). Passes of different threads complete out of that order.
+// The pass's Segments are the grouper's: done must copy what it keeps.
 func NewPassGrouper(done func(index int, p Pass)) *PassGrouper {
 	return &PassGrouper{done: done, open: make(map[string]*openPass)}
 }
@@ -92,15 +95,23 @@ func NewPassGrouper(done func(index int, p Pass)) *PassGrouper {
 // Add adds the next line of the log (copied).
 func (g *PassGrouper) Add(l *BindPhase) {
 	idx := SegmentIndex(l.Phase)
-	o := g.open[l.Thread]
+	o := g.last
+	if o == nil || o.pass.Thread != l.Thread {
+		o = g.open[l.Thread]
+	}
 	if o == nil || (idx >= 0 && o.last >= 0 && idx <= o.last) {
+		var segs []BindPhase
 		if o != nil {
 			g.done(o.index, o.pass)
+			segs = o.pass.Segments
+		} else {
+			o = &openPass{}
+			g.open[l.Thread] = o
 		}
-		o = &openPass{index: g.n, last: -1, pass: Pass{Thread: l.Thread}}
+		*o = openPass{index: g.n, last: -1, pass: Pass{Thread: l.Thread, Segments: segs[:0]}}
 		g.n++
-		g.open[l.Thread] = o
 	}
+	g.last = o
 	o.pass.Segments = append(o.pass.Segments, *l)
 	if idx >= 0 {
 		o.last = idx
@@ -121,6 +132,7 @@ func (g *PassGrouper) Close() {
 		g.done(o.index, o.pass)
 	}
 	clear(g.open)
+	g.last = nil
 }
 
 // IsBindSpan reports whether s is a host bind span: chip.run.bind, or the

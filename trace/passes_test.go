@@ -243,6 +243,7 @@ func TestPassGrouperStreams(t *testing.T) {
 	var order []int
 	open := 0 // passes started and not yet complete, at most one per thread
 	g := NewPassGrouper(func(i int, p Pass) {
+		p.Segments = append([]BindPhase(nil), p.Segments...) // the grouper reuses them
 		got[i] = p
 		order = append(order, i)
 		open--
