@@ -392,6 +392,16 @@ func RoundsSpan(name string) bool {
 	return true
 }
 
+// RoundsReads reports whether the rounds table or its HBG accounting reads
+// a span of this name: a run, device, orch or sched span (current or legacy
+// name) or a bind span (BindPassSpan). With the first span of each
+// invocation (RoundsSpan, for its hid: trace.ReadOptions.FirstSpans), that
+// is every span a RoundsCollector and a BindPassCollector need.
+func RoundsReads(name string) bool {
+	slot, _ := roundsSlot(name)
+	return slot >= 0 || BindPassSpan(name)
+}
+
 // Add takes the next span of the log. Spans of the node and external
 // families are ignored, as trace.InvocationSpans leaves them out.
 func (c *RoundsCollector) Add(s *trace.Span) {

@@ -79,6 +79,14 @@ func TestRoundsCollectorMatchesComputeRounds(t *testing.T) {
 				c.Add(&l.Spans[i])
 			}
 			r := c.Rounds()
+			// Reading only the spans the table reads, and each
+			// invocation's first, gives the same tables.
+			lean := NewRoundsCollector()
+			_, err := trace.StreamLog([]trace.Source{trace.ReaderSource(name, bytes.NewReader(data))},
+				trace.ReadOptions{Workers: 2, KeepSpan: RoundsReads, FirstSpans: RoundsSpan}, trace.Visitors{Span: lean.Add})
+			require.NoError(t, err)
+			assert.Equal(t, r, lean.Rounds())
+			assert.Equal(t, c.RoundsPerRank(), lean.RoundsPerRank())
 			assert.Equal(t, ComputeRounds(invs), r)
 			assert.Equal(t, ComputeRoundsPerRank(invs), c.RoundsPerRank())
 			// Independently of the reduction both share: each cell is the

@@ -47,6 +47,7 @@ func (b *batch) reset(file string, src int) {
 type readConfig struct {
 	kinds    KindSet // never empty
 	keepSpan func(name string) bool
+	firsts   func(name string) bool // compete for the first span of each (pid, inv) of a chunk
 	brackets bool // some wanted kind is found by the '[' scan
 	phases   bool // bind phases or host-orch lines are wanted
 	chunk    int  // bytes per chunk; chunkSize when zero (tests make it small)
@@ -61,6 +62,7 @@ func newReadConfig(o ReadOptions) readConfig {
 	return readConfig{
 		kinds:    k,
 		keepSpan: o.KeepSpan,
+		firsts:   o.FirstSpans,
 		brackets: k.Has(KindSpan) || k.Has(KindTorn) || k.Has(KindAnchor) || k.Has(KindDrops),
 		phases:   k.Has(KindBindPhase) || k.Has(KindHostOrch),
 	}
@@ -76,6 +78,12 @@ type parser struct {
 	orch phaseLine // a `host-orch phase=` match
 
 	hids, threads recentStrs
+
+	// seen holds the invocations of the chunk being parsed that have
+	// yielded a span (ReadOptions.FirstSpans).
+	seen       map[invKey]struct{}
+	lastSeen   invKey
+	lastSeenOK bool
 }
 
 func newParser(cfg readConfig) *parser {
@@ -86,6 +94,13 @@ func newParser(cfg readConfig) *parser {
 // source: a last line without LF is a line, and a lone CR ending it is
 // its terminator.
 func (p *parser) parseChunk(data []byte, final bool, b *batch) {
+	if p.cfg.firsts != nil {
+		if p.seen == nil {
+			p.seen = make(map[invKey]struct{})
+		}
+		clear(p.seen)
+		p.lastSeenOK = false
+	}
 	line := 0
 	for len(data) > 0 {
 		var ln []byte
@@ -241,6 +256,20 @@ func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
 	}
 }
 
+// seenInv reports whether the chunk being parsed had a span of invocation
+// k among those ReadOptions.FirstSpans accepts, and notes that it has now.
+func (p *parser) seenInv(k invKey) bool {
+	if p.lastSeen == k && p.lastSeenOK {
+		return true
+	}
+	p.lastSeen, p.lastSeenOK = k, true
+	if _, ok := p.seen[k]; ok {
+		return true
+	}
+	p.seen[k] = struct{}{}
+	return false
+}
+
 // addSpan makes the span of a parsed head, when spans are wanted and the
 // KeepSpan filter takes its name.
 func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
@@ -248,7 +277,13 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 		return
 	}
 	name := p.strs.name(h.name)
-	if p.cfg.keepSpan != nil && !p.cfg.keepSpan(name) {
+	keep := p.cfg.keepSpan == nil || p.cfg.keepSpan(name)
+	if p.cfg.firsts != nil && p.cfg.firsts(name) {
+		if k := (invKey{h.pid, h.inv}); !p.seenInv(k) {
+			keep = true
+		}
+	}
+	if !keep {
 		return
 	}
 	b.spans = append(b.spans, Span{

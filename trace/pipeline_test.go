@@ -295,3 +295,68 @@ func TestParallelReaderClose(t *testing.T) {
 	require.NoError(t, r.Close())
 	assert.False(t, r.Scan())
 }
+
+func TestReadOptionsFirstSpans(t *testing.T) {
+	text := mixedLog()
+	for i := 0; i < 400; i++ {
+		// Invocations whose first span is a node span, then a chip one.
+		text += "\n" + bare(50+i%3, 1, uint64(i), "node.submit", "", 1, 2) + bare(50+i%3, 1, uint64(i), "chip.run.validate", "", 1, 2) +
+			bare(50+i%3, 1, uint64(i), "chip.run", "", 1, 2)
+	}
+	isChip := func(name string) bool { return strings.HasPrefix(name, "chip.") }
+	all, _, _, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(text))}, ReadOptions{Kinds: Kinds(KindSpan)}, 0)
+	require.NoError(t, err)
+	// The first chip span of each invocation, in log order.
+	type key struct {
+		pid int64
+		inv uint64
+	}
+	firsts := map[key]Span{}
+	for _, r := range all {
+		k := key{r.Span.Pid, r.Span.Inv}
+		if _, ok := firsts[k]; !ok && isChip(r.Span.Name) {
+			firsts[k] = r.Span
+		}
+	}
+	require.Greater(t, len(firsts), 400)
+	for _, tc := range []struct {
+		workers, chunk int
+	}{{0, 0}, {0, 200}, {2, 64}, {3, 1000}} {
+		t.Run(fmt.Sprintf("workers=%d,chunk=%d", tc.workers, tc.chunk), func(t *testing.T) {
+			got, heads, _, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(text))}, ReadOptions{
+				Kinds:      Kinds(KindSpan),
+				KeepSpan:   func(name string) bool { return name == "chip.run" },
+				FirstSpans: isChip,
+				Workers:    tc.workers,
+			}, tc.chunk)
+			require.NoError(t, err)
+			assert.Equal(t, len(all), heads-countTorn(t, text))
+			seen := map[key]bool{}
+			n := 0
+			for _, r := range got {
+				k := key{r.Span.Pid, r.Span.Inv}
+				if !seen[k] && isChip(r.Span.Name) {
+					seen[k] = true
+					require.Equal(t, firsts[k], r.Span, "the first chip span of %v", k)
+				}
+				if r.Span.Name != "chip.run" {
+					n++
+					assert.True(t, isChip(r.Span.Name), "only chip spans compete: %s", r.Span.Name)
+				}
+			}
+			assert.Len(t, seen, len(firsts))
+			assert.Less(t, n, len(all)/2, "most spans are rejected")
+		})
+	}
+}
+
+// countTorn counts the torn records of text.
+func countTorn(t *testing.T, text string) int {
+	got, _, _, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(text))}, ReadOptions{Kinds: Kinds(KindTorn)}, 0)
+	require.NoError(t, err)
+	n := 0
+	for _, r := range got {
+		n += r.Torn.Count
+	}
+	return n
+}

@@ -74,6 +74,13 @@ type ReadOptions struct {
 	// counts as a parsed head (see Reader.Heads), never as torn. With
 	// Workers above 1 it is called from several goroutines at once.
 	KeepSpan func(name string) bool
+	// FirstSpans, when not nil, makes a Reader yield, whatever KeepSpan
+	// says, every span that may be the first of its (pid, inv) among the
+	// spans whose names FirstSpans accepts (the first of its invocation in
+	// its chunk), so a reader that takes an invocation's hid from its first
+	// span may reject the others by name. Like KeepSpan it may be called
+	// from several goroutines at once.
+	FirstSpans func(name string) bool
 	// Workers is the number of goroutines that parse the input, which is
 	// cut into chunks of whole lines; records still come in log order,
 	// with the same positions. 0 or 1: the goroutine calling Scan parses.

@@ -99,8 +99,9 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	rc := phases.NewRoundsCollector()
 	bc := phases.NewBindPassCollector()
 	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
-		Kinds:    warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
-		KeepSpan: phases.RoundsSpan,
+		Kinds:      warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
+		KeepSpan:   phases.RoundsReads,
+		FirstSpans: phases.RoundsSpan,
 	}, trace.Visitors{
 		Span:      func(s *trace.Span) { rc.Add(s); bc.Span(s) },
 		BindPhase: bc.BindPhase,
@@ -262,20 +263,30 @@ func writeRoundsText(w io.Writer, t *roundsTable) error {
 	b.WriteString("\n  ")
 	b.WriteString(strings.Repeat("-", len(header)-2))
 	b.WriteString("\n")
-	var line []byte // one row, reused
+	// One row at a time into a reused buffer, numbers appended in place:
+	// the same bytes as ljust, rjust(fixed1(...)) and Accounting.Cells,
+	// without a string per cell (a long log has 10^5 rows).
+	var vis []phases.BindStage
+	if t.acct != nil {
+		vis = t.acct.Visible()
+	}
+	var line, cell []byte
 	for i, row := range r.Rows {
 		line = append(append(line[:0], "  "...), ljust(strconv.Itoa(row.Round), 6)...)
 		for _, c := range r.Columns {
-			line = append(append(line, "  "...), rjust(fixed1(c.Values[i]), 12)...)
+			cell = strconv.AppendFloat(cell[:0], c.Values[i], 'f', 1, 64)
+			line = appendPadded(append(line, "  "...), cell, 12)
 		}
-		if t.acct != nil {
-			for j, cell := range t.acct.Cells(i) {
-				pad := max(2, ends[j]-utf8.RuneCount(line)-utf8.RuneCountInString(cell))
-				for range pad {
-					line = append(line, ' ')
-				}
-				line = append(line, cell...)
+		for j, s := range vis {
+			cell = cell[:0]
+			if v, ok := t.acct.Metrics[i].Get(s); ok {
+				cell = strconv.AppendFloat(cell, float64(v)/1000, 'f', 1, 64)
+			} else {
+				cell = append(cell, '-')
 			}
+			// A row is ASCII (digits, '.', '-', spaces): bytes are runes.
+			pad := max(2, ends[j]-len(line)-len(cell))
+			line = appendPadded(line, cell, pad+len(cell))
 		}
 		line = append(line, '\n')
 		b.Write(line)
@@ -305,6 +316,15 @@ func writeRoundsText(w io.Writer, t *roundsTable) error {
 		b.WriteString(t.acct.SharesText())
 	}
 	return b.Flush()
+}
+
+// appendPadded appends cell (ASCII) to dst right-justified in width, as
+// rjust does.
+func appendPadded(dst, cell []byte, width int) []byte {
+	for n := len(cell); n < width; n++ {
+		dst = append(dst, ' ')
+	}
+	return append(dst, cell...)
 }
 
 // writeRoundsMarkdown writes the rounds of t as a GitHub table (the HBG
