@@ -48,10 +48,10 @@ type readConfig struct {
 	kinds    KindSet // never empty
 	keepSpan func(name string) bool
 	firsts   func(name string) bool // compete for the first span of each (pid, inv) of a chunk
-	brackets bool // some wanted kind is found by the '[' scan
-	phases   bool // bind phases or host-orch lines are wanted
-	chunk    int  // bytes per chunk; chunkSize when zero (tests make it small)
-	maxLine  int  // the longest line; MaxLineBytes when zero (tests make it small)
+	brackets bool                   // some wanted kind is found by the '[' scan
+	phases   bool                   // bind phases or host-orch lines are wanted
+	chunk    int                    // bytes per chunk; chunkSize when zero (tests make it small)
+	maxLine  int                    // the longest line; MaxLineBytes when zero (tests make it small)
 }
 
 func newReadConfig(o ReadOptions) readConfig {
