@@ -52,6 +52,7 @@ type readConfig struct {
 	phases   bool                   // bind phases or host-orch lines are wanted
 	chunk    int                    // bytes per chunk; chunkSize when zero (tests make it small)
 	maxLine  int                    // the longest line; MaxLineBytes when zero (tests make it small)
+	lean     *readConfig            // without the kinds a chunk with bind phases skips
 }
 
 func newReadConfig(o ReadOptions) readConfig {
@@ -59,13 +60,19 @@ func newReadConfig(o ReadOptions) readConfig {
 	if k == 0 {
 		k = AllKinds
 	}
-	return readConfig{
+	c := readConfig{
 		kinds:    k,
 		keepSpan: o.KeepSpan,
 		firsts:   o.FirstSpans,
 		brackets: k.Has(KindSpan) || k.Has(KindTorn) || k.Has(KindAnchor) || k.Has(KindDrops),
 		phases:   k.Has(KindBindPhase) || k.Has(KindHostOrch),
 	}
+	if skip := o.SkipIfBindPhases & k &^ Kinds(KindBindPhase); skip != 0 && k.Has(KindBindPhase) {
+		o.Kinds, o.SkipIfBindPhases = k&^skip, 0
+		lean := newReadConfig(o)
+		c.lean = &lean
+	}
+	return c
 }
 
 // A parser turns chunks of lines into batches (REFERENCE §1). It owns the
@@ -94,6 +101,22 @@ func newParser(cfg readConfig) *parser {
 // source: a last line without LF is a line, and a lone CR ending it is
 // its terminator.
 func (p *parser) parseChunk(data []byte, final bool, b *batch) {
+	if lean := p.cfg.lean; lean != nil {
+		// First the chunk without the kinds to skip: if it has a bind
+		// phase, that is all; else again, in full.
+		full := p.cfg
+		p.cfg = *lean
+		p.parseLines(data, final, b)
+		p.cfg = full
+		if len(b.binds) > 0 {
+			return
+		}
+		b.reset(b.file, b.src)
+	}
+	p.parseLines(data, final, b)
+}
+
+func (p *parser) parseLines(data []byte, final bool, b *batch) {
 	if p.cfg.firsts != nil {
 		if p.seen == nil {
 			p.seen = make(map[invKey]struct{})

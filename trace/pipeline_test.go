@@ -360,3 +360,56 @@ func countTorn(t *testing.T, text string) int {
 	}
 	return n
 }
+
+func TestReadOptionsSkipIfBindPhases(t *testing.T) {
+	var noBinds strings.Builder
+	for i := 0; i < 300; i++ {
+		noBinds.WriteString(rec(41, uint64(i), "chip.run.bind.host_orch", "", 2, int64(i), 5) + "\n")
+		noBinds.WriteString(anchorLine(41, 1000, 1700000000000000000) + "\n")
+		noBinds.WriteString("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut\n")
+	}
+	kinds := Kinds(KindBindPhase, KindStamp, KindSpan, KindTorn, KindAnchor, KindDrops)
+	skip := Kinds(KindSpan, KindTorn, KindAnchor, KindDrops)
+	for _, tc := range []struct {
+		workers, chunk int
+	}{{0, 0}, {0, 300}, {2, 64}, {3, 4096}} {
+		t.Run(fmt.Sprintf("workers=%d,chunk=%d", tc.workers, tc.chunk), func(t *testing.T) {
+			// Without bind phases, the log is read in full.
+			want, wh, wp, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(noBinds.String()))}, ReadOptions{Kinds: kinds}, tc.chunk)
+			require.NoError(t, err)
+			got, gh, gp, err := readAll(t, []Source{ReaderSource("a.log", strings.NewReader(noBinds.String()))},
+				ReadOptions{Kinds: kinds, SkipIfBindPhases: skip, Workers: tc.workers}, tc.chunk)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, wh, gh)
+			assert.Equal(t, wp, gp)
+
+			// With them, every bind phase and stamp is there, and no
+			// chunk that has a bind phase yields a span.
+			text := mixedLog()
+			all, _, _, err := readAll(t, []Source{ReaderSource("m.log", strings.NewReader(text))}, ReadOptions{Kinds: kinds}, tc.chunk)
+			require.NoError(t, err)
+			got, _, _, err = readAll(t, []Source{ReaderSource("m.log", strings.NewReader(text))},
+				ReadOptions{Kinds: kinds, SkipIfBindPhases: skip, Workers: tc.workers}, tc.chunk)
+			require.NoError(t, err)
+			var wantLines, gotLines []yielded
+			spans := 0
+			for _, r := range all {
+				if r.Kind == KindBindPhase || r.Kind == KindStamp {
+					wantLines = append(wantLines, r)
+				}
+			}
+			for _, r := range got {
+				if r.Kind == KindBindPhase || r.Kind == KindStamp {
+					gotLines = append(gotLines, r)
+				} else {
+					spans++
+				}
+			}
+			assert.Equal(t, wantLines, gotLines)
+			if tc.chunk == 0 {
+				assert.Zero(t, spans, "one chunk, with bind phases")
+			}
+		})
+	}
+}

@@ -81,6 +81,12 @@ type ReadOptions struct {
 	// span may reject the others by name. Like KeepSpan it may be called
 	// from several goroutines at once.
 	FirstSpans func(name string) bool
+	// SkipIfBindPhases are kinds that a chunk holding a `bind phase=` record
+	// does not yield: for a view that reads them only from logs without such
+	// lines (hbgtrace phases reads E3 bind spans and their warnings only
+	// then). Such a chunk is not searched for them at all, and its heads are
+	// not counted; a log without bind-phase lines is read in full.
+	SkipIfBindPhases KindSet
 	// Workers is the number of goroutines that parse the input, which is
 	// cut into chunks of whole lines; records still come in log order,
 	// with the same positions. 0 or 1: the goroutine calling Scan parses.
