@@ -321,11 +321,19 @@ var acctSpreadStages = []BindStage{StageHostOrch, StageGraphPack, StageRelocate,
 // when its stage is recorded in some pass; GraphPack is absent from logs
 // before E3.
 func ComputeAccountingSpread(passes []BindPass) AccountingSpread {
-	sp := AccountingSpread{Passes: len(passes)}
 	ms := make([]PassMetrics, len(passes))
-	var present [NumBindStages]bool
 	for i, p := range passes {
 		ms[i] = ComputePassMetrics(p)
+	}
+	return ComputeAccountingSpreadOf(ms)
+}
+
+// ComputeAccountingSpreadOf is ComputeAccountingSpread over the metrics of
+// the passes (ComputePassMetrics), for a caller that kept only those.
+func ComputeAccountingSpreadOf(ms []PassMetrics) AccountingSpread {
+	sp := AccountingSpread{Passes: len(ms)}
+	var present [NumBindStages]bool
+	for i := range ms {
 		for s := range NumBindStages {
 			present[s] = present[s] || ms[i].Recorded[s]
 		}

@@ -231,8 +231,11 @@ type BindSpread struct {
 	// the warm passes that have all of them; nil when there is none.
 	Total *BindSpreadRow
 	// WarmPasses are the passes summarised (the warm ones, or every pass
-	// with KeepFirst), in the order the spread took them.
+	// with KeepFirst), in the order the spread took them; nil in a spread
+	// of a SpreadCollector.
 	WarmPasses []SpreadPass
+
+	warmMetrics []PassMetrics // a SpreadCollector's, for AccountingSpread
 }
 
 // WarmBinds returns the summarised passes as BindPasses, for
@@ -315,15 +318,46 @@ func SpanBindSpread(binds []SpreadPass, keepFirst bool) (*BindSpread, error) {
 
 // spreadBindPasses summarises the warm passes.
 func spreadBindPasses(warm []SpreadPass, set BindPhaseSet) *BindSpread {
-	sp := &BindSpread{Set: set, Warm: len(warm), WarmPasses: warm}
+	sp := spreadOver(spreadPassList(warm), set)
+	sp.WarmPasses = warm
+	return sp
+}
+
+// spreadSource is what the spread reads of the warm passes: the duration
+// in ms of each of a pass's phases.
+type spreadSource interface {
+	n() int
+	ms(i int, phase string) (float64, bool)
+	phases(i int, f func(phase string)) // every phase of pass i, once
+}
+
+type spreadPassList []SpreadPass
+
+func (l spreadPassList) n() int { return len(l) }
+
+func (l spreadPassList) ms(i int, phase string) (float64, bool) {
+	x, ok := l[i].Ms[phase]
+	return x, ok
+}
+
+func (l spreadPassList) phases(i int, f func(string)) {
+	for ph := range l[i].Ms {
+		f(ph)
+	}
+}
+
+// spreadOver summarises warm passes in the vocabulary set.
+func spreadOver(warm spreadSource, set BindPhaseSet) *BindSpread {
+	n := warm.n()
+	sp := &BindSpread{Set: set, Warm: n}
 	control := make(map[string]bool, len(set.ControlPlane))
 	for _, ph := range set.ControlPlane {
 		control[ph] = true
 	}
 	for _, ph := range set.Order {
 		var v []float64
-		for i := range warm {
-			if x, ok := warm[i].Ms[ph]; ok {
+		for i := range n {
+			if x, ok := warm.ms(i, ph); ok {
 				v = append(v, x)
 			}
 		}
@@ -336,27 +370,27 @@ func spreadBindPasses(warm []SpreadPass, set BindPhaseSet) *BindSpread {
 		known[ph] = true
 	}
 	unknown := make(map[string]bool)
-	for i := range warm {
-		for ph := range warm[i].Ms {
+	for i := range n {
+		warm.phases(i, func(ph string) {
 			if !known[ph] && !unknown[ph] {
 				unknown[ph] = true
 				sp.Unknown = append(sp.Unknown, ph)
 			}
-		}
+		})
 	}
 	sort.Strings(sp.Unknown)
 
 	for _, ph := range set.ControlPlane {
-		n := 0
-		for i := range warm {
-			if _, ok := warm[i].Ms[ph]; ok {
-				n++
+		k := 0
+		for i := range n {
+			if _, ok := warm.ms(i, ph); ok {
+				k++
 			}
 		}
 		switch {
-		case n == 0:
+		case k == 0:
 			sp.Retired = append(sp.Retired, ph)
-		case n < len(warm):
+		case k < n:
 			sp.Present = append(sp.Present, ph)
 			sp.Partial = append(sp.Partial, ph)
 		default:
@@ -364,10 +398,10 @@ func spreadBindPasses(warm []SpreadPass, set BindPhaseSet) *BindSpread {
 		}
 	}
 	var totals []float64
-	for i := range warm {
+	for i := range n {
 		total, complete := 0.0, true
 		for _, ph := range sp.Present {
-			x, ok := warm[i].Ms[ph]
+			x, ok := warm.ms(i, ph)
 			if !ok {
 				complete = false
 				break

@@ -218,3 +218,39 @@ func TestComputeAccountingOfManyPasses(t *testing.T) {
 		require.Equal(t, ComputePassMetrics(passes[i]), got.Metrics[i], "pass %d", i)
 	}
 }
+
+func TestSpreadCollectorMatchesSnapshotBindSpread(t *testing.T) {
+	inputs := streamInputs(t)
+	// A pass with a phase outside every vocabulary, and one written twice.
+	inputs["odd"] = []byte("[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=args start_ns=1 dur_ns=100\n" +
+		"[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=mystery start_ns=2 dur_ns=200\n" +
+		"[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=host_orch start_ns=3 dur_ns=300\n" +
+		"[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=mystery start_ns=4 dur_ns=400\n" +
+		"[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=args start_ns=5 dur_ns=500\n" +
+		"[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=host_orch start_ns=6 dur_ns=600\n" +
+		"[mono_ns=1][T0xa][TIMING] f: [x.cpp:1] bind phase=graph_upload start_ns=7 dur_ns=700\n")
+	compared := 0
+	for name, data := range inputs {
+		l := readBytes(t, name, data)
+		for _, opts := range []BindSpreadOptions{{}, {Ranks: 2, RanksSet: true}, {Rounds: 3}, {KeepFirst: true}, {Ranks: 1000, RanksSet: true}} {
+			t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
+				want, wantErr := SnapshotBindSpread(SnapshotBindPasses(l.BindPhases), opts)
+				c := NewSpreadCollector(true)
+				for i := range l.BindPhases {
+					c.BindPhase(&l.BindPhases[i])
+				}
+				got, err := c.Spread(opts)
+				require.Equal(t, wantErr, err)
+				if wantErr != nil {
+					return
+				}
+				compared++
+				assert.Equal(t, want.AccountingSpread(), got.AccountingSpread())
+				want.WarmPasses = nil
+				got.warmMetrics = nil
+				assert.Equal(t, want, got)
+			})
+		}
+	}
+	assert.Greater(t, compared, 10)
+}

@@ -117,7 +117,20 @@ type phasesReport struct {
 }
 
 func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
-	log, err := readLog(cmd, args)
+	// The lines stream into per-pass durations; E3 bind spans and the
+	// warnings matter only to a log without `bind phase=` lines, so a
+	// chunk of the log that has such lines is not searched for them.
+	lines := phases.NewSpreadCollector(opts.accounting)
+	var e3 phases.SpanBindSpans
+	nlines := 0
+	log, err := streamLog(cmd, args, trace.ReadOptions{
+		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp),
+		KeepSpan:         phases.SpanBindName,
+		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan),
+	}, trace.Visitors{
+		Span:      e3.Add,
+		BindPhase: func(l *trace.BindPhase) { nlines++; lines.BindPhase(l) },
+	})
 	if err != nil {
 		return err
 	}
@@ -132,11 +145,10 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 	// spans that make no bind (a TMR log writes args and prebuilt), gets
 	// the line-based tool and its refusal, as conformance case 079 pins;
 	// so the span-based tool's own "no spans" refusal is never printed.
-	binds := phases.SpanBindPasses(log.Spans)
-	if len(log.BindPhases) > 0 || len(binds) == 0 {
+	binds := phases.SpanBindPasses(e3.Spans)
+	if nlines > 0 || len(binds) == 0 {
 		// The line-based tool's stderr holds nothing but its refusals.
-		passes := phases.SnapshotBindPasses(log.BindPhases)
-		rep.spread, err = phases.SnapshotBindSpread(passes, phases.BindSpreadOptions{
+		rep.spread, err = lines.Spread(phases.BindSpreadOptions{
 			Rounds: opts.rounds, Ranks: opts.ranks, RanksSet: opts.ranksSet, KeepFirst: opts.keepFirst,
 		})
 		switch {
@@ -159,7 +171,7 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 		}
 	}
 	if opts.accounting {
-		acct := phases.ComputeAccountingSpread(rep.spread.WarmBinds())
+		acct := rep.spread.AccountingSpread()
 		rep.acct = &acct
 		what := "warm passes"
 		if opts.keepFirst {

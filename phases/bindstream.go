@@ -1,0 +1,199 @@
+package phases
+
+import (
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// A SpreadCollector makes the line-based spread of `hbgtrace phases`
+// (SnapshotBindPasses, then SnapshotBindSpread) from a stream of `bind
+// phase=` lines: give it every line in log order, then ask for Spread. It
+// keeps per pass only the durations of its segments (and, when asked for
+// the accounting, the pass's metrics), never the lines: about 140 bytes a
+// pass instead of a map and the segments of a SpreadPass.
+type SpreadCollector struct {
+	grouper    *trace.PassGrouper
+	vecs       []spreadVec // by pass index
+	accounting bool
+}
+
+// spreadVec is one pass of lines as the spread reads it: the duration in
+// ms of each segment (the last written of a name), the common segments in
+// an array, any other in a list.
+type spreadVec struct {
+	ms      [len(spreadKnown)]float64
+	has     uint16
+	other   []spreadMs
+	metrics *PassMetrics
+}
+
+type spreadMs struct {
+	phase string
+	ms    float64
+}
+
+// spreadKnown are the segments of every vocabulary (SnapshotPhaseSet,
+// SpanPhaseSet): the ones a spreadVec keeps in its array.
+var spreadKnown = [...]string{
+	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
+	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close", "graph_pack",
+}
+
+func spreadKnownIndex(phase string) int {
+	for i, k := range spreadKnown {
+		if k == phase {
+			return i
+		}
+	}
+	return -1
+}
+
+var spreadHostOrch = spreadKnownIndex("host_orch")
+
+// NewSpreadCollector returns an empty SpreadCollector; with accounting it
+// also keeps each pass's PassMetrics, for BindSpread.AccountingSpread.
+func NewSpreadCollector(accounting bool) *SpreadCollector {
+	c := &SpreadCollector{accounting: accounting}
+	c.grouper = trace.NewPassGrouper(c.pass)
+	return c
+}
+
+// BindPhase takes the next `bind phase=` line of the log.
+func (c *SpreadCollector) BindPhase(l *trace.BindPhase) { c.grouper.Add(l) }
+
+// pass keeps a complete pass as a spreadVec, as SpreadPass.add reads it.
+func (c *SpreadCollector) pass(i int, p trace.Pass) {
+	for len(c.vecs) <= i {
+		c.vecs = append(c.vecs, spreadVec{})
+	}
+	v := &c.vecs[i]
+	var bind BindPass
+	for j := range p.Segments {
+		l := &p.Segments[j]
+		ms := float64(l.DurNs) / 1e6
+		if k := spreadKnownIndex(l.Phase); k >= 0 {
+			v.ms[k] = ms
+			v.has |= 1 << k
+		} else {
+			found := false
+			for o := range v.other {
+				if v.other[o].phase == l.Phase {
+					v.other[o].ms, found = ms, true
+				}
+			}
+			if !found {
+				v.other = append(v.other, spreadMs{l.Phase, ms})
+			}
+		}
+		if c.accounting {
+			if name, ok := CanonicalSegment(l.Phase); ok {
+				bind.Segments = append(bind.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs})
+			}
+		}
+	}
+	if c.accounting && v.has&(1<<spreadHostOrch) != 0 {
+		m := ComputePassMetrics(bind)
+		v.metrics = &m
+	}
+}
+
+// spreadVecs are passes as a spreadSource.
+type spreadVecs []spreadVec
+
+func (l spreadVecs) n() int { return len(l) }
+
+func (l spreadVecs) ms(i int, phase string) (float64, bool) {
+	v := &l[i]
+	if k := spreadKnownIndex(phase); k >= 0 {
+		return v.ms[k], v.has&(1<<k) != 0
+	}
+	for _, o := range v.other {
+		if o.phase == phase {
+			return o.ms, true
+		}
+	}
+	return 0, false
+}
+
+func (l spreadVecs) phases(i int, f func(string)) {
+	v := &l[i]
+	for k, ph := range spreadKnown {
+		if v.has&(1<<k) != 0 {
+			f(ph)
+		}
+	}
+	for _, o := range v.other {
+		f(o.phase)
+	}
+}
+
+// Spread returns SnapshotBindSpread(SnapshotBindPasses(lines), opts) of
+// the lines given. The spread's WarmPasses are nil: the collector keeps no
+// SpreadPass; AccountingSpread gives the accounting rows instead. Call it
+// once, at the end.
+func (c *SpreadCollector) Spread(opts BindSpreadOptions) (*BindSpread, error) {
+	c.grouper.Close()
+	passes := make(spreadVecs, 0, len(c.vecs))
+	for i := range c.vecs {
+		if c.vecs[i].has&(1<<spreadHostOrch) != 0 {
+			passes = append(passes, c.vecs[i])
+		}
+	}
+	c.vecs = nil
+	if len(passes) == 0 {
+		return nil, ErrNoBindPasses
+	}
+	ranks := BindSpreadRanks(len(passes), opts)
+	dropped := 0
+	if !opts.KeepFirst {
+		dropped = min(ranks, len(passes))
+	}
+	if dropped == len(passes) {
+		return nil, &AllColdError{Passes: len(passes), Ranks: ranks}
+	}
+	warm := passes[dropped:]
+	sp := spreadOver(warm, SnapshotPhaseSet)
+	sp.Passes, sp.Cold, sp.Ranks = len(passes), dropped, ranks
+	if c.accounting {
+		sp.warmMetrics = make([]PassMetrics, len(warm))
+		for i := range warm {
+			sp.warmMetrics[i] = *warm[i].metrics
+		}
+	}
+	return sp, nil
+}
+
+// AccountingSpread returns the accounting rows over the summarised passes:
+// ComputeAccountingSpread(sp.WarmBinds()), or for a spread made by a
+// SpreadCollector (with accounting) the same from the metrics it kept.
+func (sp *BindSpread) AccountingSpread() AccountingSpread {
+	if sp.WarmPasses == nil && sp.warmMetrics != nil {
+		return ComputeAccountingSpreadOf(sp.warmMetrics)
+	}
+	return ComputeAccountingSpread(sp.WarmBinds())
+}
+
+// SpanBindSpans keeps, from a stream, the spans SpanBindPasses reads: E3
+// bind segments (SpanBindSegment), their attributes dropped so that they do
+// not keep the log's text.
+type SpanBindSpans struct {
+	Spans []trace.Span
+}
+
+// SpanBindName reports whether a span of this name may be an E3 bind
+// segment (chip.run.bind.<segment>); a reader may skip the others
+// (trace.ReadOptions.KeepSpan).
+func SpanBindName(name string) bool {
+	s := trace.Span{Name: name}
+	_, ok := SpanBindSegment(&s)
+	return ok
+}
+
+// Add takes the next span of the log.
+func (k *SpanBindSpans) Add(s *trace.Span) {
+	if _, ok := SpanBindSegment(s); !ok {
+		return
+	}
+	c := *s
+	c.Attrs = ""
+	k.Spans = append(k.Spans, c)
+}
