@@ -254,3 +254,45 @@ func TestSpreadCollectorMatchesSnapshotBindSpread(t *testing.T) {
 	}
 	assert.Greater(t, compared, 10)
 }
+
+func TestInvocationsCollectorMatchesTPOTAndTree(t *testing.T) {
+	for name, data := range streamInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			l := readBytes(t, name, data)
+			invs := trace.GroupInvocations(trace.InvocationSpans(l.Spans))
+			c := NewInvocationsCollector(true)
+			_, err := trace.StreamLog([]trace.Source{trace.ReaderSource(name, bytes.NewReader(data))},
+				trace.ReadOptions{Workers: 2, KeepSpan: RoundsSpan}, trace.Visitors{Span: c.Add})
+			require.NoError(t, err)
+			assert.Equal(t, ComputeTPOT(invs), c.TPOT())
+			assert.Equal(t, ComputeTree(invs), c.Tree())
+		})
+	}
+}
+
+func TestSummaryIsRootAndByName(t *testing.T) {
+	for name, data := range streamInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			l := readBytes(t, name, data)
+			invs := trace.GroupInvocations(trace.InvocationSpans(l.Spans))
+			sm := summarize(invs)
+			require.Len(t, sm.invs, len(invs))
+			for i, iv := range invs {
+				is := sm.invs[i]
+				if r := iv.Root(); r != nil {
+					assert.True(t, is.hasRoot)
+					assert.Equal(t, r.Dur, is.root)
+				} else {
+					assert.False(t, is.hasRoot)
+				}
+				m := iv.ByName()
+				require.Len(t, is.names, len(m))
+				for _, ns := range is.names {
+					s := m[sm.names[ns.name]]
+					require.NotNil(t, s)
+					assert.Equal(t, nameSpan{ts: s.Ts, dur: s.Dur, name: ns.name, top: s.Depth == 0}, ns)
+				}
+			}
+		})
+	}
+}

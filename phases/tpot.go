@@ -67,31 +67,36 @@ func (a *tpotAcc) stat(name string) TPOTStat {
 // over trace.InvocationSpans). Every invocation counts, whatever its root's
 // name.
 func ComputeTPOT(invs []*trace.Invocation) *TPOT {
+	return tpotOf(summarize(invs))
+}
+
+// tpotOf builds the TPOT table of invocation summaries sorted by (pid, inv).
+func tpotOf(sm *summaries) *TPOT {
 	out := &TPOT{}
-	for _, b := range trace.BySize(trace.BucketByHid(invs)) {
-		out.Callables = append(out.Callables, tpotCallable(b))
+	for _, b := range bucketsBySize(sm.buckets()) {
+		out.Callables = append(out.Callables, tpotCallable(sm, b))
 	}
 	return out
 }
 
-func tpotCallable(b *trace.Bucket) TPOTCallable {
-	c := TPOTCallable{Hid: b.Hid, Invocations: len(b.Invs)}
+func tpotCallable(sm *summaries, b *summaryBucket) TPOTCallable {
+	c := TPOTCallable{Hid: b.hid, Invocations: len(b.invs)}
 	var root tpotAcc
-	stages := map[string]*tpotAcc{}
-	for _, iv := range b.Invs {
-		if r := iv.Root(); r != nil {
-			root.add(r.Dur)
+	stages := map[int32]*tpotAcc{}
+	for _, is := range b.invs {
+		if is.hasRoot {
+			root.add(is.root)
 		}
-		for name, s := range iv.ByName() {
-			if s.Depth == 0 {
+		for _, ns := range is.names {
+			if ns.top {
 				continue
 			}
-			a := stages[name]
+			a := stages[ns.name]
 			if a == nil {
 				a = &tpotAcc{}
-				stages[name] = a
+				stages[ns.name] = a
 			}
-			a.add(s.Dur)
+			a.add(ns.dur)
 		}
 	}
 	if root.n > 0 {
@@ -99,7 +104,7 @@ func tpotCallable(b *trace.Bucket) TPOTCallable {
 		c.Root = &st
 	}
 	for name, a := range stages {
-		c.Stages = append(c.Stages, a.stat(name))
+		c.Stages = append(c.Stages, a.stat(sm.names[name]))
 	}
 	sort.Slice(c.Stages, func(i, j int) bool {
 		if c.Stages[i].N != c.Stages[j].N {

@@ -54,14 +54,26 @@ type Concurrent struct {
 // ComputeTree builds the median tree of invocations (trace.GroupInvocations
 // over trace.InvocationSpans).
 func ComputeTree(invs []*trace.Invocation) *Tree {
-	buckets := trace.BucketByHid(invs)
-	labels := make(map[*trace.Bucket]string, len(buckets))
+	sm := summarize(invs)
+	orig := make(map[*invSummary]*trace.Invocation, len(invs))
+	for i, is := range sm.invs {
+		orig[is] = invs[i]
+	}
+	return treeOf(sm, func(is *invSummary) []*trace.Span { return orig[is].Spans })
+}
+
+// treeOf builds the median tree of invocation summaries sorted by (pid,
+// inv); refSpans returns the spans, in log order, of the invocation each
+// callable's tree is drawn from (its last).
+func treeOf(sm *summaries, refSpans func(*invSummary) []*trace.Span) *Tree {
+	buckets := sm.buckets()
+	labels := make(map[*summaryBucket]string, len(buckets))
 	for i, b := range buckets {
-		labels[b] = trace.BucketLabel(buckets, i)
+		labels[b] = bucketLabel(buckets, i)
 	}
 	out := &Tree{}
-	for _, b := range trace.BySize(buckets) {
-		out.Callables = append(out.Callables, treeCallable(b, labels[b]))
+	for _, b := range bucketsBySize(buckets) {
+		out.Callables = append(out.Callables, treeCallable(sm, b, labels[b], refSpans(b.invs[len(b.invs)-1])))
 	}
 	return out
 }
@@ -69,7 +81,8 @@ func ComputeTree(invs []*trace.Invocation) *Tree {
 // treeBuilder holds one callable's per-name samples and the structure of
 // its reference invocation.
 type treeBuilder struct {
-	byName   []map[string]*trace.Span // per invocation
+	sm       *summaries
+	invs     []*invSummary
 	durs     map[string][]float64
 	children map[string][]*trace.Span
 	// built memoises the child nodes of a name: spans that share a name
@@ -77,33 +90,33 @@ type treeBuilder struct {
 	built map[string][]*TreeNode
 }
 
-func treeCallable(b *trace.Bucket, label string) TreeCallable {
+func treeCallable(sm *summaries, b *summaryBucket, label string, refSpans []*trace.Span) TreeCallable {
 	tb := &treeBuilder{
+		sm:       sm,
+		invs:     b.invs,
 		durs:     map[string][]float64{},
 		children: map[string][]*trace.Span{},
 		built:    map[string][]*TreeNode{},
 	}
-	for _, iv := range b.Invs {
-		m := iv.ByName()
-		tb.byName = append(tb.byName, m)
-		for name, s := range m {
-			tb.durs[name] = append(tb.durs[name], float64(s.Dur))
+	for _, is := range b.invs {
+		for _, ns := range is.names {
+			name := sm.names[ns.name]
+			tb.durs[name] = append(tb.durs[name], float64(ns.dur))
 		}
 	}
-	ref := b.Invs[len(b.Invs)-1]
-	names := make(map[string]bool, len(ref.Spans))
-	for _, s := range ref.Spans {
+	names := make(map[string]bool, len(refSpans))
+	for _, s := range refSpans {
 		names[s.Name] = true
 	}
 	var roots []*trace.Span
-	for _, s := range ref.Spans {
+	for _, s := range refSpans {
 		if p, ok := treeParent(s.Name); ok && names[p] {
 			tb.children[p] = append(tb.children[p], s)
 			continue
 		}
 		roots = append(roots, s)
 	}
-	c := TreeCallable{Hid: b.Hid, Label: label, Invocations: len(b.Invs)}
+	c := TreeCallable{Hid: b.hid, Label: label, Invocations: len(b.invs)}
 	c.Roots = tb.nodes(roots, false)
 	return c
 }
@@ -177,12 +190,17 @@ func (tb *treeBuilder) effective(orch, sched *trace.Span) *TreeNode {
 	parent, _ := treeParent(orch.Name)
 	orchName, schedName := parent+".orch", parent+".sched"
 	var ext []float64
-	for _, m := range tb.byName {
-		o, s := m[orchName], m[schedName]
+	on, ook := tb.sm.nameIdx[orchName]
+	sn, sok := tb.sm.nameIdx[schedName]
+	for _, is := range tb.invs {
+		if !ook || !sok {
+			break
+		}
+		o, s := is.lookup(on), is.lookup(sn)
 		if o == nil || s == nil {
 			continue
 		}
-		ext = append(ext, float64(max(o.End(), s.End())-min(o.Ts, s.Ts)))
+		ext = append(ext, float64(max(o.end(), s.end())-min(o.ts, s.ts)))
 	}
 	od, sd := tb.durs[orchName], tb.durs[schedName]
 	return &TreeNode{

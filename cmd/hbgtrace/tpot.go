@@ -57,12 +57,18 @@ Output formats (--format):
 }
 
 func tpotRun(cmd *cobra.Command, opts *tpotOptions) error {
-	l, err := readLog(cmd, opts.logs)
+	// Per invocation the earliest span of each name streams into a
+	// summary; the log is not kept.
+	c := phases.NewInvocationsCollector(false)
+	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
+		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
+		KeepSpan: phases.RoundsSpan,
+	}, trace.Visitors{Span: c.Add})
 	if err != nil {
 		return err
 	}
 	printWarnings(cmd, l)
-	tp := phases.ComputeTPOT(trace.GroupInvocations(trace.InvocationSpans(l.Spans)))
+	tp := c.TPOT()
 	var b bytes.Buffer
 	if err := writeTPOT(&b, opts.format, tp); err != nil {
 		return fmt.Errorf("tpot: %w", err)

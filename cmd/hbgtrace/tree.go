@@ -61,12 +61,18 @@ Output formats (--format):
 }
 
 func treeRun(cmd *cobra.Command, opts *treeOptions) error {
-	l, err := readLog(cmd, opts.logs)
+	// Per invocation the earliest span of each name streams into a
+	// summary; the log is not kept.
+	c := phases.NewInvocationsCollector(true)
+	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
+		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
+		KeepSpan: phases.RoundsSpan,
+	}, trace.Visitors{Span: c.Add})
 	if err != nil {
 		return err
 	}
 	printWarnings(cmd, l)
-	tr := phases.ComputeTree(trace.GroupInvocations(trace.InvocationSpans(l.Spans)))
+	tr := c.Tree()
 	var b bytes.Buffer
 	if err := writeTree(&b, opts.format, tr); err != nil {
 		return fmt.Errorf("tree: %w", err)

@@ -1,0 +1,247 @@
+package phases
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// invSummary is what the TPOT table and the median tree read of one
+// invocation: its key, its hid (that of its first span), the duration of
+// its root (Invocation.Root) and, per span name, the earliest span of that
+// name (Invocation.ByName). A stream keeps one per invocation instead of
+// its spans.
+type invSummary struct {
+	pid     int64
+	inv     uint64
+	hid     string
+	root    int64 // duration of the first depth-0 span, when hasRoot
+	hasRoot bool
+	names   []nameSpan // earliest span of each name, in order of first sight
+}
+
+// nameSpan is the earliest span of one name in an invocation; name is an
+// index into the summaries' name table.
+type nameSpan struct {
+	ts, dur int64
+	name    int32
+	top     bool // depth 0
+}
+
+func (ns *nameSpan) end() int64 { return ns.ts + ns.dur }
+
+// summaries holds invocation summaries and the names they refer to.
+type summaries struct {
+	invs    []*invSummary
+	names   []string
+	nameIdx map[string]int32
+}
+
+func newSummaries() *summaries {
+	return &summaries{nameIdx: make(map[string]int32)}
+}
+
+func (sm *summaries) nameIndex(name string) int32 {
+	i, ok := sm.nameIdx[name]
+	if !ok {
+		i = int32(len(sm.names))
+		sm.names = append(sm.names, name)
+		sm.nameIdx[name] = i
+	}
+	return i
+}
+
+// add takes the next span of invocation is, in log order.
+func (sm *summaries) add(is *invSummary, s *trace.Span) {
+	if s.Depth == 0 && !is.hasRoot {
+		is.root, is.hasRoot = s.Dur, true
+	}
+	n := sm.nameIndex(s.Name)
+	for i := range is.names {
+		if ns := &is.names[i]; ns.name == n {
+			if s.Ts < ns.ts {
+				*ns = nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0}
+			}
+			return
+		}
+	}
+	if len(is.names) == cap(is.names) {
+		// Grow by a few: an invocation has tens of names, and doubling
+		// would leave a third of a long log's summaries empty.
+		grown := make([]nameSpan, len(is.names), len(is.names)+4)
+		copy(grown, is.names)
+		is.names = grown
+	}
+	is.names = append(is.names, nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0})
+}
+
+// lookup returns the earliest span of name n, or nil.
+func (is *invSummary) lookup(n int32) *nameSpan {
+	for i := range is.names {
+		if is.names[i].name == n {
+			return &is.names[i]
+		}
+	}
+	return nil
+}
+
+// summarize reduces invocations (sorted by (pid, inv), as
+// trace.GroupInvocations makes them) to summaries.
+func summarize(invs []*trace.Invocation) *summaries {
+	sm := newSummaries()
+	for _, iv := range invs {
+		is := &invSummary{pid: iv.Pid, inv: iv.Inv, hid: iv.Hid}
+		for _, s := range iv.Spans {
+			sm.add(is, s)
+		}
+		sm.invs = append(sm.invs, is)
+	}
+	return sm
+}
+
+// summaryBucket is the invocations of one callable, sorted by inv (stable),
+// as trace.BucketByHid makes them.
+type summaryBucket struct {
+	hid  string
+	invs []*invSummary
+}
+
+// buckets groups the summaries (sorted by (pid, inv)) by hid, in order of
+// first appearance.
+func (sm *summaries) buckets() []*summaryBucket {
+	idx := make(map[string]*summaryBucket)
+	var out []*summaryBucket
+	for _, is := range sm.invs {
+		b, ok := idx[is.hid]
+		if !ok {
+			b = &summaryBucket{hid: is.hid}
+			idx[is.hid] = b
+			out = append(out, b)
+		}
+		b.invs = append(b.invs, is)
+	}
+	for _, b := range out {
+		sort.SliceStable(b.invs, func(i, j int) bool { return b.invs[i].inv < b.invs[j].inv })
+	}
+	return out
+}
+
+// bucketsBySize returns the buckets in descending size, ties in order
+// (trace.BySize).
+func bucketsBySize(bs []*summaryBucket) []*summaryBucket {
+	out := append([]*summaryBucket(nil), bs...)
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].invs) > len(out[j].invs) })
+	return out
+}
+
+// bucketLabel is trace.BucketLabel over summary buckets.
+func bucketLabel(bs []*summaryBucket, i int) string {
+	busiest := -1
+	for k, b := range bs {
+		if busiest < 0 || len(b.invs) > len(bs[busiest].invs) {
+			busiest = k
+		}
+	}
+	b := bs[i]
+	if i == busiest && len(b.invs) > 1 {
+		return "decode"
+	}
+	if len(b.invs) == 1 {
+		return "prefill"
+	}
+	if len(b.hid) > 8 {
+		return b.hid[:8]
+	}
+	return b.hid
+}
+
+// An InvocationsCollector builds the TPOT table and the median tree from a
+// stream of spans. It keeps per invocation its summary (the earliest span
+// of each name, 24 bytes a name), and per callable the spans of the one
+// invocation the tree is drawn from, never the log. Add every span in log
+// order; the results are those ComputeTPOT and ComputeTree make of
+// trace.GroupInvocations(trace.InvocationSpans(spans)).
+type InvocationsCollector struct {
+	sm   *summaries
+	idx  map[roundsKey]*invSummary
+	last *invSummary
+	// With the tree: per hid the invocation with the highest (inv, pid)
+	// and its spans, attributes copied so they keep no chunk of the log.
+	tree bool
+	refs map[string]*treeRef
+}
+
+type treeRef struct {
+	is    *invSummary
+	spans []trace.Span
+}
+
+// NewInvocationsCollector returns an empty collector; with tree it also
+// keeps what ComputeTree needs.
+func NewInvocationsCollector(tree bool) *InvocationsCollector {
+	return &InvocationsCollector{sm: newSummaries(), idx: make(map[roundsKey]*invSummary), tree: tree, refs: make(map[string]*treeRef)}
+}
+
+// Add takes the next span of the log; spans of the node and external
+// families are ignored (trace.InvocationSpans).
+func (c *InvocationsCollector) Add(s *trace.Span) {
+	if !RoundsSpan(s.Name) {
+		return
+	}
+	is := c.last
+	if is == nil || is.pid != s.Pid || is.inv != s.Inv {
+		k := roundsKey{s.Pid, s.Inv}
+		is = c.idx[k]
+		if is == nil {
+			is = &invSummary{pid: s.Pid, inv: s.Inv, hid: s.Hid}
+			c.idx[k] = is
+			c.sm.invs = append(c.sm.invs, is)
+			if c.tree {
+				// The tree's invocation is the bucket's last: the highest
+				// inv, among equal invs the highest pid.
+				r := c.refs[is.hid]
+				if r == nil || is.inv > r.is.inv || is.inv == r.is.inv && is.pid > r.is.pid {
+					c.refs[is.hid] = &treeRef{is: is}
+				}
+			}
+		}
+		c.last = is
+	}
+	c.sm.add(is, s)
+	if c.tree {
+		if r := c.refs[is.hid]; r.is == is {
+			sp := *s
+			sp.Attrs = strings.Clone(s.Attrs)
+			r.spans = append(r.spans, sp)
+		}
+	}
+}
+
+// sorted sorts the summaries by (pid, inv).
+func (c *InvocationsCollector) sorted() *summaries {
+	sort.Slice(c.sm.invs, func(i, j int) bool {
+		a, b := c.sm.invs[i], c.sm.invs[j]
+		if a.pid != b.pid {
+			return a.pid < b.pid
+		}
+		return a.inv < b.inv
+	})
+	return c.sm
+}
+
+// TPOT returns the TPOT table of the spans added (ComputeTPOT).
+func (c *InvocationsCollector) TPOT() *TPOT { return tpotOf(c.sorted()) }
+
+// Tree returns the median tree of the spans added (ComputeTree); the
+// collector must have been made with tree.
+func (c *InvocationsCollector) Tree() *Tree {
+	return treeOf(c.sorted(), func(is *invSummary) []*trace.Span {
+		r := c.refs[is.hid]
+		out := make([]*trace.Span, len(r.spans))
+		for i := range r.spans {
+			out[i] = &r.spans[i]
+		}
+		return out
+	})
+}
