@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# bench.sh times hbgtrace's table views side by side with `grep -c` (the
+# disk-scan floor) on gen_perf.py logs and prints a markdown table: median
+# and minimum wall time of N runs, peak RSS, the ratio to grep and to the
+# recorded reference (shared/tools/perf-baseline.md).
+#
+#   scripts/bench.sh             # logs 100M and 1G, 5 runs each
+#   scripts/bench.sh 10M 100M    # other sizes (10M, 100M, 1G)
+#
+# Environment:
+#   HBG_PERF_DIR   where the logs are kept (default /tmp/hbgkit-perf);
+#                  missing ones are generated there
+#   HBG_GEN_PERF   the generator (default ../shared/tools/gen_perf.py)
+#   HBG_BENCH_RUNS runs per command (default 5)
+#
+# Runs are interleaved (grep, rounds, phases, tpot, tree, then again) so
+# that a burst of load on a shared machine hits every command alike. Take
+# the numbers when the machine is quiet (see `uptime`).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+perf_dir=${HBG_PERF_DIR:-/tmp/hbgkit-perf}
+gen=${HBG_GEN_PERF:-$repo/../shared/tools/gen_perf.py}
+runs=${HBG_BENCH_RUNS:-5}
+sizes=("$@")
+if [ ${#sizes[@]} -eq 0 ]; then
+	sizes=(100M 1G)
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "building hbgtrace (CGO_ENABLED=0)..." >&2
+(cd "$repo" && CGO_ENABLED=0 go build -o "$work/hbgtrace" ./cmd/hbgtrace)
+
+mkdir -p "$perf_dir"
+for size in "${sizes[@]}"; do
+	log=$perf_dir/perf-$size.log
+	if [ ! -s "$log" ]; then
+		if [ ! -f "$gen" ]; then
+			echo "bench.sh: $log is missing and there is no generator at $gen (set HBG_GEN_PERF)" >&2
+			exit 1
+		fi
+		echo "generating $log..." >&2
+		python3 "$gen" --size "$size" -o "$log" >&2
+	fi
+done
+
+have_time=false
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
+	have_time=true
+fi
+
+# Recorded reference wall times (perf-baseline.md, minimum of 3 runs; the
+# 1G figures are single runs): strace_timing.py --rounds-table and
+# hbg_bind_phases.py --ranks 2. tpot and tree have none recorded.
+ref() {
+	case "$1/$2" in
+	10M/rounds) echo 0.41 ;;
+	100M/rounds) echo 4.81 ;;
+	1G/rounds) echo 49.23 ;;
+	10M/phases) echo 0.11 ;;
+	100M/phases) echo 0.44 ;;
+	1G/phases) echo 4.21 ;;
+	*) echo "" ;;
+	esac
+}
+
+names=(grep rounds phases tpot tree)
+command_of() {
+	case "$1" in
+	grep) echo "grep -c \\[STRACE\\]" ;;
+	rounds) echo "hbgtrace rounds" ;;
+	phases) echo "hbgtrace phases --ranks 2" ;;
+	tpot) echo "hbgtrace tpot" ;;
+	tree) echo "hbgtrace tree" ;;
+	esac
+}
+
+# run_one NAME LOG: one timed run; appends seconds to NAME.s and KiB to
+# NAME.rss.
+run_one() {
+	local name=$1 log=$2 start end
+	local -a cmd
+	case "$name" in
+	grep) cmd=(grep -c '\[STRACE\]' "$log") ;;
+	rounds) cmd=("$work/hbgtrace" rounds "$log") ;;
+	phases) cmd=("$work/hbgtrace" phases --ranks 2 "$log") ;;
+	tpot) cmd=("$work/hbgtrace" tpot "$log") ;;
+	tree) cmd=("$work/hbgtrace" tree "$log") ;;
+	esac
+	# Output goes to a file, not /dev/null: GNU grep stops at the first
+	# match when its output is /dev/null.
+	start=$(date +%s%N)
+	if $have_time; then
+		/usr/bin/time -f %M -o "$work/rss" "${cmd[@]}" >"$work/out" 2>&1
+		cat "$work/rss" >>"$work/$name.rss"
+	else
+		"${cmd[@]}" >"$work/out" 2>&1
+	fi
+	end=$(date +%s%N)
+	echo "$(((end - start) / 1000000))" >>"$work/$name.ms"
+}
+
+# median and minimum of a file of numbers.
+median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+minimum() { sort -n "$1" | head -1; }
+
+echo "# hbgtrace side by side with grep -c"
+echo
+echo "$(uname -m), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)), $(go version | awk '{print $3}'), load $(awk '{print $1, $2, $3}' /proc/loadavg 2>/dev/null || echo unknown); $runs runs each, interleaved"
+echo
+echo "| log | command | median s | min s | peak RSS MiB | × grep (median) | reference s | reference ÷ hbgtrace |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+for size in "${sizes[@]}"; do
+	log=$perf_dir/perf-$size.log
+	rm -f "$work"/*.ms "$work"/*.rss
+	for _ in $(seq "$runs"); do
+		for name in "${names[@]}"; do
+			run_one "$name" "$log"
+		done
+	done
+	grep_ms=$(median "$work/grep.ms")
+	for name in "${names[@]}"; do
+		med=$(median "$work/$name.ms")
+		lo=$(minimum "$work/$name.ms")
+		rss="–"
+		if $have_time; then
+			rss=$(awk '{ if ($1 > m) m = $1 } END { printf "%.0f", m / 1024 }' "$work/$name.rss")
+		fi
+		ratio=$(awk -v a="$med" -v b="$grep_ms" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
+		r=$(ref "$size" "$name")
+		vs="–"
+		if [ -n "$r" ]; then
+			vs=$(awk -v r="$r" -v a="$med" 'BEGIN { printf "%.0f×", r / (a / 1000) }')
+		else
+			r="–"
+		fi
+		printf '| %s | `%s` | %.3f | %.3f | %s | %s | %s | %s |\n' "$size" "$(command_of "$name")" \
+			"$(awk -v a="$med" 'BEGIN { print a / 1000 }')" "$(awk -v a="$lo" 'BEGIN { print a / 1000 }')" "$rss" "$ratio" "$r" "$vs"
+	done
+done
