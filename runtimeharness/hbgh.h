@@ -115,6 +115,7 @@ typedef struct hbgh_result {
     int32_t recorders_seen;   /* named recorder threads seen after prewarm */
     int32_t pid;
     int32_t bind_tid;
+    int32_t log_errno; /* errno of a failed log write, else 0 */
     char error[256];
 } hbgh_result;
 

@@ -869,6 +869,7 @@ int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
     out->threads_left = 0;
     out->recorders_seen = 0;
     out->error[0] = '\0';
+    out->log_errno = 0;
     hbgh_model *m = calloc(1, sizeof(*m));
     if (m == NULL) {
         snprintf(out->error, sizeof(out->error), "allocating the model failed");
@@ -893,7 +894,9 @@ int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
             memcpy(line, cfg->stamp, n);
             line[n] = '\n';
             if (hbgh_write_all(cfg->log_fd, line, n + 1) != 0) {
-                rc = hbgh_fail(m, "writing the log: %s", strerror(errno));
+                int err = errno;
+                out->log_errno = err;
+                rc = hbgh_fail(m, "writing the log: %s", strerror(err));
             }
             free(line);
         }

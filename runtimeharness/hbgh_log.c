@@ -86,6 +86,7 @@ int hbgh_log(hbgh_model *m, const char *func, const char *fmt, ...)
         free(buf);
     }
     if (rc != 0) {
+        m->out->log_errno = err;
         return hbgh_fail(m, "writing the log: %s", strerror(err));
     }
     return 0;

@@ -26,6 +26,7 @@ import "C"
 import (
 	"errors"
 	"sync"
+	"syscall"
 	"unsafe"
 )
 
@@ -116,10 +117,24 @@ func runModel(cfg Config, rounds int, fd uintptr, stamp, recordsPath string, kee
 		}
 	}
 	if rc != 0 {
+		if out.log_errno != 0 {
+			// Keep the errno so callers can tell a closed pipe (EPIPE).
+			return res, &logWriteError{msg: C.GoString(&out.error[0]), errno: syscall.Errno(out.log_errno)}
+		}
 		return res, errors.New(C.GoString(&out.error[0]))
 	}
 	return res, nil
 }
+
+// logWriteError is the model's failure to write its log; it unwraps to the
+// errno, so errors.Is(err, syscall.EPIPE) tells a reader that went away.
+type logWriteError struct {
+	msg   string
+	errno syscall.Errno
+}
+
+func (e *logWriteError) Error() string { return e.msg }
+func (e *logWriteError) Unwrap() error { return e.errno }
 
 func bindStats(b *C.hbgh_bind_stats) BindStats {
 	s := BindStats{

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
@@ -132,6 +133,11 @@ func harnessRun(opts *HarnessOptions) error {
 		Rounds: opts.Rounds, Log: w, RecordsDir: opts.RecordsDir,
 	})
 	if err != nil {
+		if w == opts.Out && errors.Is(err, syscall.EPIPE) {
+			// The reader of stdout went away (`| head`): stop quietly,
+			// as a shell tool does.
+			return nil
+		}
 		return fmt.Errorf("harness: %w", err)
 	}
 	if f, ok := w.(*os.File); ok && w != opts.Out {
