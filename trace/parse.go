@@ -53,6 +53,7 @@ type readConfig struct {
 	chunk    int                    // bytes per chunk; chunkSize when zero (tests make it small)
 	maxLine  int                    // the longest line; MaxLineBytes when zero (tests make it small)
 	lean     *readConfig            // without the kinds a chunk with bind phases skips
+	noMap    bool                   // read files, never map them (tests)
 }
 
 func newReadConfig(o ReadOptions) readConfig {

@@ -6,13 +6,14 @@ import "sync"
 // by the producer, parsed by a worker into its batch, yielded by the
 // Reader, then recycled.
 type chunk struct {
-	buf   []byte // owned by the chunk, reused
-	data  []byte // the lines, in buf
-	src   int
-	final bool
-	err   error // ends the stream; the chunk then has no lines
-	b     batch
-	done  chan struct{} // receives once the batch is parsed
+	buf    []byte // owned by the chunk, reused
+	data   []byte // the lines, in buf or in a mapping
+	src    int
+	final  bool
+	mapped bool
+	err    error // ends the stream; the chunk then has no lines
+	b      batch
+	done   chan struct{} // receives once the batch is parsed
 }
 
 // A pipeline reads a stream ahead on one goroutine, cuts it into chunks and
@@ -25,6 +26,8 @@ type pipeline struct {
 	ordered chan *chunk // filled chunks in input order
 	quit    chan struct{}
 	once    sync.Once
+	feed    *feeder
+	workers sync.WaitGroup
 }
 
 // startPipeline starts the producer and workers parsers over srcs.
@@ -39,7 +42,9 @@ func startPipeline(srcs []Source, cfg readConfig, workers int) *pipeline {
 	for i := 0; i < n; i++ {
 		p.free <- &chunk{done: make(chan struct{}, 1)}
 	}
-	go p.produce(srcs, cfg)
+	p.feed = &feeder{srcs: srcs, size: cfg.chunk, maxLine: cfg.maxLine, noMap: cfg.noMap}
+	go p.produce(srcs)
+	p.workers.Add(workers)
 	for i := 0; i < workers; i++ {
 		go p.parse(newParser(cfg))
 	}
@@ -49,10 +54,10 @@ func startPipeline(srcs []Source, cfg readConfig, workers int) *pipeline {
 // produce fills chunks from the sources until the end, an error or quit.
 // Every channel it sends on has room for every chunk, so only waiting for
 // a free chunk blocks.
-func (p *pipeline) produce(srcs []Source, cfg readConfig) {
+func (p *pipeline) produce(srcs []Source) {
 	defer close(p.work)
 	defer close(p.ordered)
-	f := feeder{srcs: srcs, size: cfg.chunk, maxLine: cfg.maxLine}
+	f := p.feed
 	defer f.closeSrc()
 	for {
 		var c *chunk
@@ -66,7 +71,7 @@ func (p *pipeline) produce(srcs []Source, cfg readConfig) {
 		if !ok {
 			return
 		}
-		c.data, c.src, c.final, c.err = fc.data, fc.src, fc.final, fc.err
+		c.data, c.src, c.final, c.mapped, c.err = fc.data, fc.src, fc.final, fc.mapped, fc.err
 		if c.err == nil {
 			c.b.reset(srcs[c.src].Name, c.src)
 		}
@@ -79,16 +84,20 @@ func (p *pipeline) produce(srcs []Source, cfg readConfig) {
 	}
 }
 
-// parse parses chunks until there are no more; after quit it only marks
-// them done.
+// parse parses chunks until there are no more or quit.
 func (p *pipeline) parse(ps *parser) {
-	for c := range p.work {
+	defer p.workers.Done()
+	for {
 		select {
-		case <-p.quit:
-		default:
+		case c, ok := <-p.work:
+			if !ok {
+				return
+			}
 			ps.parseChunk(c.data, c.final, &c.b)
+			c.done <- struct{}{}
+		case <-p.quit:
+			return
 		}
-		c.done <- struct{}{}
 	}
 }
 
@@ -109,13 +118,20 @@ func (p *pipeline) recycle(c *chunk) {
 	if cap(c.buf) > 2*chunkSize {
 		c.buf = nil
 	}
+	if c.mapped {
+		dropPages(c.data)
+	}
 	c.data = nil
 	p.free <- c
 }
 
-// stop makes the goroutines end: the producer at its next chunk (a read in
-// progress finishes first), the workers once the chunks in flight are
-// marked done.
+// stop makes the goroutines end, the producer at its next chunk (a read in
+// progress finishes first), and waits for the workers to finish the chunk
+// they are parsing; then it unmaps the mapped sources.
 func (p *pipeline) stop() {
-	p.once.Do(func() { close(p.quit) })
+	p.once.Do(func() {
+		close(p.quit)
+		p.workers.Wait()
+		p.feed.unmapAll()
+	})
 }

@@ -413,3 +413,88 @@ func TestReadOptionsSkipIfBindPhases(t *testing.T) {
 		})
 	}
 }
+
+func TestMappedFilesMatchReadFiles(t *testing.T) {
+	text := strings.Repeat(mixedLog()+"\n", 12) + bare(3, 3, 3, "tail", "", 1, 2) // no final newline
+	require.Greater(t, len(text), mapMin)
+	path := filepath.Join(t.TempDir(), "big.log")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	want, wh, wp, err := readAll(t, []Source{ReaderSource(path, strings.NewReader(text))}, ReadOptions{}, 0)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		workers, chunk int
+	}{{0, 0}, {0, 777}, {2, 0}, {2, 4096}, {3, 100}} {
+		t.Run(fmt.Sprintf("workers=%d,chunk=%d", tc.workers, tc.chunk), func(t *testing.T) {
+			cfg := newReadConfig(ReadOptions{})
+			cfg.chunk = tc.chunk
+			r := newReader([]Source{FileSource(path), FileSource(path)}, cfg, tc.workers)
+			var got []yielded
+			for r.Scan() {
+				got = append(got, yielded{Kind: r.Kind()})
+				switch r.Kind() {
+				case KindSpan:
+					got[len(got)-1].Span = *r.Span()
+				case KindTorn:
+					got[len(got)-1].Torn = *r.Torn()
+				case KindBindPhase:
+					got[len(got)-1].Bind = *r.BindPhase()
+				}
+			}
+			require.NoError(t, r.Err())
+			if tc.workers <= 1 {
+				assert.Nil(t, r.feed.maps, "unmapped at the end")
+				assert.True(t, r.feed.closed)
+			}
+			assert.Equal(t, 2*wh, r.Heads())
+			assert.Equal(t, 2*wp, r.Parsed())
+			require.Len(t, got, 2*len(want))
+			for i, w := range want {
+				if w.Kind != KindSpan && w.Kind != KindTorn && w.Kind != KindBindPhase {
+					continue
+				}
+				switch w.Kind {
+				case KindSpan:
+					w.Span.Pos.File = path
+				case KindTorn:
+					w.Torn.Pos.File = path
+				case KindBindPhase:
+					w.Bind.Pos.File = path
+				}
+				for _, g := range []yielded{got[i], got[len(want)+i]} {
+					require.Equal(t, w.Kind, g.Kind, "record %d", i)
+					assert.Equal(t, w.Span, g.Span, "record %d", i)
+					assert.Equal(t, w.Torn, g.Torn, "record %d", i)
+					assert.Equal(t, w.Bind, g.Bind, "record %d", i)
+				}
+			}
+			require.NoError(t, r.Close())
+		})
+	}
+}
+
+func TestMappedFileLongLineAndClose(t *testing.T) {
+	text := "ok\n" + bare(1, 1, 1, "a", "", 1, 2) + strings.Repeat("y", 3<<20) + "\n" + bare(1, 1, 2, "b", "", 1, 2)
+	path := filepath.Join(t.TempDir(), "long.log")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	for _, workers := range []int{0, 2} {
+		cfg := newReadConfig(ReadOptions{})
+		cfg.maxLine = 1 << 20
+		r := newReader([]Source{FileSource(path)}, cfg, workers)
+		n := 0
+		for r.Scan() {
+			n++
+		}
+		assert.Equal(t, 1, n)
+		assert.EqualError(t, r.Err(), "reading "+path+": line 3 is longer than 1 MiB")
+
+		// Closed in the middle, a mapped reader unmaps without a fault.
+		big := strings.Repeat(bare(1, 1, 1, "a", "", 1, 2), 40000)
+		bigPath := filepath.Join(t.TempDir(), "big.log")
+		require.NoError(t, os.WriteFile(bigPath, []byte(big), 0o644))
+		r = NewReaderOptions([]Source{FileSource(bigPath)}, ReadOptions{Workers: workers})
+		for i := 0; i < 10 && r.Scan(); i++ {
+		}
+		require.NoError(t, r.Close())
+		assert.False(t, r.Scan())
+	}
+}

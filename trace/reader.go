@@ -150,7 +150,7 @@ func NewReaderOptions(srcs []Source, opts ReadOptions) *Reader {
 
 func newReader(srcs []Source, cfg readConfig, workers int) *Reader {
 	r := &Reader{srcs: srcs, cfg: cfg, bi: -1, lastSrc: -1}
-	r.feed.srcs, r.feed.size, r.feed.maxLine = srcs, cfg.chunk, cfg.maxLine
+	r.feed.srcs, r.feed.size, r.feed.maxLine, r.feed.noMap = srcs, cfg.chunk, cfg.maxLine, cfg.noMap
 	if workers > 1 {
 		r.pipe = startPipeline(srcs, cfg, workers)
 	} else {
@@ -164,13 +164,19 @@ func newReader(srcs []Source, cfg readConfig, workers int) *Reader {
 // than once and on a Reader that reached the end.
 func (r *Reader) Close() error {
 	r.done = true
+	r.release()
+	r.b, r.cur = nil, nil
+	return nil
+}
+
+// release stops the pipeline and closes and unmaps the sources.
+func (r *Reader) release() {
 	if r.pipe != nil {
 		r.pipe.stop()
 		r.pipe = nil
 	}
 	r.feed.closeSrc()
-	r.b, r.cur = nil, nil
-	return nil
+	r.feed.unmapAll()
 }
 
 // Scan advances to the next record and reports whether there is one. At
@@ -183,10 +189,7 @@ func (r *Reader) Scan() bool {
 		if r.done || !r.nextBatch() {
 			r.done = true
 			r.b, r.bi = nil, -1
-			if r.pipe != nil {
-				r.pipe.stop()
-				r.pipe = nil
-			}
+			r.release()
 			return false
 		}
 	}
@@ -227,6 +230,9 @@ func (r *Reader) nextBatch() bool {
 			b = &r.batch
 			b.reset(r.srcs[c.src].Name, c.src)
 			r.p.parseChunk(c.data, c.final, b)
+			if c.mapped {
+				dropPages(c.data)
+			}
 		}
 	}
 	if err != nil {
