@@ -47,11 +47,39 @@ func FuzzReader(f *testing.F) {
 		if heads := countHeads(data); heads >= 0 && spans+torn != heads {
 			t.Fatalf("spans %d + torn %d != heads %d", spans, torn, countHeads(data))
 		}
+		// Bind-phase and host-orch lines are found whatever the span heads
+		// on their line: the search that skips heads finds what a search
+		// of the whole line finds.
+		binds, orchs := 0, 0
+		for _, line := range bytes.Split(data, []byte{'\n'}) {
+			var ph, po phaseLine
+			hb, ho := findPhases(bytes.TrimSuffix(line, []byte{'\r'}), nil, true, true, &ph, &po)
+			if hb {
+				binds++
+			}
+			if ho {
+				orchs++
+			}
+		}
 		// Parsed in parallel, in small chunks, the records are the same.
 		seq, sh, sp, serr := readAll(t, []Source{ReaderSource("fuzz", bytes.NewReader(data))}, ReadOptions{}, 0)
 		par, ph, pp, perr := readAll(t, []Source{ReaderSource("fuzz", bytes.NewReader(data))}, ReadOptions{Workers: 3}, 37)
 		if fmt.Sprint(serr) != fmt.Sprint(perr) || sh != ph || sp != pp || !reflect.DeepEqual(seq, par) {
 			t.Fatalf("parallel reader differs: %d/%d records, heads %d/%d, parsed %d/%d, err %v/%v", len(seq), len(par), sh, ph, sp, pp, serr, perr)
+		}
+		if serr == nil && countHeads(data) >= 0 {
+			gb, gorch := 0, 0
+			for _, r := range seq {
+				switch r.Kind {
+				case KindBindPhase:
+					gb++
+				case KindHostOrch:
+					gorch++
+				}
+			}
+			if gb != binds || gorch != orchs {
+				t.Fatalf("bind phases %d (whole-line search %d), host-orch %d (%d)", gb, binds, gorch, orchs)
+			}
 		}
 		if r.Err() == nil {
 			l, err := ReadLog([]Source{ReaderSource("fuzz", bytes.NewReader(data))})

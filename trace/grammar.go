@@ -495,12 +495,35 @@ type phaseLine struct {
 // values that overflow int64 make no match) when wantBind, and the first
 // `host-orch phase=(\w+)` when wantOrch. The attributes of either are the
 // rest of the line.
-func findPhases(b []byte, wantBind, wantOrch bool, bind, orch *phaseLine) (hasBind, hasOrch bool) {
+//
+// skip holds [start, end) pairs, in order, of parsed [STRACE] heads (from
+// the '[' to the end of the dur digits), which are not searched: a match
+// cannot start in one. Its "phase=" would start a whitespace-separated
+// token (after "bind " or "host-orch "), and every token of a head is a
+// fixed key (v=, pid=, ... name=, ts=, dur=); a "phase=" inside the name
+// token follows no space. Nor can one straddle a head's edge: a head
+// starts with '[' and ends in digits.
+func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phaseLine) (hasBind, hasOrch bool) {
 	from := 0
 	for wantBind && !hasBind || wantOrch && !hasOrch {
-		k := bytes.Index(b[from:], tokPhaseEq)
+		to := len(b)
+		for len(skip) >= 2 && skip[1] <= from {
+			skip = skip[2:]
+		}
+		if len(skip) >= 2 {
+			if skip[0] <= from {
+				from = skip[1]
+				continue
+			}
+			to = skip[0]
+		}
+		k := bytes.Index(b[from:to], tokPhaseEq)
 		if k < 0 {
-			break
+			if to == len(b) {
+				break
+			}
+			from = to
+			continue
 		}
 		k += from
 		from = k + 1

@@ -87,6 +87,10 @@ type parser struct {
 
 	hids, threads recentStrs
 
+	// skip holds the [start, end) of the span heads of the line being
+	// parsed, in pairs: no bind-phase or host-orch match starts in one.
+	skip []int
+
 	// seen holds the invocations of the chunk being parsed that have
 	// yielded a span (ReadOptions.FirstSpans).
 	seen       map[invKey]struct{}
@@ -159,6 +163,7 @@ func (p *parser) parseLine(line []byte, eol bool, lineNo int, b *batch) {
 	}
 
 	heads, nspans := 0, 0
+	p.skip = p.skip[:0]
 	if p.cfg.brackets {
 		heads, nspans = p.scanBrackets(line, eol, pos, b)
 	}
@@ -210,6 +215,7 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 			}
 			heads++
 			if parseSpanHead(line, i, &p.head) {
+				p.skip = append(p.skip, i, p.head.attrsStart)
 				openSpan, openThread, open = p.head, thread, true
 				thread = nil
 				i = p.head.attrsStart
@@ -256,7 +262,7 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 // line.
 func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
 	kinds := p.cfg.kinds
-	hasBind, hasOrch := findPhases(line, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), &p.ph, &p.orch)
+	hasBind, hasOrch := findPhases(line, p.skip, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), &p.ph, &p.orch)
 	if hasBind {
 		b.binds = append(b.binds, BindPhase{
 			Phase:     p.strs.intern(p.ph.phase),

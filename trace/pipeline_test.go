@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -496,5 +497,34 @@ func TestMappedFileLongLineAndClose(t *testing.T) {
 		}
 		require.NoError(t, r.Close())
 		assert.False(t, r.Scan())
+	}
+}
+
+func TestPhaseSearchSkipsSpanHeadsOnly(t *testing.T) {
+	lines := []string{
+		rec(1, 1, "chip.run", "bind phase=args start_ns=1 dur_ns=2 x=1", 0, 5, 6),
+		rec(1, 1, "xphase=args", "k=v", 0, 5, 6),
+		"[mono_ns=1][T0xa][TIMING] bind phase=args start_ns=1 dur_ns=2: " + rec(1, 1, "a", "", 0, 5, 6),
+		rec(1, 1, "a", "", 0, 5, 6) + rec(2, 2, "b", "host-orch phase=record_node total_ns=5", 0, 5, 6),
+		rec(1, 1, "a", "bind", 0, 5, 6) + " phase=args start_ns=1 dur_ns=2",
+		"[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=bind phase=args start_ns=1 dur_ns=2",
+		"[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut bind phase=args start_ns=3 dur_ns=4",
+	}
+	for i, line := range lines {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			var want, wantOrch phaseLine
+			hb, ho := findPhases([]byte(line), nil, true, true, &want, &wantOrch)
+			l := readText(t, line+"\n")
+			require.Equal(t, hb, len(l.BindPhases) == 1, "bind phase found")
+			require.Equal(t, ho, len(l.HostOrch) == 1, "host-orch found")
+			if hb {
+				assert.Equal(t, string(want.phase), l.BindPhases[0].Phase)
+				assert.Equal(t, want.start, l.BindPhases[0].StartNs)
+				assert.Equal(t, string(want.attrs), l.BindPhases[0].Attrs)
+			}
+			if ho {
+				assert.Equal(t, string(wantOrch.attrs), l.HostOrch[0].Attrs)
+			}
+		})
 	}
 }
