@@ -89,24 +89,6 @@ func acctIsH2D(name string) bool {
 	return false
 }
 
-// acctContains reports whether segment o contains segment i: inclusive
-// interval containment, nothing else (names and depths play no part). Two
-// segments with the same interval would contain each other; the earlier one
-// (o < i) is then the container, so exactly one of them is top-level.
-func acctContains(segs []Segment, o, i int) bool {
-	if o == i {
-		return false
-	}
-	a, b := &segs[o], &segs[i]
-	if a.Ts > b.Ts || b.End() > a.End() {
-		return false
-	}
-	if a.Ts == b.Ts && a.End() == b.End() {
-		return o < i
-	}
-	return true
-}
-
 // ComputePassMetrics computes the stage values of one pass (DESIGN §4), in ns.
 //
 //   - H2dGraph, H2dSm, H2dArena: Σ of the copies of that kind that no copy
@@ -126,56 +108,81 @@ func acctContains(segs []Segment, o, i int) bool {
 // Names are canonicalised (h2d_sm is sm_h2d); segments that are no bind
 // segment are ignored.
 func ComputePassMetrics(p BindPass) PassMetrics {
+	// Segments are handled by code (bpcSegNames' index of the canonical
+	// name): a pass is summed per code once, not per stage and name. Every
+	// sum is of integers, so the order of addition does not matter.
 	var m PassMetrics
-	segs := make([]Segment, 0, len(p.Segments))
+	var buf [32]acctSegCode
+	segs := buf[:0]
 	for _, s := range p.Segments {
 		if name, ok := CanonicalSegment(s.Name); ok {
-			s.Name = name
-			segs = append(segs, s)
+			c := bpcSegCode[name]
+			segs = append(segs, acctSegCode{ts: s.Ts, end: s.End(), dur: s.Dur, code: c, kind: acctKindCode[c], h2d: acctH2DCode[c]})
 		}
 	}
-	n := len(segs)
-	topKind := make([]bool, n) // no segment of the same kind contains it
-	topH2D := make([]bool, n)  // an H2D copy no other H2D copy contains
+	// contains reports whether segment o contains segment i: inclusive
+	// interval containment, nothing else (names and depths play no part).
+	// Two segments with the same interval would contain each other; the
+	// earlier one (o < i) is then the container, so exactly one of them is
+	// top-level.
+	contains := func(o, i int) bool {
+		if o == i {
+			return false
+		}
+		a, b := &segs[o], &segs[i]
+		if a.ts > b.ts || b.end > a.end {
+			return false
+		}
+		if a.ts == b.ts && a.end == b.end {
+			return o < i
+		}
+		return true
+	}
+	var sum [len(bpcSegNames)]int64 // Σ dur of the top-of-kind segments of a code
+	var rec [len(bpcSegNames)]bool  // a segment of the code was written
+	var image int64
+	imageRec := false
+	var topBuf [32]bool
+	topH2D := topBuf[:0] // an H2D copy no other H2D copy contains
 	for i := range segs {
-		topKind[i], topH2D[i] = true, acctIsH2D(segs[i].Name)
+		topKind, top := true, segs[i].h2d
 		for o := range segs {
-			if !acctContains(segs, o, i) {
+			if !contains(o, i) {
 				continue
 			}
-			if acctKind(segs[o].Name) == acctKind(segs[i].Name) {
-				topKind[i] = false
+			if segs[o].kind == segs[i].kind {
+				topKind = false
 			}
-			if acctIsH2D(segs[o].Name) {
-				topH2D[i] = false
-			}
-		}
-	}
-	// sum adds the durations of the top-of-kind segments named in names
-	// and reports whether any segment of those names exists.
-	sum := func(names ...string) (int64, bool) {
-		var v int64
-		rec := false
-		for i := range segs {
-			for _, nm := range names {
-				if segs[i].Name == nm {
-					rec = true
-					if topKind[i] {
-						v += segs[i].Dur
-					}
-				}
+			if segs[o].h2d {
+				top = false
 			}
 		}
-		return v, rec
+		c := segs[i].code
+		rec[c] = true
+		if topKind {
+			sum[c] += segs[i].dur
+		}
+		if segs[i].h2d {
+			imageRec = true
+			if top {
+				image += segs[i].dur
+			}
+		}
+		topH2D = append(topH2D, top)
 	}
-	set := func(s BindStage, v int64, rec bool) { m.Value[s], m.Recorded[s] = v, rec }
-
+	set := func(s BindStage, v int64, r bool) { m.Value[s], m.Recorded[s] = v, r }
 	// put sets s from the segments named in names and reports whether any
 	// was written.
 	put := func(s BindStage, names ...string) bool {
-		v, rec := sum(names...)
-		set(s, v, rec)
-		return rec
+		var v int64
+		r := false
+		for _, nm := range names {
+			c := bpcSegCode[nm]
+			v += sum[c]
+			r = r || rec[c]
+		}
+		set(s, v, r)
+		return r
 	}
 	put(StageArgs, SegArgs)
 	if !put(StagePrebuilt, SegPrebuilt) {
@@ -187,24 +194,14 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	put(StageH2dSm, SegSmH2d)
 	put(StageH2dArena, SegArenaH2d)
 	put(StageViewClose, SegHostViewClose)
-
-	var image int64
-	imageRec := false
-	for i := range segs {
-		if acctIsH2D(segs[i].Name) {
-			imageRec = true
-			if topH2D[i] {
-				image += segs[i].Dur
-			}
-		}
-	}
 	set(StageH2dImage, image, imageRec)
 
-	orchNames := []string{SegHostOrch}
-	orch, orchRec := sum(SegHostOrch)
+	orchCodes := []uint8{bpcSegCode[SegHostOrch]}
+	orch, orchRec := sum[orchCodes[0]], rec[orchCodes[0]]
 	if !orchRec {
-		orchNames = []string{SegHostOrchSetup, SegHostOrchEntry}
-		orch, orchRec = sum(orchNames...)
+		orchCodes = []uint8{bpcSegCode[SegHostOrchSetup], bpcSegCode[SegHostOrchEntry]}
+		orch = sum[orchCodes[0]] + sum[orchCodes[1]]
+		orchRec = rec[orchCodes[0]] || rec[orchCodes[1]]
 	}
 	if orchRec {
 		var inside int64
@@ -213,8 +210,8 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 				continue
 			}
 			for o := range segs {
-				if acctNameIn(segs[o].Name, orchNames) && acctContains(segs, o, i) {
-					inside += segs[i].Dur
+				if acctCodeIn(segs[o].code, orchCodes) && contains(o, i) {
+					inside += segs[i].dur
 					break
 				}
 			}
@@ -229,9 +226,27 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	return m
 }
 
-func acctNameIn(name string, names []string) bool {
-	for _, n := range names {
-		if name == n {
+// acctSegCode is a canonical segment of a pass as ComputePassMetrics reads
+// it: its interval, its code, the code of its kind, whether it is H2D.
+type acctSegCode struct {
+	ts, end, dur int64
+	code, kind   uint8
+	h2d          bool
+}
+
+// acctKindCode maps a segment code to the code of its kind (acctKind);
+// acctH2DCode says whether the code is an H2D copy (acctIsH2D).
+var acctKindCode, acctH2DCode = func() (kind [len(bpcSegNames)]uint8, h2d [len(bpcSegNames)]bool) {
+	for c, name := range bpcSegNames {
+		kind[c] = bpcSegCode[acctKind(name)]
+		h2d[c] = acctIsH2D(name)
+	}
+	return kind, h2d
+}()
+
+func acctCodeIn(c uint8, codes []uint8) bool {
+	for _, x := range codes {
+		if x == c {
 			return true
 		}
 	}

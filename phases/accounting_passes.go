@@ -259,7 +259,7 @@ type bpcBlock struct {
 const bpcBlockSegs = 4096
 
 // bpcSegNames are the canonical segment names, indexed by bpcBlock.names.
-var bpcSegNames = []string{
+var bpcSegNames = [...]string{
 	SegArgs, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit, SegPrebuilt,
 	SegHostOrch, SegHostOrchSetup, SegHostOrchEntry, SegGraphPack, SegGraphUpload, SegRelocate,
 	SegSmH2d, SegArenaH2d, SegH2dGraph, SegH2dImage, SegHostViewClose,

@@ -3,6 +3,7 @@ package phases
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -294,5 +295,158 @@ func TestSummaryIsRootAndByName(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// refPassMetrics is ComputePassMetrics as first written (one pass per
+// stage and name): the oracle of the per-code version.
+func refAcctContains(segs []Segment, o, i int) bool {
+	if o == i {
+		return false
+	}
+	a, b := &segs[o], &segs[i]
+	if a.Ts > b.Ts || b.End() > a.End() {
+		return false
+	}
+	if a.Ts == b.Ts && a.End() == b.End() {
+		return o < i
+	}
+	return true
+}
+func refPassMetrics(p BindPass) PassMetrics {
+	var m PassMetrics
+	segs := make([]Segment, 0, len(p.Segments))
+	for _, s := range p.Segments {
+		if name, ok := CanonicalSegment(s.Name); ok {
+			s.Name = name
+			segs = append(segs, s)
+		}
+	}
+	n := len(segs)
+	topKind := make([]bool, n) // no segment of the same kind contains it
+	topH2D := make([]bool, n)  // an H2D copy no other H2D copy contains
+	for i := range segs {
+		topKind[i], topH2D[i] = true, acctIsH2D(segs[i].Name)
+		for o := range segs {
+			if !refAcctContains(segs, o, i) {
+				continue
+			}
+			if acctKind(segs[o].Name) == acctKind(segs[i].Name) {
+				topKind[i] = false
+			}
+			if acctIsH2D(segs[o].Name) {
+				topH2D[i] = false
+			}
+		}
+	}
+	// sum adds the durations of the top-of-kind segments named in names
+	// and reports whether any segment of those names exists.
+	sum := func(names ...string) (int64, bool) {
+		var v int64
+		rec := false
+		for i := range segs {
+			for _, nm := range names {
+				if segs[i].Name == nm {
+					rec = true
+					if topKind[i] {
+						v += segs[i].Dur
+					}
+				}
+			}
+		}
+		return v, rec
+	}
+	set := func(s BindStage, v int64, rec bool) { m.Value[s], m.Recorded[s] = v, rec }
+
+	// put sets s from the segments named in names and reports whether any
+	// was written.
+	put := func(s BindStage, names ...string) bool {
+		v, rec := sum(names...)
+		set(s, v, rec)
+		return rec
+	}
+	put(StageArgs, SegArgs)
+	if !put(StagePrebuilt, SegPrebuilt) {
+		put(StagePrebuilt, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit)
+	}
+	put(StageGraphPack, SegGraphPack)
+	put(StageRelocate, SegRelocate)
+	put(StageH2dGraph, SegH2dGraph, SegGraphUpload)
+	put(StageH2dSm, SegSmH2d)
+	put(StageH2dArena, SegArenaH2d)
+	put(StageViewClose, SegHostViewClose)
+
+	var image int64
+	imageRec := false
+	for i := range segs {
+		if acctIsH2D(segs[i].Name) {
+			imageRec = true
+			if topH2D[i] {
+				image += segs[i].Dur
+			}
+		}
+	}
+	set(StageH2dImage, image, imageRec)
+
+	orchNames := []string{SegHostOrch}
+	orch, orchRec := sum(SegHostOrch)
+	if !orchRec {
+		orchNames = []string{SegHostOrchSetup, SegHostOrchEntry}
+		orch, orchRec = sum(orchNames...)
+	}
+	if orchRec {
+		var inside int64
+		for i := range segs {
+			if !topH2D[i] {
+				continue
+			}
+			for o := range segs {
+				if refNameIn(segs[o].Name, orchNames) && refAcctContains(segs, o, i) {
+					inside += segs[i].Dur
+					break
+				}
+			}
+		}
+		set(StageHostOrch, max(0, orch-inside), true)
+	}
+
+	gate := m.Value[StageHostOrch] + m.Value[StageH2dImage]
+	set(StageGate, gate, m.Recorded[StageHostOrch] || m.Recorded[StageH2dImage])
+	set(StageControlPlane, gate+m.Value[StageGraphPack]+m.Value[StageRelocate],
+		m.Recorded[StageGate] || m.Recorded[StageGraphPack] || m.Recorded[StageRelocate])
+	return m
+}
+func refNameIn(name string, names []string) bool {
+	for _, n := range names {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+func TestComputePassMetricsMatchesReference(t *testing.T) {
+	names := append([]string{"h2d_sm", "h2d_arena", "orch_h2d_pipe", "host_orch.record_node"}, bpcSegNames[:]...)
+	rng := rand.New(rand.NewSource(7))
+	for k := 0; k < 20000; k++ {
+		var p BindPass
+		n := rng.Intn(12)
+		if k%50 == 0 {
+			n = 40 + rng.Intn(20) // more segments than the inline buffers
+		}
+		for i := 0; i < n; i++ {
+			ts := int64(rng.Intn(60))
+			dur := int64(rng.Intn(40))
+			if rng.Intn(5) == 0 && len(p.Segments) > 0 {
+				// Often nested in, or equal to, an earlier segment.
+				o := p.Segments[rng.Intn(len(p.Segments))]
+				ts, dur = o.Ts+int64(rng.Intn(int(o.Dur)+1)), int64(rng.Intn(int(o.Dur)+1))
+				if ts+dur > o.End() {
+					dur = o.End() - ts
+				}
+			}
+			p.Segments = append(p.Segments, Segment{Name: names[rng.Intn(len(names))], Ts: ts, Dur: dur})
+		}
+		require.Equal(t, refPassMetrics(p), ComputePassMetrics(p), "pass %d: %+v", k, p.Segments)
 	}
 }
