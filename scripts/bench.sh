@@ -15,7 +15,9 @@
 #
 # Runs are interleaved (grep, rounds, phases, tpot, tree, then again) so
 # that a burst of load on a shared machine hits every command alike. Take
-# the numbers when the machine is quiet (see `uptime`).
+# the numbers when the machine is quiet (see `uptime`). Wall time is taken
+# around the command itself (bash's EPOCHREALTIME); peak RSS comes from one
+# more, untimed run of each command under /usr/bin/time.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,8 +79,20 @@ command_of() {
 	esac
 }
 
-# run_one NAME LOG: one timed run; appends seconds to NAME.s and KiB to
-# NAME.rss.
+# now prints the time in microseconds: bash's EPOCHREALTIME (no fork), or
+# date.
+now() {
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		local t=${EPOCHREALTIME/[.,]/}
+		echo "$t"
+	else
+		echo $(($(date +%s%N) / 1000))
+	fi
+}
+
+# run_one NAME LOG [rss]: one timed run, appending milliseconds to
+# NAME.ms; with rss, an untimed run under /usr/bin/time instead, appending
+# its peak RSS in KiB to NAME.rss.
 run_one() {
 	local name=$1 log=$2 start end
 	local -a cmd
@@ -91,15 +105,15 @@ run_one() {
 	esac
 	# Output goes to a file, not /dev/null: GNU grep stops at the first
 	# match when its output is /dev/null.
-	start=$(date +%s%N)
-	if $have_time; then
+	if [ "${3:-}" = rss ]; then
 		/usr/bin/time -f %M -o "$work/rss" "${cmd[@]}" >"$work/out" 2>&1
 		cat "$work/rss" >>"$work/$name.rss"
-	else
-		"${cmd[@]}" >"$work/out" 2>&1
+		return
 	fi
-	end=$(date +%s%N)
-	echo "$(((end - start) / 1000000))" >>"$work/$name.ms"
+	start=$(now)
+	"${cmd[@]}" >"$work/out" 2>&1
+	end=$(now)
+	echo "$(((end - start) / 1000)).$(printf '%03d' $(((end - start) % 1000)))" >>"$work/$name.ms"
 }
 
 # median and minimum of a file of numbers.
@@ -115,6 +129,9 @@ echo "|---|---|---:|---:|---:|---:|---:|---:|"
 for size in "${sizes[@]}"; do
 	log=$perf_dir/perf-$size.log
 	rm -f "$work"/*.ms "$work"/*.rss
+	for name in "${names[@]}"; do
+		"$have_time" && run_one "$name" "$log" rss
+	done
 	for _ in $(seq "$runs"); do
 		for name in "${names[@]}"; do
 			run_one "$name" "$log"
