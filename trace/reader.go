@@ -1,9 +1,6 @@
 package trace
 
-import (
-	"fmt"
-	"runtime"
-)
+import "fmt"
 
 // A Kind says what record a Reader is positioned on.
 type Kind int
@@ -93,10 +90,6 @@ type ReadOptions struct {
 	// A Reader with workers must be closed (Close).
 	Workers int
 }
-
-// ParallelWorkers is the Workers value that uses every processor Go may
-// use (GOMAXPROCS).
-func ParallelWorkers() int { return runtime.GOMAXPROCS(0) }
 
 // A Reader reads simpler host logs record by record. Its API is modelled on
 // bufio.Scanner: Scan advances to the next record, Kind says what it is, the
