@@ -1,6 +1,10 @@
 package trace
 
-import "sync"
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
 
 // A chunk is one block of whole lines on its way through a pipeline: read
 // by the producer, parsed by a worker into its batch, yielded by the
@@ -55,6 +59,7 @@ func startPipeline(srcs []Source, cfg readConfig, workers int) *pipeline {
 // Every channel it sends on has room for every chunk, so only waiting for
 // a free chunk blocks.
 func (p *pipeline) produce(srcs []Source) {
+	debug.SetPanicOnFault(true) // see feedSafely
 	defer close(p.work)
 	defer close(p.ordered)
 	f := p.feed
@@ -66,7 +71,7 @@ func (p *pipeline) produce(srcs []Source) {
 		case <-p.quit:
 			return
 		}
-		fc, buf, ok := f.next(c.buf)
+		fc, buf, ok := feedSafely(f, c.buf)
 		c.buf = buf
 		if !ok {
 			return
@@ -86,6 +91,7 @@ func (p *pipeline) produce(srcs []Source) {
 
 // parse parses chunks until there are no more or quit.
 func (p *pipeline) parse(ps *parser) {
+	debug.SetPanicOnFault(true) // see parseSafely
 	defer p.workers.Done()
 	for {
 		select {
@@ -93,12 +99,58 @@ func (p *pipeline) parse(ps *parser) {
 			if !ok {
 				return
 			}
-			ps.parseChunk(c.data, c.final, &c.b)
+			parseSafely(ps, c)
 			c.done <- struct{}{}
 		case <-p.quit:
 			return
 		}
 	}
+}
+
+// A mapped file that shrinks while it is read (a log rotated with
+// copytruncate) makes a read of its lost pages fault (SIGBUS). The
+// pipeline's goroutines turn such faults into panics
+// (debug.SetPanicOnFault), and these functions into an error that ends the
+// stream, as a failing read would.
+
+// isFault reports whether a recovered value is a memory fault.
+func isFault(e any) bool {
+	_, ok := e.(interface{ Addr() uintptr })
+	return ok
+}
+
+func truncatedError(name string) error {
+	return fmt.Errorf("reading %s: the file shrank while it was read", name)
+}
+
+// feedSafely is f.next, a fault in a mapped source ending the stream.
+func feedSafely(f *feeder, buf []byte) (c fed, used []byte, ok bool) {
+	defer func() {
+		if e := recover(); e != nil {
+			if !isFault(e) || f.si >= len(f.srcs) {
+				panic(e)
+			}
+			src := f.si
+			c, used, ok = fed{err: truncatedError(f.srcs[src].Name), src: src}, buf, true
+			f.mapped = nil
+			f.si = len(f.srcs)
+		}
+	}()
+	return f.next(buf)
+}
+
+// parseSafely parses c's lines into its batch; a fault in a mapped chunk
+// becomes c's error.
+func parseSafely(ps *parser, c *chunk) {
+	defer func() {
+		if e := recover(); e != nil {
+			if !isFault(e) || !c.mapped {
+				panic(e)
+			}
+			c.err = truncatedError(c.b.file)
+		}
+	}()
+	ps.parseChunk(c.data, c.final, &c.b)
 }
 
 // next returns the next chunk in input order once it is parsed; false at

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -527,4 +528,28 @@ func TestPhaseSearchSkipsSpanHeadsOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestMappedFileTruncatedWhileRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	text := strings.Repeat(bare(1, 1, 1, "a", "x=1", 1, 2), 100000)
+	path := filepath.Join(t.TempDir(), "rotated.log")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	cfg := newReadConfig(ReadOptions{})
+	cfg.chunk = 64 << 10
+	r := newReader([]Source{FileSource(path)}, cfg, 2)
+	defer r.Close()
+	for i := 0; i < 10; i++ {
+		require.True(t, r.Scan())
+	}
+	// copytruncate: the file shrinks under the mapping.
+	require.NoError(t, os.Truncate(path, 100))
+	n := 10
+	for r.Scan() {
+		n++
+	}
+	assert.Less(t, n, 100000)
+	assert.EqualError(t, r.Err(), "reading "+path+": the file shrank while it was read")
 }

@@ -143,7 +143,10 @@ func NewReaderOptions(srcs []Source, opts ReadOptions) *Reader {
 
 func newReader(srcs []Source, cfg readConfig, workers int) *Reader {
 	r := &Reader{srcs: srcs, cfg: cfg, bi: -1, lastSrc: -1}
-	r.feed.srcs, r.feed.size, r.feed.maxLine, r.feed.noMap = srcs, cfg.chunk, cfg.maxLine, cfg.noMap
+	// Only a pipeline maps files: its goroutines turn the fault of a file
+	// that shrinks while mapped into an error (see parseSafely); the
+	// caller's goroutine could not.
+	r.feed.srcs, r.feed.size, r.feed.maxLine, r.feed.noMap = srcs, cfg.chunk, cfg.maxLine, true
 	if workers > 1 {
 		r.pipe = startPipeline(srcs, cfg, workers)
 	} else {
