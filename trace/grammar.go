@@ -616,3 +616,62 @@ func strictBindTail(b []byte, j, at int) bool {
 	j, ok = skipSpace(b[:at], j+k+1)
 	return ok && j == at
 }
+
+// tokAutoload starts a torch_backend_autoload record.
+var tokAutoload = []byte("torch_backend_autoload setting=")
+
+// parseAutoload matches, at the start of b (which begins with
+// tokAutoload), REFERENCE §1.7's
+//
+//	torch_backend_autoload setting=<S> [raw=<null|"json string"> raw_truncated=<true|false> ]effective=<S> torch_imported=<true|false> torch_npu_loaded=<true|false>
+//
+// where <S> is a run of non-whitespace, and returns the record's length.
+func parseAutoload(b []byte) (int, bool) {
+	i := len(tokAutoload)
+	word := func() bool {
+		j := i
+		for j < len(b) && !isSpaceByte(b[j]) {
+			j++
+		}
+		if j == i {
+			return false
+		}
+		i = j
+		return true
+	}
+	lit := func(s string) bool {
+		if !bytes.HasPrefix(b[i:], []byte(s)) {
+			return false
+		}
+		i += len(s)
+		return true
+	}
+	boolean := func() bool { return lit("true") || lit("false") }
+	if !word() || !lit(" ") {
+		return 0, false
+	}
+	if save := i; lit("raw=") {
+		ok := lit("null")
+		if !ok && i < len(b) && b[i] == '"' {
+			// A JSON string: anything but an unescaped quote.
+			for j := i + 1; j < len(b); j++ {
+				if b[j] == '\\' {
+					j++
+					continue
+				}
+				if b[j] == '"' {
+					i, ok = j+1, true
+					break
+				}
+			}
+		}
+		if !ok || !lit(" raw_truncated=") || !boolean() || !lit(" ") {
+			i = save
+		}
+	}
+	if !lit("effective=") || !word() || !lit(" torch_imported=") || !boolean() ||
+		!lit(" torch_npu_loaded=") || !boolean() {
+		return 0, false
+	}
+	return i, true
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -93,8 +94,11 @@ type Log struct {
 	Anchors    []Anchor
 	BindPhases []BindPhase
 	HostOrch   []HostOrchPhase
-	Stamp      *Stamp  // the first [stamp] line, nil when none
-	Drops      []Drops // per pid the summary with the largest Total (ties: the later), sorted by pid
+	Stamp      *Stamp // the first [stamp] line, nil when none
+	// Autoloads are the distinct torch_backend_autoload records, in the
+	// order first seen.
+	Autoloads []string
+	Drops     []Drops // per pid the summary with the largest Total (ties: the later), sorted by pid
 }
 
 // ReadLog reads every source in order as one stream, parsing on every
@@ -168,6 +172,10 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 			if l.Stamp == nil {
 				st := *r.Stamp()
 				l.Stamp = &st
+			}
+		case KindAutoload:
+			if text := r.Autoload().Text; !slices.Contains(l.Autoloads, text) {
+				l.Autoloads = append(l.Autoloads, text)
 			}
 		case KindDrops:
 			d := *r.Drops()

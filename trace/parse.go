@@ -7,19 +7,20 @@ import "bytes"
 // Reader adds the lines of the earlier chunks of the same source when it
 // yields a record.
 type batch struct {
-	file   string
-	src    int
-	lines  int // physical lines in the chunk
-	heads  int // [STRACE] record heads
-	parsed int // heads that parsed as spans, yielded or not
-	recs   []queued
-	spans  []Span
-	anch   []Anchor
-	binds  []BindPhase
-	orch   []HostOrchPhase
-	stamps []Stamp
-	drops  []Drops
-	torn   []Torn
+	file      string
+	src       int
+	lines     int // physical lines in the chunk
+	heads     int // [STRACE] record heads
+	parsed    int // heads that parsed as spans, yielded or not
+	recs      []queued
+	spans     []Span
+	anch      []Anchor
+	binds     []BindPhase
+	orch      []HostOrchPhase
+	stamps    []Stamp
+	autoloads []Autoload
+	drops     []Drops
+	torn      []Torn
 }
 
 type queued struct {
@@ -39,6 +40,7 @@ func (b *batch) reset(file string, src int) {
 	b.binds = b.binds[:0]
 	b.orch = b.orch[:0]
 	b.stamps = b.stamps[:0]
+	b.autoloads = b.autoloads[:0]
 	b.drops = b.drops[:0]
 	b.torn = b.torn[:0]
 }
@@ -160,6 +162,15 @@ func (p *parser) parseLine(line []byte, eol bool, lineNo int, b *batch) {
 	if len(line) >= len(tokStamp) && line[0] == '[' && line[1] == 's' && kinds.Has(KindStamp) && bytes.HasPrefix(line, tokStamp) {
 		b.stamps = append(b.stamps, Stamp{Text: p.strs.bytes(line[len(tokStamp):]), Pos: pos})
 		b.recs = append(b.recs, queued{KindStamp, int32(len(b.stamps) - 1)})
+	}
+
+	if kinds.Has(KindAutoload) {
+		if i := bytes.Index(line, tokAutoload); i >= 0 {
+			if n, ok := parseAutoload(line[i:]); ok {
+				b.autoloads = append(b.autoloads, Autoload{Text: p.strs.bytes(line[i : i+n]), Pos: pos})
+				b.recs = append(b.recs, queued{KindAutoload, int32(len(b.autoloads) - 1)})
+			}
+		}
 	}
 
 	heads, nspans := 0, 0

@@ -15,9 +15,10 @@ const (
 	KindStamp                 // a `[stamp] ` line: Stamp
 	KindDrops                 // a [HOSTLOG_DROPS] summary: Drops
 	KindTorn                  // [STRACE] heads of one line that did not parse: Torn
+	KindAutoload              // a torch_backend_autoload record: Autoload
 )
 
-var kindNames = [...]string{"none", "span", "anchor", "bind-phase", "host-orch", "stamp", "drops", "torn"}
+var kindNames = [...]string{"none", "span", "anchor", "bind-phase", "host-orch", "stamp", "drops", "torn", "autoload"}
 
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
@@ -31,7 +32,7 @@ func (k Kind) String() string {
 type KindSet uint32
 
 // AllKinds holds every kind of record.
-const AllKinds = KindSet(1<<KindSpan | 1<<KindAnchor | 1<<KindBindPhase | 1<<KindHostOrch | 1<<KindStamp | 1<<KindDrops | 1<<KindTorn)
+const AllKinds = KindSet(1<<KindSpan | 1<<KindAnchor | 1<<KindBindPhase | 1<<KindHostOrch | 1<<KindStamp | 1<<KindDrops | 1<<KindTorn | 1<<KindAutoload)
 
 // Kinds returns the set of ks.
 func Kinds(ks ...Kind) KindSet {
@@ -273,6 +274,8 @@ func (r *Reader) position() {
 		p = &r.b.drops[q.idx].Pos
 	case KindTorn:
 		p = &r.b.torn[q.idx].Pos
+	case KindAutoload:
+		p = &r.b.autoloads[q.idx].Pos
 	}
 	p.Line += r.base
 }
@@ -334,6 +337,14 @@ func (r *Reader) BindPhase() *BindPhase {
 func (r *Reader) HostOrch() *HostOrchPhase {
 	if i, ok := r.at(KindHostOrch); ok {
 		return &r.b.orch[i]
+	}
+	return nil
+}
+
+// Autoload returns the current torch_backend_autoload record, or nil.
+func (r *Reader) Autoload() *Autoload {
+	if i, ok := r.at(KindAutoload); ok {
+		return &r.b.autoloads[i]
 	}
 	return nil
 }

@@ -45,6 +45,16 @@ type Stamp struct {
 	Pos  Pos
 }
 
+// An Autoload is a torch_backend_autoload record (REFERENCE §1.7): the
+// backend-autoload state of a run, which newer bind_phases tools echo so
+// that two logs are compared only under the same state.
+type Autoload struct {
+	// Text is the record from `torch_backend_autoload` through its
+	// torch_npu_loaded= value.
+	Text string
+	Pos  Pos
+}
+
 // Drops is a [HOSTLOG_DROPS] summary (REFERENCE §1.7).
 type Drops struct {
 	Pid            int64

@@ -105,10 +105,13 @@ const (
 
 // A phasesReport is what `phases` prints.
 type phasesReport struct {
-	logs   []string // the LOG arguments as given
-	stamp  *trace.Stamp
-	spans  bool // E3: computed from chip.run.bind.<segment> spans
-	spread *phases.BindSpread
+	logs  []string // the LOG arguments as given
+	stamp *trace.Stamp
+	// autoloads are the distinct torch_backend_autoload records; the
+	// span-based (E3) text echoes them.
+	autoloads []string
+	spans     bool // E3: computed from chip.run.bind.<segment> spans
+	spread    *phases.BindSpread
 	// acct is the HBG accounting of the summarised passes (--accounting);
 	// nil without the flag.
 	acct *phases.AccountingSpread
@@ -124,9 +127,9 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 	var e3 phases.SpanBindSpans
 	nlines := 0
 	log, err := streamLog(cmd, args, trace.ReadOptions{
-		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp),
+		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp, trace.KindAutoload),
 		KeepSpan:         phases.SpanBindName,
-		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan),
+		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan, trace.KindAutoload),
 	}, trace.Visitors{
 		Span:      e3.Add,
 		BindPhase: func(l *trace.BindPhase) { nlines++; lines.BindPhase(l) },
@@ -134,7 +137,7 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := &phasesReport{logs: args, stamp: log.Stamp}
+	rep := &phasesReport{logs: args, stamp: log.Stamp, autoloads: log.Autoloads}
 	name := strings.Join(args, " ")
 	refuse := func(format string, a ...any) error {
 		return &exitError{code: 1, text: name + ": " + fmt.Sprintf(format, a...) + "\n"}
@@ -220,9 +223,16 @@ func (r *phasesReport) text() string {
 		b.WriteString("  (no `[stamp]` line: the command and commit behind these numbers have\n")
 		b.WriteString("   to be established by hand before comparing them to anything)\n")
 	}
-	// TODO(phases): the span-based tool echoes every torch_backend_autoload
-	// record here (REFERENCE §1.7, §4.2); the reader has no record kind for
-	// it yet, so these lines are left out.
+	if r.spans {
+		// The span-based tool echoes the backend-autoload state (§4.2).
+		for _, a := range r.autoloads {
+			b.WriteString("  " + a + "\n")
+		}
+		if len(r.autoloads) == 0 {
+			b.WriteString("  (no `torch_backend_autoload` record: backend-autoload state\n")
+			b.WriteString("   must be established before comparing this log)\n")
+		}
+	}
 	fmt.Fprintf(&b, "  %d %s, %d warm (%d cold dropped, ranks=%d)\n\n", sp.Passes, w.passes, sp.Warm, sp.Cold, sp.Ranks)
 	fmt.Fprintf(&b, "  %-18s%10s%10s%10s   n\n", "phase", "min", "median", "max")
 	for _, row := range sp.Rows {
@@ -268,10 +278,13 @@ func (r *phasesReport) text() string {
 
 // phasesJSON is the --format json document; durations are in ms.
 type phasesJSON struct {
-	Logs         []string          `json:"logs"`
-	Stamp        *string           `json:"stamp"`
-	Source       string            `json:"source"` // "bind_phase_lines" or "bind_segment_spans"
-	Unit         string            `json:"unit"`
+	Logs   []string `json:"logs"`
+	Stamp  *string  `json:"stamp"`
+	Source string   `json:"source"` // "bind_phase_lines" or "bind_segment_spans"
+	Unit   string   `json:"unit"`
+	// Autoloads are the torch_backend_autoload records of a span-based
+	// (E3) log; absent for a line-based one, which does not read them.
+	Autoloads    []string          `json:"torch_backend_autoload,omitempty"`
 	Passes       int               `json:"passes"`
 	Warm         int               `json:"warm"`
 	ColdDropped  int               `json:"cold_dropped"`
@@ -351,6 +364,7 @@ func (r *phasesReport) json() phasesJSON {
 	}
 	if r.spans {
 		doc.Source = "bind_segment_spans"
+		doc.Autoloads = nonNil(r.autoloads)
 	}
 	if r.stamp != nil {
 		doc.Stamp = &r.stamp.Text

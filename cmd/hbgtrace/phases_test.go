@@ -279,6 +279,12 @@ func phasesE1Text(stamp string, threads []string, passes int) string {
 	return b.String()
 }
 
+// Two torch_backend_autoload records (REFERENCE §1.7).
+const (
+	phasesAutoloadA = `torch_backend_autoload setting=0 raw="0" raw_truncated=false effective=disabled torch_imported=true torch_npu_loaded=false`
+	phasesAutoloadB = `torch_backend_autoload setting=1 effective=enabled torch_imported=true torch_npu_loaded=true`
+)
+
 // phasesE3Text writes E3 binds: for each pid, `binds` binds of args,
 // host_orch, graph_pack and arena_h2d spans with kernel counters, plus an
 // orchestrator operation and the bind span itself, which are not segments.
@@ -336,6 +342,15 @@ func TestPhasesCommand(t *testing.T) {
 			name: "E3 span log", golden: "phases_e3_spans.text",
 			files: map[string]string{"host.7.log": phasesE3Text([]int64{7}, 3), "host.8.log": phasesE3Text([]int64{8}, 2)},
 			args:  []string{"phases", "host.7.log", "host.8.log"},
+		},
+		{
+			name: "E3 span log with autoload records",
+			files: map[string]string{"host.7.log": "[mono_ns=5][T0xa][INFO] load: " + phasesAutoloadA + "\n" +
+				phasesE3Text([]int64{7}, 3) + phasesAutoloadB + "\n" + phasesAutoloadA + "\n"},
+			args: []string{"phases", "host.7.log"},
+			contains: []string{"host.7.log\n  (no `[stamp]` line: the command and commit behind these numbers have\n" +
+				"   to be established by hand before comparing them to anything)\n" +
+				"  " + phasesAutoloadA + "\n  " + phasesAutoloadB + "\n  3 binds, 2 warm"},
 		},
 		{
 			name:  "stdin",
