@@ -60,6 +60,8 @@ func TestFormatsDocExamples(t *testing.T) {
 				assert.NotNil(t, l.Stamp)
 			case strings.Contains(section, "HOSTLOG_DROPS"):
 				assert.Len(t, l.Drops, 1)
+			case strings.Contains(section, "torch_backend_autoload"):
+				assert.Equal(t, []string{ex}, l.Autoloads)
 			default:
 				t.Fatalf("example in an unexpected section %q", section)
 			}
