@@ -268,21 +268,31 @@ func BindSpreadRanks(passes int, opts BindSpreadOptions) int {
 	return 1
 }
 
+// snapshotColdPasses applies the line-based reference's rule to n passes in
+// log order: it returns how many leading passes are cold and the rank count,
+// or ErrNoBindPasses / *AllColdError when nothing warm is left.
+func snapshotColdPasses(n int, opts BindSpreadOptions) (dropped, ranks int, err error) {
+	if n == 0 {
+		return 0, 0, ErrNoBindPasses
+	}
+	ranks = BindSpreadRanks(n, opts)
+	if !opts.KeepFirst {
+		dropped = min(ranks, n)
+	}
+	if dropped == n {
+		return 0, 0, &AllColdError{Passes: n, Ranks: ranks}
+	}
+	return dropped, ranks, nil
+}
+
 // SnapshotBindSpread is the line-based hbg_bind_phases: the cold passes are
 // the first `ranks` passes in log order (the reference's rule: it assumes
 // every rank's first pass precedes every rank's second), none with
 // KeepFirst. opts.Rounds and opts.Ranks must not be negative.
 func SnapshotBindSpread(passes []SpreadPass, opts BindSpreadOptions) (*BindSpread, error) {
-	if len(passes) == 0 {
-		return nil, ErrNoBindPasses
-	}
-	ranks := BindSpreadRanks(len(passes), opts)
-	dropped := 0
-	if !opts.KeepFirst {
-		dropped = min(ranks, len(passes))
-	}
-	if dropped == len(passes) {
-		return nil, &AllColdError{Passes: len(passes), Ranks: ranks}
+	dropped, ranks, err := snapshotColdPasses(len(passes), opts)
+	if err != nil {
+		return nil, err
 	}
 	sp := spreadBindPasses(passes[dropped:], SnapshotPhaseSet)
 	sp.Passes, sp.Cold, sp.Ranks = len(passes), dropped, ranks

@@ -139,16 +139,9 @@ func (c *SpreadCollector) Spread(opts BindSpreadOptions) (*BindSpread, error) {
 		}
 	}
 	c.vecs = nil
-	if len(passes) == 0 {
-		return nil, ErrNoBindPasses
-	}
-	ranks := BindSpreadRanks(len(passes), opts)
-	dropped := 0
-	if !opts.KeepFirst {
-		dropped = min(ranks, len(passes))
-	}
-	if dropped == len(passes) {
-		return nil, &AllColdError{Passes: len(passes), Ranks: ranks}
+	dropped, ranks, err := snapshotColdPasses(len(passes), opts)
+	if err != nil {
+		return nil, err
 	}
 	warm := passes[dropped:]
 	sp := spreadOver(warm, SnapshotPhaseSet)
