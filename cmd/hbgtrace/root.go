@@ -162,4 +162,3 @@ func checkFormat(cmd *cobra.Command, f string) error {
 	}
 	return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown, json or csv", f)}
 }
-
