@@ -217,7 +217,7 @@ func CollectBindPasses(l *trace.Log, records []trace.RecordPass) []BindPass {
 	return MergeBindPasses(BindPassesFromSpans(l.Spans), BindPassesFromLines(lines), BindPassesFromRecords(records))
 }
 
-// A BindPassCollector is CollectBindPasses (without records) over a stream
+// A BindPassCollector is CollectBindPasses over a stream
 // of records: give it every span and every `bind phase=` line of a log in
 // log order, then ask for Passes, or for the Accounting of a rounds
 // table's rows. It keeps the host bind spans and the segments of the
@@ -234,6 +234,10 @@ type BindPassCollector struct {
 	block      *bpcBlock          // where the next pass's segments go
 	done       bool               // the passes are complete and attached
 	byKey      []int32            // indexes of known line passes, sorted by key
+	// records are the passes of host_phase_records.jsonl artifacts, by
+	// key; they rank below spans and lines.
+	records    map[acctKey][]BindPass
+	recordList []BindPass
 }
 
 // bpcLinePass is a pass of lines: its extent (for FindBinds), its key once
@@ -313,6 +317,21 @@ func (c *BindPassCollector) Span(s *trace.Span) {
 	c.spanPasses[j].Segments = append(c.spanPasses[j].Segments, Segment{Name: name, Ts: s.Ts, Dur: s.Dur})
 }
 
+// Records adds the passes of host_phase_records.jsonl artifacts
+// (trace.LoadPhaseRecords). For each segment name a span or a line of the
+// same bind wins over a record (MergeBindPasses); a record fills in what
+// the log lacks. Give them before Passes or Accounting.
+func (c *BindPassCollector) Records(rps []trace.RecordPass) {
+	if c.records == nil {
+		c.records = make(map[acctKey][]BindPass)
+	}
+	for _, p := range BindPassesFromRecords(rps) {
+		k := acctKey{p.Pid, p.Inv}
+		c.records[k] = append(c.records[k], p)
+		c.recordList = append(c.recordList, p)
+	}
+}
+
 // BindPhase takes the next `bind phase=` line of the log.
 func (c *BindPassCollector) BindPhase(l *trace.BindPhase) { c.grouper.Add(l) }
 
@@ -387,7 +406,7 @@ func (lp *bpcLinePass) pass() BindPass {
 }
 
 // Passes returns the passes of the records given, as
-// CollectBindPasses(log, nil) returns them but without Attrs. Call it at
+// CollectBindPasses(log, records) returns them but without Attrs. Call it at
 // the end: no record may be given after it.
 func (c *BindPassCollector) Passes() []BindPass {
 	c.finish()
@@ -395,7 +414,7 @@ func (c *BindPassCollector) Passes() []BindPass {
 	for i := range c.lines {
 		lines[i] = c.lines[i].pass()
 	}
-	return MergeBindPasses(c.spanPasses, lines, nil)
+	return MergeBindPasses(c.spanPasses, lines, c.recordList)
 }
 
 // passFor returns the merged pass of key k (MergeBindPasses), and an empty
@@ -416,10 +435,11 @@ func (c *BindPassCollector) passFor(k acctKey) BindPass {
 		}
 		lines = append(lines, lp.pass())
 	}
-	if len(spans) == 0 && len(lines) == 1 {
+	recs := c.records[k]
+	if len(spans) == 0 && len(lines) == 1 && len(recs) == 0 {
 		return lines[0] // what MergeBindPasses makes of one pass
 	}
-	if merged := MergeBindPasses(spans, lines); len(merged) > 0 {
+	if merged := MergeBindPasses(spans, lines, recs); len(merged) > 0 {
 		return merged[0]
 	}
 	return BindPass{Pid: k.pid, Inv: k.inv, Known: true}

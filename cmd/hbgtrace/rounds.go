@@ -23,6 +23,7 @@ type roundsOptions struct {
 	logs    []string
 	perRank bool
 	format  string
+	records []string // host_phase_records.jsonl artifacts
 }
 
 func newRoundsCmd() *cobra.Command {
@@ -51,7 +52,9 @@ host_orch (bind phase= lines, chip.run.bind.<segment> or
 simpler_run.bind.* spans), the table gains the columns Args, Prebuilt,
 HostOrch, GraphPack, Relocate, H2dImage, H2dGraph, H2dSm, H2dArena,
 ViewClose, Gate and ControlPlane (those some round records; "-" where a
-round did not record the stage, 0.0 is a recorded 0). The Avg lines keep
+round did not record the stage, 0.0 is a recorded 0). With --records, the
+bind segments of host_phase_records.jsonl artifacts fill in what the log
+lacks (a segment the log has wins). The Avg lines keep
 the reference columns. Then three share blocks, all rounds, cold (the
 first round of each pid) and warm, each over the rounds that record every
 stage the block has ("n=K of M"), and the cold-vs-warm line. Rounds a
@@ -78,7 +81,8 @@ Output formats (--format):
             data the HBG columns (empty: not recorded) and cold`,
 		Example: `  hbgtrace rounds host.log
   hbgtrace rounds --per-rank spool/
-  hbgtrace rounds --format json host.log.gz`,
+  hbgtrace rounds --format json host.log.gz
+  hbgtrace rounds host.log --records out/host_phase_records.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.logs = args
@@ -90,6 +94,8 @@ Output formats (--format):
 	}
 	addFormatFlag(cmd, &opts.format)
 	cmd.Flags().BoolVar(&opts.perRank, "per-rank", false, "one table per pid")
+	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
+		"a host_phase_records.jsonl `FILE` (repeatable)")
 	return cmd
 }
 
@@ -98,6 +104,13 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	// accounting the bind passes' segments: the log streams through.
 	rc := phases.NewRoundsCollector()
 	bc := phases.NewBindPassCollector()
+	if len(opts.records) > 0 {
+		rps, err := trace.LoadPhaseRecords(opts.records)
+		if err != nil {
+			return err
+		}
+		bc.Records(rps)
+	}
 	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
 		Kinds:      warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
 		KeepSpan:   phases.RoundsReads,
