@@ -255,14 +255,10 @@ func TestCommonRoundSet(t *testing.T) {
 	assert.Contains(t, a.SharesText(), "  HBG bind accounting, warm (n=2 of 3):\n")
 }
 
-// acctFixture reads a fixture log, skipping the test while the reader is
-// not there yet.
+// acctFixture reads a fixture log.
 func acctFixture(t *testing.T, name string) *trace.Log {
 	t.Helper()
 	srcs, err := trace.Inputs([]string{"../fixtures/" + name}, nil)
-	if err != nil && err.Error() == "trace.Inputs: not implemented yet" {
-		t.Skip("trace.Inputs is not implemented yet")
-	}
 	require.NoError(t, err)
 	l, err := trace.ReadLog(srcs)
 	require.NoError(t, err)
