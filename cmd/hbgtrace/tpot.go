@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/phases"
-	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -57,24 +55,12 @@ Output formats (--format):
 }
 
 func tpotRun(cmd *cobra.Command, opts *tpotOptions) error {
-	// Per invocation the earliest span of each name streams into a
-	// summary; the log is not kept.
-	c := phases.NewInvocationsCollector(false)
-	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
-		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
-		KeepSpan: phases.RoundsSpan,
-	}, trace.Visitors{Span: c.Add})
+	c, err := summariseInvocations(cmd, opts.logs, false)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, l)
 	tp := c.TPOT()
-	var b bytes.Buffer
-	if err := writeTPOT(&b, opts.format, tp); err != nil {
-		return fmt.Errorf("tpot: %w", err)
-	}
-	_, err = cmd.OutOrStdout().Write(b.Bytes())
-	return err
+	return writeView(cmd, "tpot", func(w io.Writer) error { return writeTPOT(w, opts.format, tp) })
 }
 
 // tpotMicros formats a duration in ns as µs with one decimal.

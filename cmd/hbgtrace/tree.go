@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/phases"
-	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -61,24 +59,12 @@ Output formats (--format):
 }
 
 func treeRun(cmd *cobra.Command, opts *treeOptions) error {
-	// Per invocation the earliest span of each name streams into a
-	// summary; the log is not kept.
-	c := phases.NewInvocationsCollector(true)
-	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
-		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
-		KeepSpan: phases.RoundsSpan,
-	}, trace.Visitors{Span: c.Add})
+	c, err := summariseInvocations(cmd, opts.logs, true)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, l)
 	tr := c.Tree()
-	var b bytes.Buffer
-	if err := writeTree(&b, opts.format, tr); err != nil {
-		return fmt.Errorf("tree: %w", err)
-	}
-	_, err = cmd.OutOrStdout().Write(b.Bytes())
-	return err
+	return writeView(cmd, "tree", func(w io.Writer) error { return writeTree(w, opts.format, tr) })
 }
 
 // treeTitle is the line that introduces a callable's tree.
