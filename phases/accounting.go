@@ -473,6 +473,33 @@ func (a *Accounting) Visible() []BindStage {
 	return a.vis
 }
 
+// commonRoundSet splits rounds (indexes into ms) into the common round
+// set — the rounds that record every stage decides(s) names — and the
+// rounds left out, with the stages some left-out round lacks (DESIGN §4).
+func commonRoundSet(rounds []int, ms []PassMetrics, decides func(BindStage) bool) (common, leftOut []int, lacking []BindStage) {
+	var lacks [NumBindStages]bool
+	for _, r := range rounds {
+		ok := true
+		for s := range NumBindStages {
+			if decides(BindStage(s)) && !ms[r].Recorded[s] {
+				ok = false
+				lacks[s] = true
+			}
+		}
+		if ok {
+			common = append(common, r)
+		} else {
+			leftOut = append(leftOut, r)
+		}
+	}
+	for s := range NumBindStages {
+		if lacks[s] {
+			lacking = append(lacking, BindStage(s))
+		}
+	}
+	return common, leftOut, lacking
+}
+
 func (a *Accounting) block(name, title string, rounds []int) AccountingBlock {
 	b := AccountingBlock{Name: name, Title: title, Rounds: rounds}
 	for _, r := range rounds {
@@ -482,26 +509,9 @@ func (a *Accounting) block(name, title string, rounds []int) AccountingBlock {
 			}
 		}
 	}
-	var lacking [NumBindStages]bool
-	for _, r := range rounds {
-		ok := true
-		for s := range NumBindStages {
-			if b.Present[s] && !BindStage(s).derived() && !a.Metrics[r].Recorded[s] {
-				ok = false
-				lacking[s] = true
-			}
-		}
-		if ok {
-			b.Common = append(b.Common, r)
-		} else {
-			b.LeftOut = append(b.LeftOut, r)
-		}
-	}
-	for s := range NumBindStages {
-		if lacking[s] {
-			b.Lacking = append(b.Lacking, BindStage(s))
-		}
-	}
+	b.Common, b.LeftOut, b.Lacking = commonRoundSet(rounds, a.Metrics, func(s BindStage) bool {
+		return b.Present[s] && !s.derived()
+	})
 	if len(b.Common) > 0 {
 		for s := range NumBindStages {
 			if !b.Present[s] {

@@ -2,6 +2,7 @@ package phases
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -338,26 +339,13 @@ func ComputeAccountingSpreadOf(ms []PassMetrics) AccountingSpread {
 			present[s] = present[s] || ms[i].Recorded[s]
 		}
 	}
-	var lacking [NumBindStages]bool
-	for i := range ms {
-		ok := true
-		for _, s := range acctSpreadStages {
-			if present[s] && !ms[i].Recorded[s] {
-				ok = false
-				lacking[s] = true
-			}
-		}
-		if ok {
-			sp.Common = append(sp.Common, i)
-		} else {
-			sp.LeftOut = append(sp.LeftOut, i)
-		}
+	all := make([]int, len(ms))
+	for i := range all {
+		all[i] = i
 	}
-	for s := range NumBindStages {
-		if lacking[s] {
-			sp.Lacking = append(sp.Lacking, BindStage(s))
-		}
-	}
+	sp.Common, sp.LeftOut, sp.Lacking = commonRoundSet(all, ms, func(s BindStage) bool {
+		return present[s] && slices.Contains(acctSpreadStages, s)
+	})
 	if len(sp.Common) == 0 {
 		return sp
 	}
