@@ -1,0 +1,62 @@
+// Package buildinfo says which hbgkit a binary is: the module version and
+// the VCS revision the Go toolchain stamped into it.
+package buildinfo
+
+import (
+	"runtime/debug"
+	"strings"
+)
+
+// Info is what the toolchain recorded about this binary.
+type Info struct {
+	Module   string // module version, "(devel)" for a local build
+	Revision string // VCS revision, "" when not built from a checkout
+	Modified bool   // the checkout had uncommitted changes
+	Go       string // toolchain version
+}
+
+// Read returns the build information of the running binary.
+func Read() Info {
+	info := Info{Module: "(devel)"}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return info
+	}
+	info.Go = bi.GoVersion
+	if bi.Main.Version != "" {
+		info.Module = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			info.Revision = s.Value
+		case "vcs.modified":
+			info.Modified = s.Value == "true"
+		}
+	}
+	return info
+}
+
+// String is the one-line form printed by --version and written into
+// journals: "hbgkit (devel) rev 2e6fd16a+dirty go1.26.8".
+func (i Info) String() string {
+	var b strings.Builder
+	b.WriteString("hbgkit ")
+	b.WriteString(i.Module)
+	if i.Revision != "" {
+		rev := i.Revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		b.WriteString(" rev ")
+		b.WriteString(rev)
+		if i.Modified {
+			b.WriteString("+dirty")
+		}
+	}
+	if i.Go != "" {
+		b.WriteString(" ")
+		b.WriteString(i.Go)
+	}
+	return b.String()
+}
