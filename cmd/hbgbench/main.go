@@ -1,6 +1,6 @@
 // Command hbgbench runs simpler's runtime, or the embedded model of its HBG
-// bind path, and compares arms of it. Today it has the harness subcommand,
-// which runs the embedded runtime model once and writes the runtime's log.
+// bind path, and compares arms of it: ab and aa run interleaved campaigns,
+// harness runs the embedded runtime model once and writes the runtime's log.
 package main
 
 import (
@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 )
@@ -53,17 +54,21 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hbgbench",
 		Short: "Run simpler's runtime or its embedded model, and compare arms",
-		Long: `hbgbench runs the runtime: the embedded model of the host_build_graph
-bind path (harness), and, in later versions, interleaved A/B campaigns
-between two arms.`,
-		Example:       "  hbgbench harness --rounds 5 -o bind.log",
+		Long: `hbgbench runs interleaved A/B campaigns between two arms of simpler's
+runtime (ab), calibrates their noise (aa), and runs the embedded model of
+the host_build_graph bind path once (harness).`,
+		Example: `  hbgbench ab
+  hbgbench aa --rounds 12
+  hbgbench harness --rounds 5 -o bind.log`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})
-	root.AddCommand(NewCmdHarness(nil), newCmdChild())
+	root.Version = buildinfo.Read().String()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdHarness(nil), newCmdChild())
 	return root
 }
 

@@ -1,0 +1,406 @@
+package abtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/stats"
+)
+
+// Num is a float that encodes NaN and ±Inf as JSON null: a number that
+// could not be computed is absent, never a plausible 0.
+type Num float64
+
+// MarshalJSON writes the number, or null when it is not finite.
+func (n Num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON reads a number or null (NaN).
+func (n *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = Num(f)
+	return nil
+}
+
+// An ArmSummary describes one arm's warm passes of one metric (µs):
+// descriptive only, since passes of a block are not independent.
+type ArmSummary struct {
+	N           int `json:"n"`
+	Trim        int `json:"trim"` // passes dropped from each end for the trimmed mean
+	TrimmedMean Num `json:"trimmed_mean_us"`
+	Median      Num `json:"median_us"`
+	Min         Num `json:"min_us"`
+	Blocks      int `json:"blocks"`
+}
+
+// A MetricResult is the paired analysis of one metric over the rounds in
+// which both arms recorded it.
+type MetricResult struct {
+	Name    string        `json:"name"`
+	Label   string        `json:"label"`
+	Family  string        `json:"family"`
+	Primary bool          `json:"primary"`
+	Rounds  int           `json:"rounds"`
+	Arms    [2]ArmSummary `json:"arms"` // base, head
+
+	Delta     Num    `json:"delta"` // exp(trimmed mean of d) − 1
+	CILo      Num    `json:"ci_lo"`
+	CIHi      Num    `json:"ci_hi"`
+	BootLo    Num    `json:"boot_lo"`
+	BootHi    Num    `json:"boot_hi"`
+	DeltaMin  Num    `json:"delta_min"`        // paired analysis of block minima
+	MinCILo   Num    `json:"delta_min_ci_lo"`  //
+	MinCIHi   Num    `json:"delta_min_ci_hi"`  //
+	GlobalMin Num    `json:"delta_min_global"` // min(B)/min(A) − 1 over all warm passes
+	SignK     int    `json:"sign_agree"`
+	SignN     int    `json:"sign_n"`
+	SignP     Num    `json:"sign_p"`
+	P         Num    `json:"p"`      // Wilcoxon signed-rank
+	HolmP     Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary
+	Zeros     int    `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
+	SigmaD    Num    `json:"sigma_d"`
+	MDE       Num    `json:"mde"`
+	Verdict   string `json:"verdict"`
+	Extra     int    `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
+	Gated     bool   `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
+	Error     string `json:"error,omitempty"`        // why the metric has no analysis
+}
+
+// Noise is the campaign's noise footer, for its primary metric.
+type Noise struct {
+	SigmaD Num `json:"sigma_d"` // SD of the per-round log-ratios
+	MDE    Num `json:"mde"`     // Δ detectable with 80% power in this many rounds
+	// RoundsForMargin is the rounds the margin would need to be the MDE.
+	RoundsForMargin int    `json:"rounds_for_margin"`
+	Lag1            [2]Num `json:"lag1"`  // lag-1 autocorrelation of warm pass values, per arm, in time order
+	Drift           [2]Num `json:"drift"` // least-squares slope of ln(block statistic) per round, per arm
+	Failures        [2]int `json:"failures"`
+	Dropped         int    `json:"dropped_rounds"`
+}
+
+// An Analysis is a campaign's analysed state: what ran, each metric's
+// paired result and verdict, the noise footer and the warnings.
+type Analysis struct {
+	Header   Header         `json:"header"`
+	Planned  int            `json:"planned_rounds"`
+	Complete int            `json:"complete_rounds"` // rounds analysed
+	Partial  bool           `json:"partial"`         // the campaign stopped before its last round
+	AA       bool           `json:"aa"`              // the same arm on both sides
+	Primary  string         `json:"primary"`
+	Margin   float64        `json:"margin"`
+	Metrics  []MetricResult `json:"metrics"`
+	Noise    Noise          `json:"noise"`
+	Warnings []string       `json:"warnings"`
+}
+
+// PrimaryResult returns the primary metric's result, or nil.
+func (a *Analysis) PrimaryResult() *MetricResult {
+	for i := range a.Metrics {
+		if a.Metrics[i].Primary {
+			return &a.Metrics[i]
+		}
+	}
+	return nil
+}
+
+// armBlocks are the counted blocks of both arms, round by round.
+type roundPair struct {
+	round  int
+	blocks [2]*BlockRecord
+}
+
+// Analyze analyses a journal: the counted blocks of every complete round,
+// per metric. It is deterministic: the same journal gives the same
+// analysis.
+func Analyze(j *Journal) *Analysis {
+	h := j.Header
+	cfg := h.Config
+	a := &Analysis{
+		Header: h, Planned: cfg.Rounds, Primary: h.Primary, Margin: cfg.Margin,
+		AA: h.Arms[Base].Same(h.Arms[Head]),
+	}
+	a.Warnings = append(a.Warnings, j.Warnings...)
+	var pairs []roundPair
+	for i := 1; i <= cfg.Rounds; i++ {
+		r := j.doneRound(i)
+		if r == nil {
+			a.Partial = true
+			continue
+		}
+		if r.Status != RoundOK {
+			a.Noise.Dropped++
+			continue
+		}
+		p := roundPair{round: i, blocks: [2]*BlockRecord{j.countedBlock(i, armNames[Base]), j.countedBlock(i, armNames[Head])}}
+		if p.blocks[Base] == nil || p.blocks[Head] == nil {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("round %d is marked ok but lacks a counted block; left out", i))
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	a.Complete = len(pairs)
+	for _, b := range j.Blocks {
+		if !b.OK() {
+			if b.Arm == armNames[Base] {
+				a.Noise.Failures[Base]++
+			} else {
+				a.Noise.Failures[Head]++
+			}
+		}
+	}
+	if a.Complete > 0 && a.Complete < stats.MinRounds {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d rounds: with fewer than %d no Wilcoxon p can fall below 0.05, and the interval is wide", a.Complete, stats.MinRounds))
+	}
+
+	names := metricsOf(pairs, cfg.PerRank, h.Primary)
+	for _, m := range names {
+		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, m.Name == h.Primary || (cfg.PerRank && strings.HasPrefix(m.Name, h.Primary+rankSep))))
+	}
+	holmFamilies(a.Metrics)
+	for i := range a.Metrics {
+		decide(&a.Metrics[i], cfg.Margin)
+	}
+	a.Noise = noiseOf(a, pairs, cfg)
+	return a
+}
+
+// metricsOf lists the metrics both arms recorded in at least one counted
+// block, in report order, the primary first among its family.
+func metricsOf(pairs []roundPair, perRank bool, primary string) []MetricInfo {
+	seen := [2]map[string]bool{{}, {}}
+	ranks := map[int]bool{}
+	for _, p := range pairs {
+		for arm, b := range p.blocks {
+			for _, ps := range b.Passes {
+				ranks[ps.Rank] = true
+				for k := range ps.Values {
+					seen[arm][k] = true
+				}
+			}
+		}
+	}
+	var rankList []int
+	for r := range ranks {
+		rankList = append(rankList, r)
+	}
+	sort.Ints(rankList)
+	var out []MetricInfo
+	for _, m := range KnownMetrics() {
+		if !(seen[Base][m.Name] && seen[Head][m.Name]) && m.Name != primary {
+			continue
+		}
+		if !perRank {
+			out = append(out, m)
+			continue
+		}
+		for _, r := range rankList {
+			mr := m
+			mr.Name = fmt.Sprintf("%s%srank%d", m.Name, rankSep, r)
+			mr.Label = fmt.Sprintf("%s%srank%d", m.Label, rankSep, r)
+			out = append(out, mr)
+		}
+	}
+	return out
+}
+
+// warmValues returns the values of metric in the block's warm passes
+// (every pass under KeepFirst), in pass order.
+func warmValues(b *BlockRecord, metric string, keepFirst bool) []float64 {
+	var out []float64
+	for i := range b.Passes {
+		p := &b.Passes[i]
+		if p.Cold && !keepFirst {
+			continue
+		}
+		if v, ok := p.value(metric); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// blockStat reduces a block's warm values to its statistic.
+func blockStat(v []float64, kind string) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	switch kind {
+	case BlockMean:
+		sum := 0.0
+		for _, x := range s {
+			sum += x
+		}
+		return sum / float64(len(s))
+	case BlockMin:
+		return s[0]
+	}
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+const nsPerUs = 1000
+
+func nan() Num { return Num(math.NaN()) }
+
+func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) MetricResult {
+	res := MetricResult{
+		Name: m.Name, Label: m.Label, Family: m.Family, Primary: primary,
+		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
+		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
+		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
+	}
+	var stat, mins [2][]float64
+	var pooled [2][]float64
+	for _, p := range pairs {
+		var v [2][]float64
+		for arm := range 2 {
+			v[arm] = warmValues(p.blocks[arm], m.Name, cfg.KeepFirst)
+		}
+		if len(v[Base]) == 0 || len(v[Head]) == 0 {
+			continue
+		}
+		for arm := range 2 {
+			stat[arm] = append(stat[arm], blockStat(v[arm], cfg.BlockStat))
+			mins[arm] = append(mins[arm], slices.Min(v[arm]))
+			pooled[arm] = append(pooled[arm], v[arm]...)
+			res.Arms[arm].Blocks++
+		}
+	}
+	res.Rounds = len(stat[Base])
+	for arm := range 2 {
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks)
+	}
+	if res.Rounds == 0 {
+		res.Error = "no round in which both arms recorded it"
+		return res
+	}
+	opts := stats.PairedOptions{Bootstrap: cfg.Bootstrap, Seed: 1}
+	pr, err := stats.Paired(stat[Base], stat[Head], opts)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Delta, res.CILo, res.CIHi = Num(pr.Delta), Num(pr.CI.Lo), Num(pr.CI.Hi)
+	res.BootLo, res.BootHi = Num(pr.Boot.Lo), Num(pr.Boot.Hi)
+	res.SignK, res.SignN, res.SignP = pr.Sign.Agree, pr.Sign.N, Num(pr.Sign.P)
+	res.P, res.HolmP, res.Zeros = Num(pr.Wilcoxon.P), Num(pr.Wilcoxon.P), pr.Wilcoxon.Zeros
+	res.SigmaD, res.MDE = Num(pr.SigmaD), Num(pr.MDE)
+	if mr, err := stats.DeltaMin(mins[Base], mins[Head], stats.PairedOptions{}); err == nil {
+		res.DeltaMin, res.MinCILo, res.MinCIHi = Num(mr.Delta), Num(mr.CI.Lo), Num(mr.CI.Hi)
+		res.GlobalMin = Num(mr.Global)
+	} else {
+		res.GlobalMin = Num(mr.Global)
+	}
+	return res
+}
+
+func describeArm(v []float64, trim, blocks int) ArmSummary {
+	s := ArmSummary{N: len(v), Blocks: blocks, TrimmedMean: nan(), Median: nan(), Min: nan()}
+	if len(v) == 0 {
+		return s
+	}
+	if trim < 0 {
+		trim = len(v) * stats.TrimPercent / 100
+	}
+	// Never trim every pass away: keep at least one.
+	trim = min(trim, (len(v)-1)/2)
+	d, err := stats.Describe(v, trim)
+	if err != nil {
+		return s
+	}
+	s.Trim = trim
+	s.TrimmedMean, s.Median, s.Min = Num(d.TrimmedMean/nsPerUs), Num(d.Median/nsPerUs), Num(d.Min/nsPerUs)
+	return s
+}
+
+// holmFamilies replaces the p of each family's secondary rows by its
+// Holm-adjusted value over those rows.
+func holmFamilies(ms []MetricResult) {
+	for _, fam := range Families() {
+		var idx []int
+		var ps []float64
+		for i := range ms {
+			if ms[i].Family == fam && !ms[i].Primary && !math.IsNaN(float64(ms[i].P)) {
+				idx = append(idx, i)
+				ps = append(ps, float64(ms[i].P))
+			}
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		adj := stats.Holm(ps)
+		for k, i := range idx {
+			ms[i].HolmP = Num(adj[k])
+		}
+	}
+}
+
+func decide(m *MetricResult, margin float64) {
+	if m.Error != "" {
+		m.Verdict = "n/a"
+		return
+	}
+	v := stats.Decide(float64(m.Delta), stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}, m.Rounds, margin)
+	if !m.Primary {
+		v = v.Gate(float64(m.HolmP))
+	}
+	m.Verdict = v.Call.String()
+	m.Gated = v.Gated
+	if v.Call == stats.Inconclusive && v.ExtraRounds > 0 {
+		m.Extra = v.ExtraRounds
+	}
+}
+
+func noiseOf(a *Analysis, pairs []roundPair, cfg Config) Noise {
+	n := a.Noise
+	n.SigmaD, n.MDE = nan(), nan()
+	n.Lag1 = [2]Num{nan(), nan()}
+	n.Drift = [2]Num{nan(), nan()}
+	if p := a.PrimaryResult(); p != nil {
+		n.SigmaD, n.MDE = p.SigmaD, p.MDE
+		if sd := float64(p.SigmaD); sd > 0 && cfg.Margin > 0 {
+			z := 2.8016 // z(0.975) + z(0.80)
+			n.RoundsForMargin = int(math.Ceil(math.Pow(z*sd/math.Log1p(cfg.Margin), 2)))
+		}
+	}
+	primary := a.Primary
+	if cfg.PerRank {
+		primary += rankSep + "rank0"
+	}
+	for arm := range 2 {
+		var seq, logStat []float64
+		for _, p := range pairs {
+			v := warmValues(p.blocks[arm], primary, cfg.KeepFirst)
+			if len(v) == 0 {
+				continue
+			}
+			seq = append(seq, v...)
+			logStat = append(logStat, math.Log(blockStat(v, cfg.BlockStat)))
+		}
+		if r, err := stats.Lag1(seq); err == nil {
+			n.Lag1[arm] = Num(r)
+		}
+		if s, err := stats.DriftSlope(logStat); err == nil {
+			n.Drift[arm] = Num(math.Expm1(s))
+		}
+	}
+	return n
+}

@@ -1,0 +1,370 @@
+package abtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/runtimeharness"
+)
+
+// ErrInterrupted is returned by Run when its context was cancelled (SIGINT):
+// the block in flight was killed and not journaled; what the journal holds
+// can be analysed and resumed.
+var ErrInterrupted = errors.New("campaign interrupted")
+
+// An AbortError ends a campaign before its last round for a reason that
+// retrying cannot mend: too many failed rounds, a stamp mismatch, a
+// warm-up block that cannot run.
+type AbortError struct{ Err error }
+
+func (e *AbortError) Error() string { return "campaign aborted: " + e.Err.Error() }
+
+func (e *AbortError) Unwrap() error { return e.Err }
+
+// A Campaign is everything Run needs.
+type Campaign struct {
+	Header  Header                   // written first for a new campaign; read back for a resumed one
+	Runners [2]runtimeharness.Runner // base, head
+	Journal *JournalWriter           // open and locked
+	Resumed *Journal                 // the journal as read back, nil for a new campaign
+	Dir     string                   // where block logs and output directories go
+	Warn    io.Writer                // warnings, one line each
+	// Progress, when set, is called after every block with the blocks done
+	// and the campaign's total.
+	Progress func(done, total int, label string)
+	// Exec lets a test shorten the model's work; nil runs runner.Run.
+	Exec func(ctx context.Context, r runtimeharness.Runner, spec runtimeharness.BlockSpec) (runtimeharness.BlockResult, error)
+}
+
+// TotalBlocks is the number of blocks a campaign runs when nothing fails.
+func (c *Campaign) TotalBlocks() int {
+	cfg := c.Header.Config
+	return 2*cfg.Warmup + 2*cfg.Rounds
+}
+
+// state is what Run tracks while it runs.
+type state struct {
+	c        *Campaign
+	j        *Journal // everything journaled so far, this run's lines included
+	seq      int
+	done     int
+	dropped  int
+	headerOK bool
+	pending  []any // lines held until the header can be written
+}
+
+// Run runs the campaign to its end, or to the first abort, or until ctx is
+// cancelled. Every block is journaled (and fsync'd) as soon as it ends; a
+// round is closed by a round line once both its blocks counted, or once one
+// failed beyond its retries (the round is dropped). A resumed campaign
+// skips the warm-ups and the rounds the journal closed, and reruns a round
+// it started but did not close as a new attempt.
+func Run(ctx context.Context, c *Campaign) error {
+	st := &state{c: c, j: &Journal{Header: c.Header}}
+	if c.Resumed != nil {
+		st.j = c.Resumed
+		st.headerOK = true
+		st.seq = len(c.Resumed.Blocks)
+		st.done = c.doneBlocks(c.Resumed)
+		for _, r := range c.Resumed.Rounds {
+			if r.Status == RoundDropped {
+				st.dropped++
+			}
+		}
+	}
+	defer st.flush()
+	cfg := c.Header.Config
+	for arm := range 2 {
+		for w := st.j.warmupsDone(armNames[arm]) + 1; w <= cfg.Warmup; w++ {
+			b, err := st.runBlock(ctx, arm, 0, w, 1, 0)
+			if err != nil {
+				return err
+			}
+			if !b.OK() {
+				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s", w, armNames[arm], cfg.Retries+1, b.Error)}
+			}
+		}
+	}
+	for i := 1; i <= cfg.Rounds; i++ {
+		if st.j.doneRound(i) != nil {
+			continue
+		}
+		attempt := st.j.lastAttempt(i) + 1
+		if attempt > 1 {
+			fmt.Fprintf(c.Warn, "hbgbench: round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
+		}
+		rec := RoundRecord{Type: lineRound, Round: i, Attempt: attempt, Status: RoundOK}
+		for pos, arm := range c.Header.Schedule.RoundArms(i) {
+			b, err := st.runBlock(ctx, arm, i, 0, attempt, pos)
+			if err != nil {
+				return err
+			}
+			if !b.OK() {
+				rec.Status = RoundDropped
+				rec.Reason = fmt.Sprintf("%s block failed after %d tries: %s", armNames[arm], cfg.Retries+1, b.Error)
+				break
+			}
+		}
+		if err := st.append(rec); err != nil {
+			return err
+		}
+		st.j.Rounds = append(st.j.Rounds, rec)
+		if rec.Status == RoundDropped {
+			st.dropped++
+			fmt.Fprintf(c.Warn, "hbgbench: round %d dropped: %s\n", i, rec.Reason)
+			if st.dropped > cfg.maxDropped() {
+				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s",
+					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason)}
+			}
+		}
+	}
+	return nil
+}
+
+// doneBlocks counts the blocks of a resumed journal that the progress
+// total includes: counted warm-ups and the blocks of closed rounds.
+func (c *Campaign) doneBlocks(j *Journal) int {
+	n := 0
+	for arm := range 2 {
+		n += min(j.warmupsDone(armNames[arm]), c.Header.Config.Warmup)
+	}
+	for i := 1; i <= c.Header.Config.Rounds; i++ {
+		if j.doneRound(i) != nil {
+			n += 2
+		}
+	}
+	return n
+}
+
+// append journals v. The header goes first, and is written once the
+// first block counted, so that it names the primary metric and the ruler
+// that block set; lines before that wait in memory (flush writes them when
+// the campaign ends first).
+func (st *state) append(v any) error {
+	if !st.headerOK {
+		if st.c.Header.Primary == "" || st.c.Header.Ruler == "" {
+			st.pending = append(st.pending, v)
+			return nil
+		}
+		st.j.Header = st.c.Header
+		if err := st.c.Journal.Append(st.c.Header); err != nil {
+			return err
+		}
+		st.headerOK = true
+		for _, p := range st.pending {
+			if err := st.c.Journal.Append(p); err != nil {
+				return err
+			}
+		}
+		st.pending = nil
+	}
+	return st.c.Journal.Append(v)
+}
+
+// flush writes the header and held lines of a campaign that ended before
+// any block counted, so that its journal still says what failed.
+func (st *state) flush() {
+	if st.headerOK {
+		return
+	}
+	if err := st.c.Journal.Append(st.c.Header); err != nil {
+		return
+	}
+	st.headerOK = true
+	for _, p := range st.pending {
+		if st.c.Journal.Append(p) != nil {
+			return
+		}
+	}
+	st.pending = nil
+}
+
+// blockLabel names a block's log and output directory.
+func blockLabel(arm, round, warmup, attempt, try int) string {
+	if warmup > 0 {
+		return fmt.Sprintf("w%02d-%s-t%d", warmup, armNames[arm], try)
+	}
+	return fmt.Sprintf("r%03d-%s-a%d-t%d", round, armNames[arm], attempt, try)
+}
+
+// runBlock runs one block of arm, retrying a failed one up to the
+// config's retries; it journals every try and returns the last. The error
+// is for what ends the campaign: an interruption, a journal that cannot be
+// written, a stamp mismatch.
+func (st *state) runBlock(ctx context.Context, arm, round, warmup, attempt, pos int) (*BlockRecord, error) {
+	c := st.c
+	cfg := c.Header.Config
+	var b *BlockRecord
+	for try := 1; try <= cfg.Retries+1; try++ {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		label := blockLabel(arm, round, warmup, attempt, try)
+		st.seq++
+		b = &BlockRecord{Type: lineBlock, Round: round, Warmup: warmup, Arm: armNames[arm],
+			Attempt: attempt, Try: try, Pos: pos, Seq: st.seq}
+		if warmup > 0 {
+			b.Attempt = 0
+		}
+		if err := st.execBlock(ctx, arm, label, b); err != nil {
+			return nil, err
+		}
+		if err := st.append(b); err != nil {
+			return nil, err
+		}
+		st.j.Blocks = append(st.j.Blocks, *b)
+		if b.OK() {
+			st.done++
+			if c.Progress != nil {
+				c.Progress(st.done, c.TotalBlocks(), label)
+			}
+			return b, nil
+		}
+		fmt.Fprintf(c.Warn, "hbgbench: block %s failed: %s\n", label, b.Error)
+	}
+	return b, nil
+}
+
+// execBlock runs the block and fills b. A failure of the block itself is
+// b.Error; the returned error ends the campaign.
+func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockRecord) error {
+	c := st.c
+	cfg := c.Header.Config
+	spec := runtimeharness.BlockSpec{
+		Rounds: cfg.Block, Out: filepath.Join(c.Dir, label),
+		Log: filepath.Join(c.Dir, label+".log"), Timeout: cfg.Timeout,
+	}
+	// A block directory left by a killed try of the same label is stale.
+	_ = os.RemoveAll(spec.Out)
+	b.Start = time.Now().UTC()
+	b.Log = label + ".log"
+	exec := c.Exec
+	if exec == nil {
+		exec = func(ctx context.Context, r runtimeharness.Runner, s runtimeharness.BlockSpec) (runtimeharness.BlockResult, error) {
+			return r.Run(ctx, s)
+		}
+	}
+	res, runErr := exec(ctx, c.Runners[arm], spec)
+	b.WallNS = int64(res.Wall)
+	b.Exit, b.Signal, b.TimedOut = res.ExitCode, int(res.Signal), res.TimedOut
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if runErr != nil {
+		b.Error = runErr.Error()
+		b.Stamp = res.Stamp
+		return nil
+	}
+	paths := []string{spec.Log}
+	if more, _ := filepath.Glob(filepath.Join(spec.Out, "host.*.log")); len(more) > 0 {
+		paths = append(paths, more...)
+	}
+	bp, err := ReadBlockLog(paths)
+	if err != nil {
+		b.Error = "reading the block's log: " + err.Error()
+		return nil
+	}
+	b.Stamp, b.Warnings = bp.Stamp, bp.Warnings
+	if b.Stamp == "" {
+		b.Stamp = res.Stamp
+	}
+	b.Passes = bp.Passes
+	if len(b.Passes) == 0 {
+		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log)
+		return nil
+	}
+	primary := c.Header.Primary
+	if primary == "" {
+		primary = choosePrimary(b.Passes)
+	}
+	probe := primary
+	if cfg.PerRank {
+		probe += rankSep + "rank0"
+	}
+	if warm := warmValues(b, probe, cfg.KeepFirst); len(warm) == 0 {
+		b.Error = fmt.Sprintf("no warm pass recorded the primary metric %s (%d passes, %d cold)", probe, len(b.Passes), coldCount(b.Passes))
+		return nil
+	}
+	if c.Header.Primary == "" {
+		c.Header.Primary = primary
+		st.j.Header.Primary = primary
+	}
+	ruler := Ruler(b.Stamp, c.Header.Arms[arm].namingStrings(commandOf(c.Runners[arm], spec)))
+	if c.Header.Ruler == "" {
+		c.Header.Ruler, c.Header.RulerHash = ruler, RulerHash(ruler)
+		st.j.Header.Ruler, st.j.Header.RulerHash = c.Header.Ruler, c.Header.RulerHash
+	}
+	if ruler != c.Header.Ruler {
+		where := fmt.Sprintf("warm-up %d of %s", b.Warmup, b.Arm)
+		if b.Warmup == 0 {
+			where = fmt.Sprintf("round %d %s", b.Round, b.Arm)
+		}
+		b.Error = "stamp mismatch"
+		if err := st.append(b); err != nil {
+			return err
+		}
+		return &AbortError{&RulerError{Block: where, Want: c.Header.Ruler, Got: ruler}}
+	}
+	return nil
+}
+
+func coldCount(ps []Pass) int {
+	n := 0
+	for _, p := range ps {
+		if p.Cold {
+			n++
+		}
+	}
+	return n
+}
+
+// commandOf returns the command a command runner ran for spec.
+func commandOf(r runtimeharness.Runner, spec runtimeharness.BlockSpec) string {
+	if cr, ok := r.(*runtimeharness.CommandRunner); ok {
+		return cr.Command(spec)
+	}
+	return ""
+}
+
+// choosePrimary is STATS.md's default: ControlPlane when the block's log
+// has HBG bind data, else the chip.run host wall.
+func choosePrimary(ps []Pass) string {
+	cp := phases.StageControlPlane.Label()
+	for _, p := range ps {
+		if _, ok := p.Values[cp]; ok {
+			return cp
+		}
+	}
+	return MetricHost
+}
+
+// NewHeader returns the header of a new campaign.
+func NewHeader(cfg Config, arms [2]Arm, seed uint64, version string, argv []string, env Env) (Header, error) {
+	if err := cfg.Validate(); err != nil {
+		return Header{}, err
+	}
+	sched, err := NewSchedule(cfg.Order, seed, cfg.Rounds, cfg.Warmup)
+	if err != nil {
+		return Header{}, err
+	}
+	h := Header{
+		Type: lineHeader, Format: JournalFormat, Hbgkit: version, Created: time.Now().UTC(),
+		Command: argv, Config: cfg, Arms: arms, Schedule: sched, Env: env,
+		Shards: []string{}, Looks: []int{},
+	}
+	if cfg.Metric != "" {
+		m, _ := LookupMetric(cfg.Metric)
+		h.Primary = m.Name
+		if cfg.PerRank {
+			h.Primary = strings.TrimSuffix(m.Name, rankSep)
+		}
+	}
+	return h, nil
+}

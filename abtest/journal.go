@@ -1,0 +1,385 @@
+package abtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// JournalFormat is the version of the journal's line schema; a reader
+// refuses a journal of a later version.
+const JournalFormat = 1
+
+// Kinds of journal line.
+const (
+	lineHeader = "header"
+	lineBlock  = "block"
+	lineRound  = "round"
+)
+
+// A Header is the first line of a journal: what the campaign is, so that
+// it can be resumed, re-analysed, or (later) looked at while it runs and
+// split across hosts. Shards and Looks are written empty today; a reader
+// ignores fields it does not know.
+type Header struct {
+	Type     string    `json:"type"`
+	Format   int       `json:"format"`
+	Hbgkit   string    `json:"hbgkit"`
+	Created  time.Time `json:"created"`
+	Command  []string  `json:"command"` // argv of the run that started the campaign
+	Config   Config    `json:"config"`
+	Arms     [2]Arm    `json:"arms"` // base, head
+	Schedule Schedule  `json:"schedule"`
+	Primary  string    `json:"primary"` // the primary metric, chosen before the first round
+	// Ruler is the first block's stamp with its arm set aside; every block
+	// must match it. RulerHash is its hash, for a quick look.
+	Ruler     string `json:"ruler"`
+	RulerHash string `json:"ruler_hash"`
+	Env       Env    `json:"env"`
+	// Shards names the hosts rounds are split across; empty: this host
+	// runs every round.
+	Shards []string `json:"shards"`
+	// Looks are the rounds after which a sequential design may stop;
+	// empty: the campaign runs all its rounds.
+	Looks []int `json:"looks"`
+}
+
+// A BlockRecord is one block as it ran: its place in the schedule, what
+// became of it, and the metrics of each of its passes.
+type BlockRecord struct {
+	Type    string `json:"type"`
+	Round   int    `json:"round"` // 1..R; 0 for a warm-up block
+	Warmup  int    `json:"warmup,omitempty"`
+	Arm     string `json:"arm"`     // base, head
+	Attempt int    `json:"attempt"` // attempt of the round (1, 2, ... after interruptions)
+	Try     int    `json:"try"`     // try of this block within the attempt (1 + retries)
+	Pos     int    `json:"pos"`     // 0 or 1: run first or second in the round
+	Seq     int    `json:"seq"`     // blocks started by the campaign so far, this one included
+
+	Start    time.Time `json:"start"`
+	WallNS   int64     `json:"wall_ns"`
+	Exit     int       `json:"exit"`
+	Signal   int       `json:"signal,omitempty"`
+	TimedOut bool      `json:"timed_out,omitempty"`
+	Error    string    `json:"error,omitempty"` // why the block failed; "" when it counts
+	Stamp    string    `json:"stamp"`
+	Log      string    `json:"log"` // the kept log, relative to the journal's directory
+	Passes   []Pass    `json:"passes"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// OK reports whether the block counts.
+func (b *BlockRecord) OK() bool { return b.Error == "" }
+
+// A RoundRecord closes a round attempt: both its blocks counted ("ok"), or
+// one failed beyond its retries and the round is dropped.
+type RoundRecord struct {
+	Type    string `json:"type"`
+	Round   int    `json:"round"`
+	Attempt int    `json:"attempt"`
+	Status  string `json:"status"` // ok, dropped
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Round statuses.
+const (
+	RoundOK      = "ok"
+	RoundDropped = "dropped"
+)
+
+// A Journal is a campaign's journal as read back: its header, every block
+// and round line in order, and the warnings reading it gave.
+type Journal struct {
+	Path     string
+	Header   Header
+	Blocks   []BlockRecord
+	Rounds   []RoundRecord
+	Warnings []string
+	// good is the length of the journal's valid prefix; a torn last line
+	// lies beyond it.
+	good int64
+}
+
+// ReadJournal reads a journal. A last line cut short by a crash (no
+// newline, or not JSON) is ignored with a warning; a bad line elsewhere is
+// an error naming its line.
+func ReadJournal(path string) (*Journal, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading journal: %w", err)
+	}
+	return parseJournal(path, data)
+}
+
+func parseJournal(path string, data []byte) (*Journal, error) {
+	j := &Journal{Path: path}
+	off := 0
+	lineNo := 0
+	for off < len(data) {
+		lineNo++
+		nl := bytes.IndexByte(data[off:], '\n')
+		last := nl < 0
+		var line []byte
+		if last {
+			line = data[off:]
+		} else {
+			line = data[off : off+nl]
+		}
+		err := j.addLine(line, lineNo)
+		if err != nil {
+			if last || off+nl+1 == len(data) {
+				if last {
+					// A crash mid-write: the line never got its newline.
+					j.Warnings = append(j.Warnings, fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes): %v", path, lineNo, len(line), err))
+					break
+				}
+			}
+			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+		}
+		if last {
+			// A complete record without its newline: keep it, but it is
+			// where the next write must start on a line of its own.
+			j.Warnings = append(j.Warnings, fmt.Sprintf("%s:%d: last line has no newline", path, lineNo))
+			off = len(data)
+			break
+		}
+		off += nl + 1
+		j.good = int64(off)
+	}
+	if lineNo == 0 || j.Header.Type != lineHeader {
+		return nil, fmt.Errorf("%s: not an hbgbench journal: no header line", path)
+	}
+	return j, nil
+}
+
+func (j *Journal) addLine(line []byte, lineNo int) error {
+	var kind struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &kind); err != nil {
+		return fmt.Errorf("not a JSON line: %v", err)
+	}
+	if lineNo == 1 && kind.Type != lineHeader {
+		return fmt.Errorf("first line is a %q line, not the header", kind.Type)
+	}
+	switch kind.Type {
+	case lineHeader:
+		if lineNo != 1 {
+			return errors.New("a second header line")
+		}
+		if err := json.Unmarshal(line, &j.Header); err != nil {
+			return fmt.Errorf("header: %v", err)
+		}
+		if j.Header.Format > JournalFormat {
+			return fmt.Errorf("journal format %d is newer than this hbgbench's %d", j.Header.Format, JournalFormat)
+		}
+	case lineBlock:
+		var b BlockRecord
+		if err := json.Unmarshal(line, &b); err != nil {
+			return fmt.Errorf("block line: %v", err)
+		}
+		if b.Arm != armNames[Base] && b.Arm != armNames[Head] {
+			return fmt.Errorf("block line: arm %q", b.Arm)
+		}
+		j.Blocks = append(j.Blocks, b)
+	case lineRound:
+		var r RoundRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("round line: %v", err)
+		}
+		j.Rounds = append(j.Rounds, r)
+	default:
+		return fmt.Errorf("unknown line type %q", kind.Type)
+	}
+	return nil
+}
+
+// doneRound returns the last closing record of round i, or nil.
+func (j *Journal) doneRound(i int) *RoundRecord {
+	var out *RoundRecord
+	for k := range j.Rounds {
+		if j.Rounds[k].Round == i {
+			out = &j.Rounds[k]
+		}
+	}
+	return out
+}
+
+// lastAttempt returns the highest attempt any line gives round i, 0 when
+// it never started.
+func (j *Journal) lastAttempt(i int) int {
+	a := 0
+	for _, b := range j.Blocks {
+		if b.Round == i && b.Warmup == 0 {
+			a = max(a, b.Attempt)
+		}
+	}
+	for _, r := range j.Rounds {
+		if r.Round == i {
+			a = max(a, r.Attempt)
+		}
+	}
+	return a
+}
+
+// countedBlock returns the block of arm in round i that counts: the last
+// good try of the attempt that closed the round ok.
+func (j *Journal) countedBlock(i int, arm string) *BlockRecord {
+	r := j.doneRound(i)
+	if r == nil || r.Status != RoundOK {
+		return nil
+	}
+	var out *BlockRecord
+	for k := range j.Blocks {
+		b := &j.Blocks[k]
+		if b.Round == i && b.Warmup == 0 && b.Attempt == r.Attempt && b.Arm == arm && b.OK() {
+			out = b
+		}
+	}
+	return out
+}
+
+// warmupsDone returns how many warm-up blocks of arm counted.
+func (j *Journal) warmupsDone(arm string) int {
+	n := 0
+	for _, b := range j.Blocks {
+		if b.Warmup > 0 && b.Arm == arm && b.OK() {
+			n = max(n, b.Warmup)
+		}
+	}
+	return n
+}
+
+// A JournalWriter appends lines to a journal, each followed by fsync, and
+// holds the journal's lock while it is open.
+type JournalWriter struct {
+	f    *os.File
+	lock *os.File
+}
+
+// ErrJournalLocked is returned when another hbgbench holds the journal.
+var ErrJournalLocked = errors.New("journal is in use by another hbgbench")
+
+// LockPath returns the path of the lock file beside a journal.
+func LockPath(journal string) string { return journal + ".lock" }
+
+// lockJournal takes the journal's lock file with flock(2), which the
+// kernel drops when this process dies, so a killed campaign never leaves a
+// stale lock. The lock file holds the holder's pid for the message.
+func lockJournal(path string) (*os.File, error) {
+	lp := LockPath(path)
+	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("locking journal: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := io.ReadAll(io.LimitReader(f, 32))
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			pid := strings.TrimSpace(string(holder))
+			if pid != "" {
+				return nil, fmt.Errorf("%s: %w (pid %s holds %s)", path, ErrJournalLocked, pid, lp)
+			}
+			return nil, fmt.Errorf("%s: %w (it holds %s)", path, ErrJournalLocked, lp)
+		}
+		return nil, fmt.Errorf("locking journal: %w", err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// CreateJournal creates a new journal at path, which must not exist, and
+// locks it.
+func CreateJournal(path string) (*JournalWriter, error) {
+	lock, err := lockJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		lock.Close()
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("journal %s exists: resume it with --resume, or name another with --journal", path)
+		}
+		return nil, fmt.Errorf("creating journal: %w", err)
+	}
+	return &JournalWriter{f: f, lock: lock}, nil
+}
+
+// OpenJournal locks an existing journal for appending and reads it. A torn
+// last line is cut off (and reported in Journal.Warnings) so that the next
+// line starts clean.
+func OpenJournal(path string) (*JournalWriter, *Journal, error) {
+	lock, err := lockJournal(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := ReadJournal(path)
+	if err != nil {
+		lock.Close()
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		lock.Close()
+		return nil, nil, fmt.Errorf("opening journal: %w", err)
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() > j.good {
+		// Either a torn line or a last line without its newline: cut
+		// the torn one; end the complete one.
+		data := make([]byte, st.Size()-j.good)
+		_, _ = f.ReadAt(data, j.good)
+		if !bytes.HasSuffix(data, []byte("\n")) && json.Valid(data) {
+			_, err = f.WriteAt([]byte("\n"), st.Size())
+		} else {
+			err = f.Truncate(j.good)
+		}
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekEnd)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		f.Close()
+		lock.Close()
+		return nil, nil, fmt.Errorf("repairing journal: %w", err)
+	}
+	return &JournalWriter{f: f, lock: lock}, j, nil
+}
+
+// Append writes v as one JSON line and fsyncs the journal.
+func (w *JournalWriter) Append(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("writing journal: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := w.f.Write(b); err != nil {
+		return fmt.Errorf("writing journal: %w", err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("writing journal: %w", err)
+	}
+	return nil
+}
+
+// Close closes the journal and drops its lock.
+func (w *JournalWriter) Close() error {
+	err := w.f.Close()
+	if lerr := w.lock.Close(); err == nil {
+		err = lerr
+	}
+	return err
+}

@@ -1,0 +1,502 @@
+package main
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/runtimeharness"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+)
+
+// Exit statuses of ab and aa beyond 0, 1 and 2.
+const (
+	exitFailOn      = 3   // --fail-on matched the verdict
+	exitInterrupted = 130 // SIGINT: the partial report was printed
+)
+
+// AbOptions are the settings of one `hbgbench ab` or `hbgbench aa` run.
+type AbOptions struct {
+	Out, Err io.Writer
+	Argv     []string // the command line, for the journal and the report
+
+	AA      bool // hbgbench aa: one arm on both sides
+	Base    string
+	Head    string
+	BaseCmd string
+	HeadCmd string
+	Dir     string // working directory of command arms
+
+	Config  abtest.Config
+	Trials  int // alternative to --rounds: Trials / Block rounds
+	Seed    uint64
+	SeedSet bool
+	Journal string
+	Resume  bool
+	Format  string
+	FailOn  string
+	// Changed names the campaign flags given on the command line, checked
+	// against the journal on --resume.
+	Changed map[string]string
+
+	// Progress shows a progress bar on Err; set when Err is a terminal.
+	Progress bool
+	// Exe is the binary embedded arms re-execute; "" means this one.
+	Exe string
+	// Interrupt, when set, replaces SIGINT/SIGTERM: the campaign stops when
+	// the channel is closed (tests).
+	Interrupt <-chan struct{}
+}
+
+// campaignFlags are the flags that make up a campaign's config; on
+// --resume a given one must agree with the journal.
+var campaignFlags = []string{"rounds", "trials", "block", "warmup", "order", "keep-first", "per-rank", "metric",
+	"block-stat", "trim", "margin", "timeout", "retries", "max-fail", "seed", "bootstrap",
+	"base", "head", "base-cmd", "head-cmd"}
+
+// NewCmdAb builds the ab command (aa when aa is true). runF replaces abRun
+// in tests; nil means abRun.
+func NewCmdAb(aa bool, runF func(*AbOptions) error) *cobra.Command {
+	opts := &AbOptions{AA: aa, Config: abtest.DefaultConfig()}
+	var margin, maxFail string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "ab [--base SPEC --head SPEC | --base-cmd CMD --head-cmd CMD] [flags]",
+		Short: "Interleaved A/B campaign between two arms, with a verdict",
+		Long: `ab runs an interleaved A/B campaign: R rounds, each one block (one fresh
+process of --block passes) of the base arm and one of the head arm, in a
+seeded random order per round. Every block is journaled (JSONL, fsync'd)
+so that --resume continues a killed campaign. The report gives, per metric,
+the per-arm trimmed mean, median and min of the warm passes, the paired
+Δ = exp(trimmed mean of ln(head/base)) − 1 over rounds with its 95% CI,
+Δmin, sign agreement, the Wilcoxon p and a verdict against --margin.
+
+Arms: embedded specs (embedded:workload=...,mirror=...,delay_us=...) run
+the embedded runtime model in a child process; --base-cmd/--head-cmd are
+shell templates with {rounds} and {out}: a block's log is the command's
+output plus every host.*.log it leaves in {out}. With no arms, ab compares
+embedded:mirror=per_bind (base) with embedded:mirror=retained (head).
+
+Exit status: 0 whatever the verdict; 3 when --fail-on matches it; 1 on
+an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
+		Example: `  hbgbench ab
+  hbgbench ab --rounds 20 --block 5 --format markdown
+  hbgbench ab --base embedded: --head embedded:delay_us=2000 --rounds 8
+  hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
+      --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
+  hbgbench ab --resume --journal hbgbench-20261202T010000Z.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return prepareAb(cmd, args, opts, margin, maxFail, timeout, runF)
+		},
+	}
+	if aa {
+		cmd.Use = "aa [ARM] [flags]"
+		cmd.Short = "A/A calibration: one arm on both sides, its noise and a margin"
+		cmd.Long = `aa runs the campaign of ab with the same arm as base and head: no change
+is real, so what it measures is the noise. It reports σ_d (the spread of
+one round's log-ratio), the minimum detectable effect of this many rounds,
+and a suggested --margin for ab campaigns on this host. ARM is an embedded
+spec (default embedded:, the default model) or, with --cmd, a command.`
+		cmd.Example = `  hbgbench aa
+  hbgbench aa embedded:mirror=retained --rounds 20
+  hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12`
+		cmd.Args = cobra.MaximumNArgs(1)
+	}
+	f := cmd.Flags()
+	def := abtest.DefaultConfig()
+	if aa {
+		f.StringVar(&opts.BaseCmd, "cmd", "", "`CMD` template to run on both sides")
+	} else {
+		f.StringVar(&opts.Base, "base", "", "base arm: embedded `SPEC`")
+		f.StringVar(&opts.Head, "head", "", "head arm: embedded `SPEC`")
+		f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
+		f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
+	}
+	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
+	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
+	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm instead of --rounds (R = N/block)")
+	f.IntVar(&opts.Config.Block, "block", def.Block, "`r` passes per block ({rounds})")
+	f.IntVar(&opts.Config.Warmup, "warmup", def.Warmup, "`N` blocks per arm before round 1")
+	f.StringVar(&opts.Config.Order, "order", def.Order, "round `order`: rmit, abba, abab")
+	f.BoolVar(&opts.Config.KeepFirst, "keep-first", false, "keep each block's cold first pass")
+	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
+	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane, else Host)")
+	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "block `statistic`: median, mean, min")
+	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes dropped at each end per arm (default 20%)")
+	f.StringVar(&margin, "margin", "1%", "equivalence `margin`, e.g. 1% or 0.01")
+	f.DurationVar(&timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
+	f.IntVar(&opts.Config.Retries, "retries", def.Retries, "`N` more tries of a failed block")
+	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` of dropped rounds")
+	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
+	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
+	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default hbgbench-<UTC>.jsonl)")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the campaign of --journal")
+	f.StringVar(&opts.Format, "format", "text", "report `format`: text, markdown, json, csv")
+	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
+	return cmd
+}
+
+// parseShare reads "1%" or "0.01" as 0.01.
+func parseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if p, ok := strings.CutSuffix(t, "%"); ok {
+		t, scale = p, 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a share such as 1%% or 0.01", s)
+	}
+	return v * scale, nil
+}
+
+func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFail string,
+	timeout time.Duration, runF func(*AbOptions) error) error {
+	usage := func(format string, a ...any) error {
+		return &usageError{cmd: cmd, err: fmt.Errorf(cmd.Name()+": "+format, a...)}
+	}
+	opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if opts.Argv == nil {
+		opts.Argv = append([]string{"hbgbench", cmd.Name()}, os.Args[min(len(os.Args), 2):]...)
+	}
+	opts.Changed = map[string]string{}
+	cmd.Flags().Visit(func(fl *pflag.Flag) { opts.Changed[fl.Name] = fl.Value.String() })
+	var err error
+	if opts.Config.Margin, err = parseShare(margin); err != nil {
+		return usage("--margin %v", err)
+	}
+	if opts.Config.MaxFail, err = parseShare(maxFail); err != nil {
+		return usage("--max-fail %v", err)
+	}
+	opts.Config.Timeout = timeout
+	opts.SeedSet = cmd.Flags().Changed("seed")
+	if opts.Trials > 0 {
+		if cmd.Flags().Changed("rounds") {
+			return usage("give --rounds or --trials, not both")
+		}
+		opts.Config.Rounds = (opts.Trials + opts.Config.Block - 1) / opts.Config.Block
+	}
+	if opts.AA && len(args) == 1 {
+		if opts.BaseCmd != "" {
+			return usage("give ARM or --cmd, not both")
+		}
+		opts.Base = args[0]
+	}
+	switch opts.Format {
+	case "text", "markdown", "json", "csv":
+	default:
+		return usage("--format %q: want text, markdown, json or csv", opts.Format)
+	}
+	switch opts.FailOn {
+	case "", "slower", "change":
+	default:
+		return usage("--fail-on %q: want slower or change", opts.FailOn)
+	}
+	if opts.Resume && opts.Journal == "" {
+		return usage("--resume needs --journal FILE")
+	}
+	if !opts.Resume {
+		if err := opts.Config.Validate(); err != nil {
+			return &usageError{cmd: cmd, err: fmt.Errorf("%s: %w", cmd.Name(), err)}
+		}
+	}
+	if f, ok := opts.Err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = true
+	}
+	if runF != nil {
+		return runF(opts)
+	}
+	return abRun(opts)
+}
+
+// arms resolves the two arms from the options.
+func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
+	var arms [2]abtest.Arm
+	one := func(spec, command, side string) (abtest.Arm, bool, error) {
+		switch {
+		case spec != "" && command != "":
+			return abtest.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
+		case command != "":
+			a, err := abtest.CommandArm(command)
+			return a, true, err
+		case spec != "":
+			a, err := abtest.ParseEmbedded(spec)
+			return a, true, err
+		}
+		return abtest.Arm{}, false, nil
+	}
+	if opts.AA {
+		a, ok, err := one(opts.Base, opts.BaseCmd, "arm")
+		if err != nil {
+			return arms, err
+		}
+		if !ok {
+			a, _ = abtest.ParseEmbedded("embedded:")
+		}
+		return [2]abtest.Arm{a, a}, nil
+	}
+	b, okB, err := one(opts.Base, opts.BaseCmd, "base")
+	if err != nil {
+		return arms, err
+	}
+	h, okH, err := one(opts.Head, opts.HeadCmd, "head")
+	if err != nil {
+		return arms, err
+	}
+	switch {
+	case !okB && !okH:
+		b, _ = abtest.ParseEmbedded(abtest.DefaultBase.Spec)
+		h, _ = abtest.ParseEmbedded(abtest.DefaultHead.Spec)
+	case !okB || !okH:
+		return arms, errors.New("give both arms (--base and --head, or --base-cmd and --head-cmd), or none for the embedded default")
+	}
+	return [2]abtest.Arm{b, h}, nil
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// blockDir is where a journal's block logs go: the journal's name
+// without .jsonl, plus ".d".
+func blockDir(journal string) string {
+	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".d"
+}
+
+// abRun runs (or resumes) the campaign, then writes its report.
+func abRun(opts *AbOptions) error {
+	arms, err := opts.arms()
+	if err != nil {
+		return &usageError{err: err}
+	}
+	env := abtest.ReadEnv()
+	var (
+		w       *abtest.JournalWriter
+		header  abtest.Header
+		resumed *abtest.Journal
+	)
+	if opts.Resume {
+		w, resumed, err = abtest.OpenJournal(opts.Journal)
+		if err != nil {
+			return err
+		}
+		header = resumed.Header
+		if err := opts.checkResume(header, arms, env); err != nil {
+			w.Close()
+			return err
+		}
+		for _, m := range resumed.Warnings {
+			fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", m)
+		}
+	} else {
+		if opts.Journal == "" {
+			opts.Journal = "hbgbench-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
+		}
+		seed := opts.Seed
+		if !opts.SeedSet {
+			seed = randomSeed()
+		}
+		header, err = abtest.NewHeader(opts.Config, arms, seed, buildinfo.Read().String(), opts.Argv, env)
+		if err != nil {
+			return &usageError{err: err}
+		}
+		if w, err = abtest.CreateJournal(opts.Journal); err != nil {
+			return err
+		}
+	}
+	defer w.Close()
+	for _, m := range env.Preflight() {
+		fmt.Fprintf(opts.Err, "hbgbench: noise: %s\n", m)
+	}
+
+	dir := blockDir(opts.Journal)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating the block directory: %w", err)
+	}
+	var runners [2]runtimeharness.Runner
+	for i, a := range header.Arms {
+		if runners[i], err = a.Runner(opts.Exe, opts.Dir); err != nil {
+			return err
+		}
+	}
+	c := &abtest.Campaign{Header: header, Runners: runners, Journal: w, Resumed: resumed, Dir: dir, Warn: opts.Err}
+	var bar *progressbar.ProgressBar
+	if opts.Progress {
+		bar = progressbar.NewOptions(c.TotalBlocks(), progressbar.OptionSetWriter(opts.Err),
+			progressbar.OptionSetDescription("blocks"), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+		c.Progress = func(done, total int, label string) {
+			bar.Describe(label)
+			_ = bar.Set(done)
+		}
+	} else {
+		fmt.Fprintf(opts.Err, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
+			strings.Join([]string{header.Arms[0].Spec, header.Arms[1].Spec}, " vs "),
+			header.Config.Rounds, header.Config.Block, opts.Journal)
+	}
+
+	ctx, stop := opts.context()
+	defer stop()
+	runErr := abtest.Run(ctx, c)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	w.Close()
+
+	j, rerr := abtest.ReadJournal(opts.Journal)
+	if rerr != nil {
+		if runErr != nil {
+			return runErr
+		}
+		return rerr
+	}
+	a := abtest.Analyze(j)
+	switch {
+	case errors.Is(runErr, abtest.ErrInterrupted):
+		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
+			map[bool]string{true: "aa", false: "ab"}[opts.AA], opts.Journal)
+		if err := writeReport(opts, a, j); err != nil {
+			return err
+		}
+		return &exitError{code: exitInterrupted}
+	case runErr != nil:
+		if a.Complete > 0 {
+			_ = writeReport(opts, a, j)
+		}
+		return runErr
+	}
+	if err := writeReport(opts, a, j); err != nil {
+		return err
+	}
+	if p := a.PrimaryResult(); p != nil {
+		if (opts.FailOn == "slower" && p.Verdict == "slower") ||
+			(opts.FailOn == "change" && (p.Verdict == "slower" || p.Verdict == "faster")) {
+			return &exitError{code: exitFailOn}
+		}
+	}
+	return nil
+}
+
+// context is cancelled by SIGINT or SIGTERM (or opts.Interrupt).
+func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
+	if opts.Interrupt != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-opts.Interrupt:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		return ctx, cancel
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// checkResume refuses to resume a journal of another campaign: a flag
+// given now that disagrees with the journal's config or arms, or a host
+// whose must-match facts changed.
+func (opts *AbOptions) checkResume(h abtest.Header, arms [2]abtest.Arm, env abtest.Env) error {
+	var diffs []string
+	cfg := opts.Config
+	given := func(name string) bool { _, ok := opts.Changed[name]; return ok }
+	check := func(name string, journal, now any) {
+		if given(name) && fmt.Sprint(journal) != fmt.Sprint(now) {
+			diffs = append(diffs, fmt.Sprintf("--%s: journal %v, given %v", name, journal, now))
+		}
+	}
+	jc := h.Config
+	check("rounds", jc.Rounds, cfg.Rounds)
+	check("block", jc.Block, cfg.Block)
+	check("warmup", jc.Warmup, cfg.Warmup)
+	check("order", jc.Order, cfg.Order)
+	check("keep-first", jc.KeepFirst, cfg.KeepFirst)
+	check("per-rank", jc.PerRank, cfg.PerRank)
+	check("metric", jc.Metric, cfg.Metric)
+	check("block-stat", jc.BlockStat, cfg.BlockStat)
+	check("trim", jc.Trim, cfg.Trim)
+	check("margin", jc.Margin, cfg.Margin)
+	check("timeout", jc.Timeout, cfg.Timeout)
+	check("retries", jc.Retries, cfg.Retries)
+	check("max-fail", jc.MaxFail, cfg.MaxFail)
+	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
+	check("seed", h.Schedule.Seed, opts.Seed)
+	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || (opts.AA && opts.Base != "") {
+		if arms != h.Arms {
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
+		}
+	}
+	if opts.AA != h.Arms[0].Same(h.Arms[1]) && !opts.AA {
+		// ab may resume an aa journal only through aa's own arms.
+		if given("base") || given("head") {
+			diffs = append(diffs, "arms: the journal is an A/A campaign")
+		}
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("--resume: %s is a journal of another campaign:\n  %s", opts.Journal, strings.Join(diffs, "\n  "))
+	}
+	if d := h.Env.MustMatch(env); len(d) > 0 {
+		return fmt.Errorf("--resume: this host is not the one %s was measured on:\n  %s", opts.Journal, strings.Join(d, "\n  "))
+	}
+	return nil
+}
+
+// writeReport writes the analysis in the chosen format.
+func writeReport(opts *AbOptions, a *abtest.Analysis, j *abtest.Journal) error {
+	doc := a.Document()
+	if opts.AA {
+		doc = aaDocument(a)
+	}
+	switch opts.Format {
+	case "markdown":
+		return report.WriteMarkdown(opts.Out, doc)
+	case "json":
+		return report.WriteJSON(opts.Out, a)
+	case "csv":
+		return report.WriteCSV(opts.Out, a.CSVTables(j)...)
+	}
+	return report.WriteText(opts.Out, doc)
+}
+
+// aaDocument is the calibration report: the campaign's report with the
+// noise figures and the suggested margin first.
+func aaDocument(a *abtest.Analysis) *report.Document {
+	d := &report.Document{}
+	p := a.PrimaryResult()
+	lines := []string{}
+	if p != nil && p.Error == "" {
+		lines = append(lines, fmt.Sprintf("A/A calibration of %s: verdict %s (an A/A campaign should not be faster or slower)", p.Label, p.Verdict))
+		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %.1f%%",
+			100*float64(a.Noise.SigmaD), p.Rounds, 100*float64(a.Noise.MDE)))
+		if m := a.SuggestedMargin(); m == m {
+			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds))
+		}
+	} else {
+		lines = append(lines, "A/A calibration: "+a.Headline())
+	}
+	d.Add(&report.Paragraph{Text: strings.Join(lines, "\n")})
+	full := a.Document()
+	d.Add(full.Blocks[1:]...)
+	return d
+}

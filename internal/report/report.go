@@ -1,0 +1,325 @@
+// Package report owns hbgkit's output formats: a format-neutral document
+// of headings, paragraphs, lists, tables and collapsible details, and the
+// writers that turn it into terminal text, GitHub markdown, CSV or JSON.
+// Commands and libraries build documents; only this package decides bytes.
+// Its opinion: a number is formatted once, by whoever built the cell, so
+// every format shows the same digits.
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// An Align is a column's alignment.
+type Align uint8
+
+// The alignments.
+const (
+	Left Align = iota
+	Right
+)
+
+// A Table is a titled grid of preformatted cells.
+type Table struct {
+	Title  string
+	Header []string
+	Align  []Align // per column; missing columns align left
+	Rows   [][]string
+	// Merge lists the columns whose equal adjacent cells the text writer
+	// shows once (a metric name over its base and head rows).
+	Merge []int
+	Notes []string // lines under the table
+}
+
+// A Block is one element of a Document.
+type Block interface{ block() }
+
+// A Heading is a section title; Level 1 is the largest.
+type Heading struct {
+	Level int
+	Text  string
+}
+
+// A Paragraph is text; its lines are kept as they are.
+type Paragraph struct{ Text string }
+
+// A List is a bulleted list.
+type List struct{ Items []string }
+
+// Details is a collapsible section (a <details> element in markdown;
+// shown in full as text).
+type Details struct {
+	Summary string
+	Blocks  []Block
+}
+
+// Code is preformatted text (a command line).
+type Code struct{ Text string }
+
+func (*Table) block()     {}
+func (*Heading) block()   {}
+func (*Paragraph) block() {}
+func (*List) block()      {}
+func (*Details) block()   {}
+func (*Code) block()      {}
+
+// A Document is what a command reports.
+type Document struct{ Blocks []Block }
+
+// Add appends blocks to the document.
+func (d *Document) Add(b ...Block) { d.Blocks = append(d.Blocks, b...) }
+
+// Tables returns every table of the document, nested ones included, in
+// order.
+func (d *Document) Tables() []*Table { return tablesOf(d.Blocks) }
+
+func tablesOf(bs []Block) []*Table {
+	var out []*Table
+	for _, b := range bs {
+		switch v := b.(type) {
+		case *Table:
+			out = append(out, v)
+		case *Details:
+			out = append(out, tablesOf(v.Blocks)...)
+		}
+	}
+	return out
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}
+
+// WriteText writes the document for a terminal: tables drawn by
+// tablewriter with light rules, details shown in full.
+func WriteText(w io.Writer, d *Document) error {
+	ew := &errWriter{w: w}
+	writeTextBlocks(ew, d.Blocks)
+	return ew.err
+}
+
+func writeTextBlocks(ew *errWriter, bs []Block) {
+	for i, b := range bs {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		switch v := b.(type) {
+		case *Heading:
+			ew.printf("%s\n", v.Text)
+			if v.Level <= 1 {
+				ew.printf("%s\n", strings.Repeat("=", len([]rune(v.Text))))
+			}
+		case *Paragraph:
+			ew.printf("%s\n", strings.TrimRight(v.Text, "\n"))
+		case *Code:
+			for _, l := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
+				ew.printf("  %s\n", l)
+			}
+		case *List:
+			for _, it := range v.Items {
+				ew.printf("  - %s\n", it)
+			}
+		case *Details:
+			ew.printf("%s\n", v.Summary)
+			writeTextBlocks(ew, v.Blocks)
+		case *Table:
+			writeTextTable(ew, v)
+		}
+	}
+}
+
+func twAlign(a []Align, n int) []tw.Align {
+	out := make([]tw.Align, n)
+	for i := range out {
+		out[i] = tw.AlignLeft
+		if i < len(a) && a[i] == Right {
+			out[i] = tw.AlignRight
+		}
+	}
+	return out
+}
+
+// mergedRows blanks, in the Merge columns, a cell equal to the one above.
+func mergedRows(t *Table) [][]string {
+	rows := make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = append([]string(nil), r...)
+		if i == 0 {
+			continue
+		}
+		for _, c := range t.Merge {
+			if c < len(r) && c < len(t.Rows[i-1]) && r[c] == t.Rows[i-1][c] {
+				rows[i][c] = ""
+			}
+		}
+	}
+	return rows
+}
+
+func writeTextTable(ew *errWriter, t *Table) {
+	if t.Title != "" {
+		ew.printf("%s\n", t.Title)
+	}
+	if ew.err != nil {
+		return
+	}
+	var sb strings.Builder
+	n := len(t.Header)
+	al := twAlign(t.Align, n)
+	table := tablewriter.NewTable(&sb,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.Border{Left: tw.Off, Right: tw.Off, Top: tw.Off, Bottom: tw.Off},
+			Symbols: tw.NewSymbols(tw.StyleLight),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.On},
+			},
+		})),
+		tablewriter.WithConfig(tablewriter.Config{
+			Header: tw.CellConfig{
+				Alignment:  tw.CellAlignment{PerColumn: al},
+				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
+			},
+			Row: tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: al}},
+		}),
+	)
+	table.Header(t.Header)
+	if err := table.Bulk(mergedRows(t)); err != nil {
+		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
+		return
+	}
+	if err := table.Render(); err != nil {
+		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
+		return
+	}
+	for _, line := range strings.SplitAfter(sb.String(), "\n") {
+		if line != "" {
+			ew.printf("%s\n", strings.TrimRight(line, " \n"))
+		}
+	}
+	for _, n := range t.Notes {
+		ew.printf("%s\n", n)
+	}
+}
+
+// mdEscape makes s safe in a markdown table cell: | escaped, newlines
+// turned into spaces.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// WriteMarkdown writes the document as GitHub markdown: tables as pipe
+// tables with | escaped, details as <details> blocks.
+func WriteMarkdown(w io.Writer, d *Document) error {
+	ew := &errWriter{w: w}
+	writeMDBlocks(ew, d.Blocks)
+	return ew.err
+}
+
+func writeMDBlocks(ew *errWriter, bs []Block) {
+	for i, b := range bs {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		switch v := b.(type) {
+		case *Heading:
+			ew.printf("%s %s\n", strings.Repeat("#", max(1, min(v.Level, 6))), v.Text)
+		case *Paragraph:
+			ew.printf("%s\n", strings.TrimRight(v.Text, "\n"))
+		case *Code:
+			ew.printf("```\n%s\n```\n", strings.TrimRight(v.Text, "\n"))
+		case *List:
+			for _, it := range v.Items {
+				ew.printf("- %s\n", it)
+			}
+		case *Details:
+			ew.printf("<details>\n<summary>%s</summary>\n\n", htmlEscape(v.Summary))
+			writeMDBlocks(ew, v.Blocks)
+			ew.printf("\n</details>\n")
+		case *Table:
+			writeMDTable(ew, v)
+		}
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func writeMDTable(ew *errWriter, t *Table) {
+	if t.Title != "" {
+		ew.printf("**%s**\n\n", mdEscape(t.Title))
+	}
+	cells := make([]string, len(t.Header))
+	for i, h := range t.Header {
+		cells[i] = mdEscape(h)
+	}
+	ew.printf("| %s |\n", strings.Join(cells, " | "))
+	for i := range t.Header {
+		cells[i] = "---"
+		if i < len(t.Align) && t.Align[i] == Right {
+			cells[i] = "---:"
+		}
+	}
+	ew.printf("|%s|\n", strings.Join(cells, "|"))
+	for _, r := range mergedRows(t) {
+		row := make([]string, len(t.Header))
+		for i := range row {
+			if i < len(r) {
+				row[i] = mdEscape(r[i])
+			}
+		}
+		ew.printf("| %s |\n", strings.Join(row, " | "))
+	}
+	for _, n := range t.Notes {
+		ew.printf("\n%s\n", n)
+	}
+}
+
+// WriteCSV writes tables as one CSV stream: a first column names each
+// row's table, then the table's own columns; a table's header row comes
+// before its rows (with "table" in the first column).
+func WriteCSV(w io.Writer, tables ...*Table) error {
+	cw := csv.NewWriter(w)
+	for _, t := range tables {
+		if err := cw.Write(append([]string{"table"}, t.Header...)); err != nil {
+			return err
+		}
+		for _, r := range t.Rows {
+			if err := cw.Write(append([]string{t.Title}, r...)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSON writes v as indented JSON and a newline.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing json: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
