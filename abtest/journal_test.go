@@ -1,0 +1,123 @@
+package abtest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func testHeader(t *testing.T) Header {
+	t.Helper()
+	h, err := NewHeader(DefaultConfig(), [2]Arm{DefaultBase, DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, Env{Host: "h"})
+	require.NoError(t, err)
+	h.Primary, h.Ruler = "ControlPlane", "r"
+	return h
+}
+
+func TestJournalRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	h := testHeader(t)
+	require.NoError(t, w.Append(h))
+	b := BlockRecord{Type: lineBlock, Round: 1, Arm: "base", Attempt: 1, Try: 1,
+		Passes: []Pass{{Pid: 1, Inv: 1, Cold: true, Values: map[string]float64{"ControlPlane": 5}}}}
+	require.NoError(t, w.Append(b))
+	require.NoError(t, w.Append(RoundRecord{Type: lineRound, Round: 1, Attempt: 1, Status: RoundOK}))
+	require.NoError(t, w.Close())
+
+	j, err := ReadJournal(path)
+	require.NoError(t, err)
+	assert.Empty(t, j.Warnings)
+	assert.Equal(t, h.Schedule, j.Header.Schedule)
+	require.Len(t, j.Blocks, 1)
+	assert.Equal(t, 5.0, j.Blocks[0].Passes[0].Values["ControlPlane"])
+	require.Len(t, j.Rounds, 1)
+	assert.NotNil(t, j.doneRound(1))
+	assert.Nil(t, j.doneRound(2))
+	// A journal already there is never overwritten.
+	_, err = CreateJournal(path)
+	assert.ErrorContains(t, err, "exists: resume it with --resume")
+}
+
+func TestJournalTornLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Append(RoundRecord{Type: lineRound, Round: 1, Attempt: 1, Status: RoundOK}))
+	require.NoError(t, w.Close())
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	// A crash mid-write leaves half a line.
+	require.NoError(t, os.WriteFile(path, append(append([]byte(nil), good...), `{"type":"round","rou`...), 0o644))
+
+	j, err := ReadJournal(path)
+	require.NoError(t, err)
+	require.Len(t, j.Warnings, 1)
+	assert.Contains(t, j.Warnings[0], "j.jsonl:3: ignoring a torn last line")
+	assert.Len(t, j.Rounds, 1)
+
+	// Opening it for a resume cuts the torn line, so the next line starts
+	// clean and the file is valid JSONL again.
+	w, j, err = OpenJournal(path)
+	require.NoError(t, err)
+	assert.Len(t, j.Warnings, 1)
+	require.NoError(t, w.Append(RoundRecord{Type: lineRound, Round: 2, Attempt: 1, Status: RoundOK}))
+	require.NoError(t, w.Close())
+	j, err = ReadJournal(path)
+	require.NoError(t, err)
+	assert.Empty(t, j.Warnings)
+	assert.Len(t, j.Rounds, 2)
+}
+
+func TestJournalBadLineInTheMiddle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Close())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("not json\n{\"type\":\"round\",\"round\":1,\"attempt\":1,\"status\":\"ok\"}\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, err = ReadJournal(path)
+	assert.ErrorContains(t, err, "j.jsonl:2: not a JSON line")
+}
+
+func TestJournalNotAJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"type":"round"}`+"\n"), 0o644))
+	_, err := ReadJournal(path)
+	assert.ErrorContains(t, err, "first line is a \"round\" line")
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	_, err = ReadJournal(path)
+	assert.ErrorContains(t, err, "not an hbgbench journal")
+}
+
+func TestJournalLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	// A second campaign on the same journal is refused while the first
+	// holds it, naming the holder.
+	_, _, err = OpenJournal(path)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrJournalLocked), err)
+	assert.Contains(t, err.Error(), "pid ")
+	require.NoError(t, w.Close())
+	// The lock dies with its holder: closing (or being killed) frees it.
+	w, _, err = OpenJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	b, err := os.ReadFile(LockPath(path))
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(string(b), "\n"))
+}
