@@ -220,12 +220,12 @@ func metricsOf(pairs []roundPair, perRank bool, primary string) []MetricInfo {
 }
 
 // warmValues returns the values of metric in the block's warm passes
-// (every pass under KeepFirst), in pass order.
-func warmValues(b *BlockRecord, metric string, keepFirst bool) []float64 {
+// (its passes past the first cold ones of each pid), in pass order.
+func warmValues(b *BlockRecord, metric string, cold int) []float64 {
 	var out []float64
 	for i := range b.Passes {
 		p := &b.Passes[i]
-		if p.Cold && !keepFirst {
+		if p.Index < cold {
 			continue
 		}
 		if v, ok := p.value(metric); ok {
@@ -272,7 +272,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	for _, p := range pairs {
 		var v [2][]float64
 		for arm := range 2 {
-			v[arm] = warmValues(p.blocks[arm], m.Name, cfg.KeepFirst)
+			v[arm] = warmValues(p.blocks[arm], m.Name, cfg.Cold)
 		}
 		if len(v[Base]) == 0 || len(v[Head]) == 0 {
 			continue
@@ -388,7 +388,7 @@ func noiseOf(a *Analysis, pairs []roundPair, cfg Config) Noise {
 	for arm := range 2 {
 		var seq, logStat []float64
 		for _, p := range pairs {
-			v := warmValues(p.blocks[arm], primary, cfg.KeepFirst)
+			v := warmValues(p.blocks[arm], primary, cfg.Cold)
 			if len(v) == 0 {
 				continue
 			}

@@ -18,6 +18,7 @@ func synthJournal(t *testing.T, vals [][2][]float64) *Journal {
 	t.Helper()
 	h := testHeader(t)
 	h.Config.Rounds = len(vals)
+	h.Config.Cold = 1
 	j := &Journal{Header: h}
 	for i, r := range vals {
 		round := i + 1
@@ -25,7 +26,7 @@ func synthJournal(t *testing.T, vals [][2][]float64) *Journal {
 			b := BlockRecord{Type: lineBlock, Round: round, Arm: armNames[arm], Attempt: 1, Try: 1}
 			b.Passes = append(b.Passes, Pass{Pid: 1, Inv: 1, Cold: true, Values: map[string]float64{"ControlPlane": 10 * r[arm][0] * nsPerUs}})
 			for k, v := range r[arm] {
-				b.Passes = append(b.Passes, Pass{Pid: 1, Inv: uint64(k + 2), Values: map[string]float64{
+				b.Passes = append(b.Passes, Pass{Pid: 1, Inv: uint64(k + 2), Index: k + 1, Values: map[string]float64{
 					"ControlPlane": v * nsPerUs, "phase.args": 100 * nsPerUs,
 				}})
 			}
@@ -120,7 +121,7 @@ func TestAnalyzeOnlyTheLastAttemptCounts(t *testing.T) {
 		}
 	}
 	j.Blocks = append(j.Blocks, BlockRecord{Type: lineBlock, Round: 3, Arm: "base", Attempt: 1, Try: 1,
-		Passes: []Pass{{Pid: 1, Inv: 2, Values: map[string]float64{"ControlPlane": 1}}}})
+		Passes: []Pass{{Pid: 1, Inv: 2, Index: 1, Values: map[string]float64{"ControlPlane": 1}}}})
 	an := Analyze(j)
 	m := an.PrimaryResult()
 	require.Equal(t, 6, m.Rounds)

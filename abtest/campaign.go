@@ -288,7 +288,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	if cfg.PerRank {
 		probe += rankSep + "rank0"
 	}
-	if warm := warmValues(b, probe, cfg.KeepFirst); len(warm) == 0 {
+	if warm := warmValues(b, probe, cfg.Cold); len(warm) == 0 {
 		b.Error = fmt.Sprintf("no warm pass recorded the primary metric %s (%d passes, %d cold)", probe, len(b.Passes), coldCount(b.Passes))
 		return nil
 	}

@@ -319,6 +319,9 @@ func CreateJournal(path string) (*JournalWriter, error) {
 // last line is cut off (and reported in Journal.Warnings) so that the next
 // line starts clean.
 func OpenJournal(path string) (*JournalWriter, *Journal, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("reading journal: %w", err)
+	}
 	lock, err := lockJournal(path)
 	if err != nil {
 		return nil, nil, err

@@ -97,8 +97,9 @@ const rankSep = "@"
 type Pass struct {
 	Pid    int64              `json:"pid"`
 	Inv    uint64             `json:"inv"`
-	Rank   int                `json:"rank"` // index of Pid among the block's pids, in pid order
-	Cold   bool               `json:"cold,omitempty"`
+	Rank   int                `json:"rank"`           // index of Pid among the block's pids, in pid order
+	Index  int                `json:"index"`          // position among its pid's passes, 0 first
+	Cold   bool               `json:"cold,omitempty"` // the first pass of its pid
 	Values map[string]float64 `json:"ns"`
 }
 
@@ -186,13 +187,16 @@ func blockPasses(l *trace.Log) *BlockPasses {
 		}
 		return keys[i].inv < keys[j].inv
 	})
-	rank := -1
+	rank, index := -1, 0
 	for i, k := range keys {
 		p := byKey[k]
 		if i == 0 || keys[i-1].pid != k.pid {
 			rank++
+			index = 0
 			p.Cold = true
 		}
+		p.Index = index
+		index++
 		p.Rank = rank
 		out.Passes = append(out.Passes, *p)
 	}

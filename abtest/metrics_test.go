@@ -106,7 +106,8 @@ func TestConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"rounds 0", func(c *Config) { c.Rounds = 0 }, "--rounds 0"},
-		{"block 1", func(c *Config) { c.Block = 1 }, "--block 1: its only pass is the cold one"},
+		{"block 1", func(c *Config) { c.Block, c.Cold = 1, 1 }, "--block 1: its only pass is the cold one"},
+		{"block 2 cold 2", func(c *Config) { c.Block = 2 }, "--block 2 with --cold 2: every pass of a block is dropped"},
 		{"unknown metric", func(c *Config) { c.Metric = "latency" }, `--metric "latency": unknown metric`},
 		{"order", func(c *Config) { c.Order = "random" }, "--order"},
 		{"block stat", func(c *Config) { c.BlockStat = "p90" }, "--block-stat"},
@@ -120,6 +121,6 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 	c := DefaultConfig()
-	c.Block, c.KeepFirst = 1, true
+	c.Block, c.Cold = 1, 0
 	assert.NoError(t, c.Validate(), "--block 1 --keep-first has a pass to analyse")
 }

@@ -164,8 +164,8 @@ func num2(x Num) string {
 // MethodLines describes how the campaign ran and was analysed.
 func (a *Analysis) MethodLines() []string {
 	h, c := a.Header, a.Header.Config
-	first := "the cold first pass of each pid dropped"
-	if c.KeepFirst {
+	first := fmt.Sprintf("the first %d (cold) passes of each pid dropped", c.Cold)
+	if c.Cold == 0 {
 		first = "every pass kept (--keep-first)"
 	}
 	trim := "20% of each arm's passes"

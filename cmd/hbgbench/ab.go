@@ -64,17 +64,12 @@ type AbOptions struct {
 	Interrupt <-chan struct{}
 }
 
-// campaignFlags are the flags that make up a campaign's config; on
-// --resume a given one must agree with the journal.
-var campaignFlags = []string{"rounds", "trials", "block", "warmup", "order", "keep-first", "per-rank", "metric",
-	"block-stat", "trim", "margin", "timeout", "retries", "max-fail", "seed", "bootstrap",
-	"base", "head", "base-cmd", "head-cmd"}
-
 // NewCmdAb builds the ab command (aa when aa is true). runF replaces abRun
 // in tests; nil means abRun.
 func NewCmdAb(aa bool, runF func(*AbOptions) error) *cobra.Command {
 	opts := &AbOptions{AA: aa, Config: abtest.DefaultConfig()}
 	var margin, maxFail string
+	var keepFirst bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "ab [--base SPEC --head SPEC | --base-cmd CMD --head-cmd CMD] [flags]",
@@ -103,12 +98,18 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --resume --journal hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if keepFirst {
+				if cmd.Flags().Changed("cold") {
+					return &usageError{cmd: cmd, err: fmt.Errorf("%s: give --cold or --keep-first, not both", cmd.Name())}
+				}
+				opts.Config.Cold = 0
+			}
 			return prepareAb(cmd, args, opts, margin, maxFail, timeout, runF)
 		},
 	}
 	if aa {
 		cmd.Use = "aa [ARM] [flags]"
-		cmd.Short = "A/A calibration: one arm on both sides, its noise and a margin"
+		cmd.Short = "A/A calibration: one arm twice, its noise and a margin"
 		cmd.Long = `aa runs the campaign of ab with the same arm as base and head: no change
 is real, so what it measures is the noise. It reports σ_d (the spread of
 one round's log-ratio), the minimum detectable effect of this many rounds,
@@ -131,24 +132,25 @@ spec (default embedded:, the default model) or, with --cmd, a command.`
 	}
 	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
-	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm instead of --rounds (R = N/block)")
+	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
 	f.IntVar(&opts.Config.Block, "block", def.Block, "`r` passes per block ({rounds})")
 	f.IntVar(&opts.Config.Warmup, "warmup", def.Warmup, "`N` blocks per arm before round 1")
 	f.StringVar(&opts.Config.Order, "order", def.Order, "round `order`: rmit, abba, abab")
-	f.BoolVar(&opts.Config.KeepFirst, "keep-first", false, "keep each block's cold first pass")
+	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
+	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane, else Host)")
-	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "block `statistic`: median, mean, min")
-	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes dropped at each end per arm (default 20%)")
-	f.StringVar(&margin, "margin", "1%", "equivalence `margin`, e.g. 1% or 0.01")
+	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "`stat` of a block: median, mean, min")
+	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
+	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.DurationVar(&timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
 	f.IntVar(&opts.Config.Retries, "retries", def.Retries, "`N` more tries of a failed block")
-	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` of dropped rounds")
+	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the campaign of --journal")
-	f.StringVar(&opts.Format, "format", "text", "report `format`: text, markdown, json, csv")
+	f.StringVar(&opts.Format, "format", "text", "`format`: text, markdown, json, csv")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	return cmd
 }
@@ -431,7 +433,8 @@ func (opts *AbOptions) checkResume(h abtest.Header, arms [2]abtest.Arm, env abte
 	check("block", jc.Block, cfg.Block)
 	check("warmup", jc.Warmup, cfg.Warmup)
 	check("order", jc.Order, cfg.Order)
-	check("keep-first", jc.KeepFirst, cfg.KeepFirst)
+	check("cold", jc.Cold, cfg.Cold)
+	check("keep-first", jc.Cold, cfg.Cold)
 	check("per-rank", jc.PerRank, cfg.PerRank)
 	check("metric", jc.Metric, cfg.Metric)
 	check("block-stat", jc.BlockStat, cfg.BlockStat)
