@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startCampaign starts a real hbgbench process (this test binary as main)
+// running a slow embedded campaign: every bind of both arms busy-waits
+// 150 ms in host_orch, so a block takes about half a second.
+func startCampaign(t *testing.T, journal string, extra ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	args := append([]string{"ab", "--journal", journal, "--rounds", "4", "--block", "3", "--warmup", "0",
+		"--seed", "21", "--base", "embedded:delay_us=150000", "--head", "embedded:delay_us=150000,mirror=retained"}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	return cmd, &out, &errb
+}
+
+// waitJournal polls the journal until cond holds on its lines.
+func waitJournal(t *testing.T, path string, cond func(lines []string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(path)
+		var lines []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasSuffix(l, "}") {
+				lines = append(lines, l)
+			}
+		}
+		if cond(lines) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("journal %s never reached the state the test waits for", path)
+}
+
+// midRound holds when the last journal line is a block of a round not yet
+// closed: the campaign is inside a round.
+func midRound(lines []string) bool {
+	if len(lines) < 3 {
+		return false
+	}
+	last := lines[len(lines)-1]
+	return strings.Contains(last, `"type":"block"`) && strings.Contains(lines[len(lines)-2], `"type":"round"`)
+}
+
+// blockProcesses lists the live processes whose command line names the
+// campaign's block directory: the embedded children.
+func blockProcesses(dir string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		cl := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cl, dir) && strings.Contains(cl, "__harness-child") {
+			// A zombie has an empty cmdline; a live child shows its args.
+			out = append(out, e.Name()+": "+cl)
+		}
+	}
+	return out
+}
+
+func waitNoOrphans(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(blockProcesses(dir)) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("block processes outlived hbgbench: %v", blockProcesses(dir))
+}
+
+// TestAbKilledCampaignResumes kills hbgbench with SIGKILL inside a round:
+// its block's child dies with it (Pdeathsig), the lock dies with it, and
+// --resume completes the campaign with the same schedule, the interrupted
+// round rerun whole as a new attempt, no round lost or counted twice.
+func TestAbKilledCampaignResumes(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "c.jsonl")
+	cmd, _, _ := startCampaign(t, j)
+	waitJournal(t, j, midRound)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = cmd.Process.Wait()
+	waitNoOrphans(t, blockDir(j))
+
+	before, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	interrupted := len(before.Rounds) + 1
+
+	code, out, errText := runCLI("ab", "--resume", "--journal", j)
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "running it again whole (attempt 2)")
+	assert.Contains(t, out, "ControlPlane *")
+	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1}, roundsOK(t, j))
+
+	after, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, before.Header.Schedule, after.Header.Schedule)
+	for _, r := range after.Rounds {
+		want := 1
+		if r.Round == interrupted {
+			want = 2
+		}
+		assert.Equal(t, want, r.Attempt, "round %d", r.Round)
+	}
+	// Every counted block ran in its round's scheduled position.
+	for _, b := range after.Blocks {
+		if b.Round == 0 || !b.OK() {
+			continue
+		}
+		first := after.Header.Schedule.Firsts[b.Round-1]
+		assert.Equal(t, b.Arm == first, b.Pos == 0, "round %d %s at position %d", b.Round, b.Arm, b.Pos)
+	}
+	a := abtest.Analyze(after)
+	assert.Equal(t, 4, a.Complete)
+	assert.False(t, a.Partial)
+}
+
+// TestAbInterruptPrintsPartialReport sends SIGINT inside a round: the
+// block in flight is killed, the partial report printed, exit status 130.
+func TestAbInterruptPrintsPartialReport(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "c.jsonl")
+	cmd, out, errb := startCampaign(t, j)
+	waitJournal(t, j, midRound)
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "stderr: %s", errb.String())
+	assert.Equal(t, 130, ee.ExitCode(), errb.String())
+	assert.Less(t, time.Since(start), 20*time.Second, "the block in flight is killed, not waited for")
+	assert.Contains(t, errb.String(), "interrupted: the block in flight was killed; resume with: hbgbench ab --resume --journal "+j)
+	assert.Contains(t, out.String(), "PARTIAL: 1 of 4 rounds complete")
+	assert.Contains(t, out.String(), "ControlPlane *")
+	waitNoOrphans(t, blockDir(j))
+}
