@@ -176,7 +176,7 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 	}
 	opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if opts.Argv == nil {
-		opts.Argv = append([]string{"hbgbench", cmd.Name()}, os.Args[min(len(os.Args), 2):]...)
+		opts.Argv = commandLine
 	}
 	opts.Changed = map[string]string{}
 	cmd.Flags().Visit(func(fl *pflag.Flag) { opts.Changed[fl.Name] = fl.Value.String() })

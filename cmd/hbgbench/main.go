@@ -23,6 +23,7 @@ func main() {
 // success, 1 on a clear error, 2 on a usage error or a setting that is not
 // implemented yet.
 func run(args []string, stdout, stderr io.Writer) int {
+	commandLine = append([]string{"hbgbench"}, args...)
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -71,6 +72,9 @@ the host_build_graph bind path once (harness).`,
 	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdHarness(nil), newCmdChild())
 	return root
 }
+
+// commandLine is the command line run was given, for journals and reports.
+var commandLine []string
 
 // usageError is a command-line mistake: exit status 2 and a usage hint.
 type usageError struct {

@@ -1,0 +1,57 @@
+package abtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files from the current output")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./abtest -update")
+	if !bytes.Equal(want, got) {
+		_ = os.WriteFile(path+".got", got, 0o644)
+	}
+	assert.Equal(t, string(want), string(got), "differs from %s (wrote %s.got)", path, path)
+}
+
+// TestGoldenReport re-analyses a journal of a real campaign (6 rounds of
+// per_bind against retained on the embedded model): the report is a
+// function of the journal alone, byte for byte.
+func TestGoldenReport(t *testing.T) {
+	j, err := ReadJournal(filepath.Join("testdata", "campaign.jsonl"))
+	require.NoError(t, err)
+	a := Analyze(j)
+	var text, md, csv, js bytes.Buffer
+	require.NoError(t, report.WriteText(&text, a.Document()))
+	require.NoError(t, report.WriteMarkdown(&md, a.Document()))
+	require.NoError(t, report.WriteCSV(&csv, a.CSVTables(j)[:1]...))
+	require.NoError(t, report.WriteJSON(&js, a))
+	golden(t, "campaign.text", text.Bytes())
+	golden(t, "campaign.markdown", md.Bytes())
+	golden(t, "campaign.csv", csv.Bytes())
+	var back Analysis
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
+	assert.Equal(t, a.Complete, back.Complete)
+	assert.Equal(t, "ControlPlane", back.Primary)
+	// Analysing twice gives the same document.
+	var again bytes.Buffer
+	require.NoError(t, report.WriteText(&again, Analyze(j).Document()))
+	assert.Equal(t, text.String(), again.String())
+}

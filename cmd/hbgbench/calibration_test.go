@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// calibrationEnv turns on the calibration campaigns on the real embedded
+// harness; .ci/run sets it. They take about a minute and want a quiet
+// machine, so `go test ./...` on a busy laptop leaves them out.
+const calibrationEnv = "HBGKIT_CALIBRATION"
+
+func calibrating(t *testing.T) {
+	if os.Getenv(calibrationEnv) != "1" {
+		t.Skipf("calibration campaigns run with %s=1 (set by .ci/run)", calibrationEnv)
+	}
+}
+
+func analyse(t *testing.T, journal string) *abtest.Analysis {
+	t.Helper()
+	j, err := abtest.ReadJournal(journal)
+	require.NoError(t, err)
+	a := abtest.Analyze(j)
+	require.NotNil(t, a.PrimaryResult())
+	return a
+}
+
+// TestCalibrationAA: the same arm on both sides is not called faster or
+// slower (STATS.md "Calibration").
+func TestCalibrationAA(t *testing.T) {
+	calibrating(t)
+	j := filepath.Join(t.TempDir(), "aa.jsonl")
+	code, out, errText := runCLI("aa", "embedded:mirror=retained", "--rounds", "10", "--journal", j, "--seed", "1")
+	require.Equal(t, 0, code, errText)
+	t.Log("\n" + out)
+	assert.Contains(t, out, "suggested: hbgbench ab --margin")
+	p := analyse(t, j).PrimaryResult()
+	assert.NotContains(t, []string{"faster", "slower"}, p.Verdict, "an A/A campaign claimed a change: Δ %.2f%% CI [%.2f%%, %.2f%%]",
+		100*float64(p.Delta), 100*float64(p.CILo), 100*float64(p.CIHi))
+}
+
+// TestCalibrationInjectedDelay: 2000 µs of busy work added to host_orch in
+// head is called slower, and 2000 µs lies inside the CI of the ControlPlane
+// difference (the CI of Δ scaled by base's median).
+func TestCalibrationInjectedDelay(t *testing.T) {
+	calibrating(t)
+	j := filepath.Join(t.TempDir(), "delay.jsonl")
+	code, out, errText := runCLI("ab", "--base", "embedded:mirror=retained", "--head", "embedded:mirror=retained,delay_us=2000",
+		"--rounds", "10", "--journal", j, "--seed", "2")
+	require.Equal(t, 0, code, errText)
+	t.Log("\n" + out)
+	p := analyse(t, j).PrimaryResult()
+	assert.Equal(t, "slower", p.Verdict)
+	base := float64(p.Arms[abtest.Base].Median)
+	lo, hi := float64(p.CILo)*base, float64(p.CIHi)*base
+	t.Logf("ControlPlane difference: %.0f µs, 95%% CI [%.0f, %.0f] µs (base median %.0f µs)", float64(p.Delta)*base, lo, hi, base)
+	assert.LessOrEqual(t, lo, 2000.0)
+	assert.GreaterOrEqual(t, hi, 2000.0)
+}
