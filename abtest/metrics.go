@@ -2,6 +2,8 @@ package abtest
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -121,12 +123,28 @@ func ReadBlockLog(paths []string) (*BlockPasses, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := trace.ReadLog(srcs)
+	// A block's log is small (a few hundred KB for the embedded model):
+	// parsing it on the calling goroutine is cheaper than starting workers.
+	workers := 1
+	var size int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			size += st.Size()
+		}
+	}
+	if size > parallelReadBytes {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	l, err := trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: workers})
 	if err != nil {
 		return nil, err
 	}
 	return blockPasses(l), nil
 }
+
+// parallelReadBytes is the log size above which a block's log is parsed
+// on every processor.
+const parallelReadBytes = 8 << 20
 
 type passKey struct {
 	pid int64

@@ -141,7 +141,7 @@ func (a *Analysis) NoiseLines() []string {
 		out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
 			p.Label, 100*float64(n.SigmaD), p.Rounds, absPct(float64(n.MDE))))
 		if float64(n.MDE) > a.Margin && n.RoundsForMargin > 0 {
-			out = append(out, fmt.Sprintf("  a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d rounds",
+			out = append(out, fmt.Sprintf("a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d rounds",
 				absPct(float64(n.MDE)), absPct(a.Margin), n.RoundsForMargin))
 		}
 	}
