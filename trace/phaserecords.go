@@ -236,6 +236,18 @@ func PyInt(v any) (int64, bool) {
 }
 
 func pyIntString(s string) (int64, bool) {
+	n, ok := PyIntText(s)
+	if !ok || !n.IsInt64() {
+		return 0, false
+	}
+	return n.Int64(), true
+}
+
+// PyIntText parses s as Python's int(s) does (base 10): surrounding
+// whitespace, one optional sign, ASCII digits with single underscores
+// between them. "003" is 3, " 7" and "+7" are 7, "1_0" is 10; "1.5",
+// "0x10", "1__0", "_1" and "" are not integers.
+func PyIntText(s string) (*big.Int, bool) {
 	s = strings.TrimSpace(s)
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -243,19 +255,22 @@ func pyIntString(s string) (int64, bool) {
 		s = s[1:]
 	}
 	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
-		return 0, false
+		return nil, false
 	}
 	d := strings.ReplaceAll(s, "_", "")
 	for i := 0; i < len(d); i++ {
 		if !isDigitByte(d[i]) {
-			return 0, false
+			return nil, false
 		}
 	}
-	if neg {
-		d = "-" + d
+	n, ok := new(big.Int).SetString(d, 10)
+	if !ok {
+		return nil, false
 	}
-	n, err := strconv.ParseInt(d, 10, 64)
-	return n, err == nil
+	if neg {
+		n.Neg(n)
+	}
+	return n, true
 }
 
 // PyStr renders a decoded JSON value as Python's str() would render the

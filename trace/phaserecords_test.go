@@ -214,3 +214,42 @@ func TestLoadPhaseRecordsWarnsOfFilesWithoutPasses(t *testing.T) {
 		"warning: " + random + " holds no host_phase_records pass: none of its 3 line(s) is a JSON object with a records list; is it the right file?",
 	}, warns)
 }
+
+// TestAttrIntIsPythonInt pins REFERENCE §3.9's "Integer": Python's int()
+// applied to the parsed (percent-decoded) attribute value.
+func TestAttrIntIsPythonInt(t *testing.T) {
+	tests := []struct {
+		raw  string // the attribute as written in the log
+		want string // "" when not an integer
+	}{
+		{"k=12", "12"},
+		{"k=-3", "-3"},
+		{"k=%31%32", "12"},
+		{"k=003", "3"},
+		{"k=%207", "7"},
+		{"k=+7", "7"},
+		{"k=1_0", "10"},
+		{"k=123456789012345678901234567890", "123456789012345678901234567890"},
+		{"k=1.5", ""},
+		{"k=0x10", ""},
+		{"k=1__0", ""},
+		{"k=_1", ""},
+		{"k=1_", ""},
+		{"k=", ""},
+		{"k=%20", ""},
+		{"k=+-1", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.raw, func(t *testing.T) {
+			a, ok := ParseAttrs(tc.raw).Get("k")
+			require.True(t, ok)
+			n, ok := a.Int()
+			if tc.want == "" {
+				assert.False(t, ok, "got %v", n)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tc.want, n.String())
+		})
+	}
+}
