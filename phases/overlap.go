@@ -205,8 +205,8 @@ func overlapIdentity(iv *trace.Invocation, root *trace.Span) ([]*big.Int, error)
 	vals := make([]*big.Int, len(overlapIdentityKeys))
 	for i, k := range overlapIdentityKeys {
 		a, _ := attrs.Get(k)
-		n, ok := new(big.Int).SetString(a.Value, 10)
-		if !a.IsInt || !ok {
+		n, ok := a.Int()
+		if !ok {
 			return nil, overlapFail("%s has a non-integer identity", root.Name)
 		}
 		vals[i] = n

@@ -156,6 +156,12 @@ func TestVerifyOverlap(t *testing.T) {
 				Attrs: "run_id=0 dispatch_id=x slot_id=1 generation=1 run_epoch=1"}},
 			wantErr: "chip.run has a non-integer identity",
 		},
+		{
+			name: "a fractional identity is not an integer",
+			spans: []trace.Span{{Pid: 7, Inv: 4, Name: "chip.run",
+				Attrs: "run_id=0 dispatch_id=1.5 slot_id=1 generation=1 run_epoch=1"}},
+			wantErr: "chip.run has a non-integer identity",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,4 +223,25 @@ func TestVerifyOverlapSortsByDeviceStart(t *testing.T) {
 	assert.EqualValues(t, 2, checks[0].Predecessor.Inv)
 	assert.Equal(t, "36893488147419103232", checks[0].Predecessor.Sequence.String())
 	assert.Equal(t, "36893488147419103233", checks[0].Successor.Sequence.String())
+}
+
+// TestOverlapIdentityIsPythonInt pins a hand-built pair of runs whose
+// identities are spelled as int() reads them: dispatch_id=%31 is 1 and
+// %32 is 2 (in order), run_epoch=003 and +7, slot 1_0: one adjacent pair.
+func TestOverlapIdentityIsPythonInt(t *testing.T) {
+	mk := func(inv int64, dispatch, epoch string, bind, dev, release int64) []trace.Span {
+		s := func(name string, depth, ts, dur int64, attrs string) trace.Span {
+			return trace.Span{Pid: 7, Tid: 7, Inv: uint64(inv), Hid: "abc", Depth: depth, Name: name, Ts: ts, Dur: dur, Attrs: attrs}
+		}
+		return []trace.Span{
+			s("chip.run.bind", 1, bind, 20, ""),
+			s("chip.run.runner_run", 1, dev, 100, ""),
+			s("chip.run.claim_release", 1, release, 10, ""),
+			s("chip.run", 0, bind, release+10-bind, "run_id=0 dispatch_id="+dispatch+" slot_id=1_0 generation=+1 run_epoch="+epoch),
+		}
+	}
+	spans := append(mk(1, "%31", "003", 0, 100, 200), mk(2, "%32", "+7", 150, 230, 330)...)
+	checks, err := VerifyOverlap(overlapInvs(spans), OverlapOptions{})
+	require.NoError(t, err)
+	require.Len(t, checks, 1)
 }

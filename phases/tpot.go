@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"math/bits"
 	"sort"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -40,10 +41,12 @@ type TPOTStat struct {
 	MaxNs  int64
 }
 
-// tpotAcc accumulates one name's durations without keeping them.
+// tpotAcc accumulates one name's durations without keeping them. The sum
+// is 128 bits wide (hi:lo), so no count of int64 durations overflows it.
 type tpotAcc struct {
-	n             int
-	sum, min, max int64
+	n        int
+	hi, lo   uint64
+	min, max int64
 }
 
 func (a *tpotAcc) add(d int64) {
@@ -54,13 +57,17 @@ func (a *tpotAcc) add(d int64) {
 		a.max = d
 	}
 	a.n++
-	a.sum += d
+	var carry uint64
+	a.lo, carry = bits.Add64(a.lo, uint64(d), 0)
+	a.hi += carry
 }
 
 func (a *tpotAcc) stat(name string) TPOTStat {
 	// Durations are never negative (the reader accepts unsigned digits
-	// only), so integer division truncates like Python's int(mean).
-	return TPOTStat{Name: name, N: a.n, MeanNs: a.sum / int64(a.n), MinNs: a.min, MaxNs: a.max}
+	// only), so integer division truncates like Python's int(mean). The
+	// mean is at most max, so it fits, and hi < n holds for Div64.
+	mean, _ := bits.Div64(a.hi, a.lo, uint64(a.n))
+	return TPOTStat{Name: name, N: a.n, MeanNs: int64(mean), MinNs: a.min, MaxNs: a.max}
 }
 
 // ComputeTPOT builds the TPOT table of invocations (trace.GroupInvocations

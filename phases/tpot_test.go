@@ -89,3 +89,23 @@ func TestComputeTPOT(t *testing.T) {
 		})
 	}
 }
+
+// TestTPOTMeanDoesNotOverflow pins that durations near int64's limit give
+// their exact truncated mean, not a wrapped (negative) one.
+func TestTPOTMeanDoesNotOverflow(t *testing.T) {
+	const big = 1<<63 - 1
+	var a tpotAcc
+	for _, d := range []int64{big, big, big - 3} {
+		a.add(d)
+	}
+	st := a.stat("x")
+	assert.Equal(t, int64(big-1), st.MeanNs) // (3·big − 3)/3
+	assert.Equal(t, int64(big-3), st.MinNs)
+	spans := []trace.Span{
+		viewsSpan(1, 1, "h", 0, "chip.run", 0, big, ""),
+		viewsSpan(1, 2, "h", 0, "chip.run", 0, big-1, ""),
+	}
+	got := ComputeTPOT(trace.GroupInvocations(trace.InvocationSpans(spans)))
+	require.Len(t, got.Callables, 1)
+	assert.Equal(t, int64(big-1), got.Callables[0].Root.MeanNs)
+}

@@ -3,14 +3,29 @@ package runtimeharness
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
 
 // ErrNotImplemented marks a setting that names a real variant the harness
-// does not run yet (graph_pod other than current, ranks=2, epochs e3 and
-// pr1870, the ascend and cuda devices). Commands map it to exit status 2.
+// does not run yet. Every variant of HARNESS.md runs today, so nothing
+// returns it; it stays for callers that map it to exit status 2.
 var ErrNotImplemented = errors.New("not yet implemented")
+
+// AscendHomeEnv names the CANN installation whose lib64/libascendcl.so the
+// ascend device backend loads.
+const AscendHomeEnv = "ASCEND_HOME_PATH"
+
+// ascendLibrary returns the ACL library the ascend backend loads.
+func ascendLibrary() string {
+	home := os.Getenv(AscendHomeEnv)
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "lib64", "libascendcl.so")
+}
 
 // A ConfigError is a setting the harness refuses, found before any work.
 type ConfigError struct {
@@ -68,7 +83,7 @@ const (
 // GraphPod is how Graph PODs reach the device.
 type GraphPod string
 
-// The Graph POD policies; only GraphPodCurrent runs today.
+// The Graph POD policies (docs/harness.md, "Graph PODs").
 const (
 	GraphPodCurrent          GraphPod = "current"
 	GraphPodDeferredPageable GraphPod = "deferred_pageable"
@@ -78,7 +93,7 @@ const (
 // Epoch is the generation of log text the harness writes (DESIGN §3).
 type Epoch string
 
-// The epochs; E1 and E2 run today.
+// The epochs.
 const (
 	EpochE1     Epoch = "e1"
 	EpochE2     Epoch = "e2"
@@ -88,7 +103,7 @@ const (
 
 // Device is the device backend with the modelled device's constants.
 type Device struct {
-	Kind           string // "model", "ascend" or "cuda"
+	Kind           string // "model" or "ascend"
 	CallNS         int64  // one driver call
 	PinNS          int64  // pinning one bounce chunk of a pageable copy
 	DMABytesPerSec int64
@@ -232,11 +247,15 @@ func parseBytes(key, value string, hi int64) (int64, error) {
 func parseDevice(value string) (Device, error) {
 	parts := strings.Split(value, ":")
 	d := DefaultDevice()
-	kind, err := oneOf("device", parts[0], "model", "ascend", "cuda")
+	kind, err := oneOf("device", parts[0], "model", "ascend")
 	if err != nil {
 		return d, err
 	}
 	d.Kind = kind
+	if kind != "model" && len(parts) > 1 {
+		return d, &ConfigError{Key: "device", Value: value,
+			Reason: "constants apply to the model device only"}
+	}
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
@@ -269,8 +288,7 @@ func parseDevice(value string) (Device, error) {
 }
 
 // Set applies one setting, as a flag or an arm-spec key would. Nonsense
-// values are refused with a *ConfigError; values naming a variant that is
-// not implemented yet are accepted here and refused by Validate.
+// values are refused with a *ConfigError.
 func (c *Config) Set(key, value string) error {
 	k := canonicalKey(key)
 	switch k {
@@ -370,9 +388,8 @@ func (c Config) Get(key string) string {
 	return ""
 }
 
-// Validate refuses a config that cannot run: a nonsense value (a
-// *ConfigError) or a variant not implemented yet (a *ConfigError wrapping
-// ErrNotImplemented).
+// Validate refuses a config that cannot run, with a *ConfigError: a
+// nonsense value, or the ascend device without its library.
 func (c Config) Validate() error {
 	// Re-apply every setting to a copy: Set is the one place that knows
 	// what a valid value is.
@@ -385,18 +402,23 @@ func (c Config) Validate() error {
 	if probe != c {
 		return &ConfigError{Key: "config", Value: c.Spec(), Reason: "does not round-trip"}
 	}
-	notYet := func(k string) error {
-		return &ConfigError{Key: k, Value: c.Get(k), Err: ErrNotImplemented}
+	if c.Device.Kind == "ascend" {
+		return checkAscend()
 	}
-	switch {
-	case c.GraphPod != GraphPodCurrent:
-		return notYet("graph_pod")
-	case c.Ranks != 1:
-		return notYet("ranks")
-	case c.Epoch != EpochE1 && c.Epoch != EpochE2:
-		return notYet("epoch")
-	case c.Device.Kind != "model":
-		return notYet("device")
+	return nil
+}
+
+// checkAscend refuses the ascend backend before any work when its library
+// cannot be there.
+func checkAscend() error {
+	lib := ascendLibrary()
+	if lib == "" {
+		return &ConfigError{Key: "device", Value: "ascend",
+			Reason: AscendHomeEnv + " is not set (it names the CANN install whose lib64/libascendcl.so is loaded)"}
+	}
+	if _, err := os.Stat(lib); err != nil {
+		return &ConfigError{Key: "device", Value: "ascend",
+			Reason: fmt.Sprintf("no %s (from %s): %v", lib, AscendHomeEnv, errors.Unwrap(err))}
 	}
 	return nil
 }

@@ -22,18 +22,18 @@ enum {
 /* SM mirror policy. */
 enum { HBGH_MIRROR_PER_BIND = 0, HBGH_MIRROR_RETAINED = 1 };
 
-/* Graph POD upload policy (only CURRENT is implemented). */
+/* Graph POD upload policy (docs/harness.md, "Graph PODs"). */
 enum {
     HBGH_POD_CURRENT = 0,
     HBGH_POD_DEFERRED_PAGEABLE = 1,
     HBGH_POD_EAGER_PINNED = 2
 };
 
-/* Output generation (only E1 and E2 are implemented). */
+/* Output generation (DESIGN §3). */
 enum { HBGH_EPOCH_E1 = 0, HBGH_EPOCH_E2 = 1, HBGH_EPOCH_E3 = 2, HBGH_EPOCH_PR1870 = 3 };
 
-/* Device backend (only MODEL is implemented). */
-enum { HBGH_DEV_MODEL = 0, HBGH_DEV_ASCEND = 1, HBGH_DEV_CUDA = 2 };
+/* Device backend: the model, or ACL loaded with dlopen. */
+enum { HBGH_DEV_MODEL = 0, HBGH_DEV_ASCEND = 1 };
 
 /* Bind segment kinds 0..11 and orchestrator kinds 12..16 (HostPhaseKind). */
 #define HBGH_NSEG 12
@@ -62,6 +62,7 @@ typedef struct hbgh_config {
     int32_t keep_stats;          /* fill out->binds, cfg->rounds entries */
     const char *stamp;           /* first log line, without newline; or NULL */
     const char *records_path;    /* host_phase_records.jsonl, or NULL */
+    const char *ascend_lib;      /* libascendcl.so path for HBGH_DEV_ASCEND */
 } hbgh_config;
 
 /* Measured counters of one bind segment (deltas over the segment). */
@@ -100,6 +101,11 @@ typedef struct hbgh_bind_stats {
     int64_t defs;
     int64_t submissions;
     int64_t upload_bytes;  /* graph_upload bytes */
+    int64_t graph_h2d_bytes;  /* Graph POD bytes that reached the device, any variant */
+    int64_t graph_h2d_copies; /* device copies that carried them */
+    int64_t graph_h2d_ns;     /* wall time of those copies */
+    int32_t rank;             /* 0, or 1 for the second of ranks=2 */
+    int32_t pid;              /* the rank's process */
     int64_t records_dropped;
     int32_t threads_created; /* recorder threads created during this bind */
     int32_t creates_kept;
@@ -115,6 +121,8 @@ typedef struct hbgh_result {
     int32_t recorders_seen;   /* named recorder threads seen after prewarm */
     int32_t pid;
     int32_t bind_tid;
+    int32_t rank_pids[2];     /* ranks=2: the two rank processes */
+    int32_t dev_error;        /* ascend: the failing ACL call's aclError, else 0 */
     int32_t log_errno; /* errno of a failed log write, else 0 */
     char error[256];
 } hbgh_result;

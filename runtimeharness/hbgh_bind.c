@@ -3,18 +3,23 @@
 /*
  * hbgh_bind.c - hbgh_run and one bind, segment by segment, in the runtime's
  * execution order: args, arena_build, static_arena, gm_heap, runtime_init,
- * host_orch, graph_upload, shared_mem, arena_h2d, host_view_close. At the end
- * of each pass the segment lines are written in enum order, then the
- * host-orch lines, the records, and the chip.run spans.
+ * host_orch, graph_upload, shared_mem, arena_h2d, host_view_close. E1/E2
+ * write the segment lines at the end of each pass in enum order, then the
+ * host-orch lines; E3 and PR-1870 write each segment's span as it closes.
+ * Then the records and the chip.run (simpler_run) spans. With ranks=2 the
+ * run forks one process per rank.
  */
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,9 +56,61 @@ int hbgh_fail(hbgh_model *m, const char *fmt, ...)
 
 /* ---- segments ---- */
 
+/* ---- segments ---- */
+
 static int seg_begin(hbgh_model *m, hbgh_bind *b)
 {
     return hbgh_snap_take(m, &b->open, 0);
+}
+
+/* counters formats the six kernel counters of a segment (E2/E3 order). */
+static int counters(char *buf, size_t cap, const hbgh_seg_stats *s, int lead)
+{
+    return snprintf(buf, cap, "%sminflt=%lld tminflt=%lld nivcsw=%lld nvcsw=%lld cpu_ns=%lld rec_cpu_ns=%lld",
+                    lead ? " " : "", (long long)s->minflt, (long long)s->tminflt,
+                    (long long)s->nivcsw, (long long)s->nvcsw, (long long)s->cpu_ns,
+                    (long long)s->rec_cpu_ns);
+}
+
+/* span_name writes <prefix>.bind.<rest> into buf. */
+static const char *span_name(const hbgh_model *m, char *buf, size_t cap, const char *rest)
+{
+    snprintf(buf, cap, "%s.bind.%s", hbgh_span_prefix(m), rest);
+    return buf;
+}
+
+static int emit_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
+                          int64_t dur, const char *attrs)
+{
+    char name[64];
+    return hbgh_log_span(m, b->st->inv, depth, span_name(m, name, sizeof(name), rest), ts, dur,
+                         attrs);
+}
+
+/* emit_pr1870 writes the span a segment becomes in PR-1870's set
+ * (REFERENCE §5.2); kinds that set has no span of their own write none. */
+static int emit_pr1870(hbgh_model *m, hbgh_bind *b, int kind, int64_t t0, int64_t t1,
+                       const char *attrs)
+{
+    switch (kind) {
+    case HBGH_K_ARGS:
+        return emit_bind_span(m, b, 2, "args", t0, t1 - t0, attrs);
+    case HBGH_K_RUNTIME_INIT:
+        /* prebuilt: arena commit, static arena, GM heap, runtime init */
+        return emit_bind_span(m, b, 2, "prebuilt", b->prebuilt_start, t1 - b->prebuilt_start, "");
+    case HBGH_K_HOST_ORCH:
+        return emit_bind_span(m, b, 3, "host_orch", t0, t1 - t0, attrs);
+    case HBGH_K_GRAPH_UPLOAD:
+        return emit_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
+    case HBGH_K_SHARED_MEM:
+        return emit_bind_span(m, b, 2, "relocate", t0, t1 - t0, "");
+    case HBGH_K_SM_H2D:
+        return emit_bind_span(m, b, 2, "h2d_sm", t0, t1 - t0, attrs);
+    case HBGH_K_ARENA_H2D:
+        return emit_bind_span(m, b, 2, "h2d_arena", t0, t1 - t0, attrs);
+    default:
+        return 0;
+    }
 }
 
 static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
@@ -71,6 +128,7 @@ static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int d
     if (!s->recorded || o->t < s->start_ns) {
         s->start_ns = o->t;
     }
+    dev_model = dev_model && hbgh_dev_models(m);
     s->recorded = 1;
     s->dev_model |= dev_model;
     s->dur_ns += e.t - o->t;
@@ -82,8 +140,7 @@ static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int d
     s->rec_cpu_ns += e.rec_cpu_ns - o->rec_cpu_ns;
     s->heap_delta += e.heap - o->heap;
 
-    /* The attribute string captured when the segment closes, then cut to
-     * the runtime's 96-byte buffer (95 characters, no marker). */
+    /* The attribute string captured when the segment closes. */
     char full[512];
     va_list ap;
     va_start(ap, fmt);
@@ -95,20 +152,63 @@ static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int d
     if (dev_model) {
         n += snprintf(full + n, sizeof(full) - (size_t)n, "%sdev=model", n ? " " : "");
     }
-    if (m->cfg.epoch == HBGH_EPOCH_E2) {
-        n += snprintf(full + n, sizeof(full) - (size_t)n,
-                      "%sminflt=%lld tminflt=%lld nivcsw=%lld nvcsw=%lld cpu_ns=%lld rec_cpu_ns=%lld",
-                      n ? " " : "", (long long)s->minflt, (long long)s->tminflt,
-                      (long long)s->nivcsw, (long long)s->nvcsw, (long long)s->cpu_ns,
-                      (long long)s->rec_cpu_ns);
+    if (m->cfg.epoch == HBGH_EPOCH_E2 || m->cfg.epoch == HBGH_EPOCH_E3) {
+        n += counters(full + n, sizeof(full) - (size_t)n, s, n > 0);
     }
     if (n < 0 || (size_t)n >= sizeof(full)) {
         return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
     }
+    /* E1/E2 copy it into the runtime's 96-byte buffer (95 characters, no
+     * marker); spans encode it with their own 192-byte cap. */
     size_t keep = (size_t)n < HBGH_ATTR_CAP - 1 ? (size_t)n : HBGH_ATTR_CAP - 1;
     memcpy(b->attrs[kind], full, keep);
     b->attrs[kind][keep] = '\0';
     hbgh_record(&m->pool, &m->main_prod, kind, o->t, e.t, detail);
+    switch (m->cfg.epoch) {
+    case HBGH_EPOCH_E3:
+        return emit_bind_span(m, b, 2, hbgh_kind_name(m, kind), o->t, e.t - o->t, full);
+    case HBGH_EPOCH_PR1870:
+        return emit_pr1870(m, b, kind, o->t, e.t, full);
+    default:
+        return 0;
+    }
+}
+
+/* span_seg closes a span that is no bind segment kind of the runtime's enum
+ * (an e3 h2d_graph upload after host_orch), with the segment counters. */
+static int span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs)
+{
+    hbgh_snap e;
+    if (hbgh_snap_take(m, &e, 1) != 0) {
+        return -1;
+    }
+    const hbgh_snap *o = &b->open;
+    hbgh_seg_stats d = {
+        .minflt = e.minflt - o->minflt,
+        .tminflt = e.tminflt - o->tminflt,
+        .nivcsw = e.nivcsw - o->nivcsw,
+        .nvcsw = e.nvcsw - o->nvcsw,
+        .cpu_ns = e.cpu_ns - o->cpu_ns,
+        .rec_cpu_ns = e.rec_cpu_ns - o->rec_cpu_ns,
+    };
+    char full[512];
+    int n = snprintf(full, sizeof(full), "%s", attrs);
+    counters(full + n, sizeof(full) - (size_t)n, &d, n > 0);
+    return emit_bind_span(m, b, depth, rest, o->t, e.t - o->t, full);
+}
+
+/* graph_h2d uploads one Graph POD piece and counts it in the bind's
+ * Graph POD totals. */
+static int graph_h2d(hbgh_model *m, hbgh_bind *b, void *dst, uint64_t cap, const void *src,
+                     uint64_t bytes, int pageable)
+{
+    int64_t t0 = hbgh_now();
+    if (hbgh_dev_h2d(m, dst, cap, src, bytes, pageable) != 0) {
+        return -1;
+    }
+    b->st->graph_h2d_ns += hbgh_now() - t0;
+    b->st->graph_h2d_bytes += (int64_t)bytes;
+    b->st->graph_h2d_copies++;
     return 0;
 }
 
@@ -393,9 +493,51 @@ static void op_scope_end(hbgh_model *m, hbgh_bind *b, orch_state *os)
     os->scope++;
 }
 
+/* eager_layer uploads the Graph PODs of one layer from the pinned arena,
+ * inside host_orch, synchronously: it waits until the recorder has bound
+ * the layer's submissions, then copies each into the device buffer kept
+ * for its (Definition, occurrence), allocated on first use and retained. */
+static int eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer)
+{
+    const hbgh_workload *wl = m->wl;
+    /* The wait for the recorder is orchestration; the span is the copy. */
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        if (hbgh_pool_wait_bound(m, (int32_t)d, layer + 1) != 0) {
+            return -1;
+        }
+    }
+    int64_t t0 = hbgh_now();
+    uint64_t bytes = 0;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        hbgh_defrec *r = &m->defs[d];
+        uint64_t len = r->vec_len[layer];
+        void **dst = &m->dev_pod[d * wl->layers + layer];
+        if (*dst == NULL && hbgh_dev_alloc(m, len ? len : 1, dst) != 0) {
+            return -1;
+        }
+        if (graph_h2d(m, b, *dst, len, m->pinned + r->pin_off[layer], len, 0) != 0) {
+            return -1;
+        }
+        bytes += len;
+    }
+    int64_t t1 = hbgh_now();
+    char attrs[96];
+    snprintf(attrs, sizeof(attrs), "layer=%u bytes=%llu%s", layer, (unsigned long long)bytes,
+             hbgh_dev_models(m) ? " dev=model" : "");
+    switch (m->cfg.epoch) {
+    case HBGH_EPOCH_E3:
+        return emit_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
+    case HBGH_EPOCH_PR1870:
+        return emit_bind_span(m, b, 5, "h2d_graph", t0, t1 - t0, attrs);
+    default:
+        return 0; /* E1/E2 cannot itemise it: it is part of host_orch */
+    }
+}
+
 static int host_orch(hbgh_model *m, hbgh_bind *b)
 {
     const hbgh_workload *wl = m->wl;
+    b->orch_start = hbgh_now();
     if (m->mirror == NULL) {
         m->mirror = malloc(HBGH_MIRROR_BYTES);
         if (m->mirror == NULL) {
@@ -417,6 +559,14 @@ static int host_orch(hbgh_model *m, hbgh_bind *b)
     for (int i = 0; i < HBGH_MAX_DEFS; i++) {
         os.first_sub[i] = -1;
     }
+    if (m->cfg.epoch == HBGH_EPOCH_PR1870) {
+        b->orch_setup_end = hbgh_now();
+        if (emit_bind_span(m, b, 4, "host_orch.setup", b->orch_start,
+                           b->orch_setup_end - b->orch_start, "") != 0) {
+            return -1;
+        }
+    }
+    int64_t entry = hbgh_now();
     for (int32_t i = 0; i < m->nops; i++) {
         const hbgh_op *op = &m->ops[i];
         int rc = 0;
@@ -432,6 +582,9 @@ static int host_orch(hbgh_model *m, hbgh_bind *b)
             break;
         default:
             op_scope_end(m, b, &os);
+            if (m->cfg.graph_pod == HBGH_POD_EAGER_PINNED) {
+                rc = eager_layer(m, b, os.scope - 1);
+            }
             break;
         }
         if (rc != 0) {
@@ -447,7 +600,119 @@ static int host_orch(hbgh_model *m, hbgh_bind *b)
     uint64_t shdr[2] = {os.subs, HBGH_SUB_RECORD};
     memcpy(b->subs, shdr, sizeof(shdr));
     b->st->tasks = (int64_t)b->tasks;
+    if (m->cfg.epoch == HBGH_EPOCH_PR1870 &&
+        emit_bind_span(m, b, 4, "host_orch.entry", entry, hbgh_now() - entry, "") != 0) {
+        return -1;
+    }
     return 0;
+}
+
+/* graph_step is the Graph POD step after orchestration (segment kind 7:
+ * graph_upload, graph_pack in e3, the leftover h2d_graph in pr1870). */
+static int graph_step(hbgh_model *m, hbgh_bind *b)
+{
+    const hbgh_workload *wl = m->wl;
+    hbgh_bind_stats *st = b->st;
+    int epoch = m->cfg.epoch, pod = m->cfg.graph_pod;
+    uint64_t ubytes = 0, ndefs = 0, nsubs = 0, images = 0;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        if (m->defs[d].recorded) {
+            images += m->defs[d].image_bytes;
+            ndefs++;
+        }
+        nsubs += m->defs[d].subs;
+    }
+    st->defs = (int64_t)ndefs;
+    st->submissions = (int64_t)nsubs;
+
+    if (epoch == HBGH_EPOCH_E3 && pod == HBGH_POD_DEFERRED_PAGEABLE) {
+        /* Upstream has no upload after host_orch; the vectors' upload is
+         * an h2d_graph span of its own, then graph_pack has nothing. */
+        if (seg_begin(m, b) != 0) {
+            return -1;
+        }
+        uint64_t bytes = 0;
+        for (uint32_t d = 0; d < wl->ndefs; d++) {
+            hbgh_defrec *r = &m->defs[d];
+            for (uint32_t k = 0; k < r->nvec; k++) {
+                if (graph_h2d(m, b, m->dev_upload, m->dev_upload_cap, r->vec[k], r->vec_len[k], 1) != 0) {
+                    return -1;
+                }
+                bytes += r->vec_len[k];
+            }
+        }
+        char attrs[96];
+        snprintf(attrs, sizeof(attrs), "subs=%llu bytes=%llu%s", (unsigned long long)nsubs,
+                 (unsigned long long)bytes, hbgh_dev_models(m) ? " dev=model" : "");
+        if (span_seg(m, b, "h2d_graph", 2, attrs) != 0) {
+            return -1;
+        }
+    }
+    if (pod == HBGH_POD_EAGER_PINNED && epoch != HBGH_EPOCH_E3) {
+        return 0; /* every layer went up inside host_orch: no leftover */
+    }
+    if (seg_begin(m, b) != 0) {
+        return -1;
+    }
+    if (epoch == HBGH_EPOCH_E3) {
+        /* graph_pack: host-side packing of the images into the arena
+         * upload (current); nothing is left to pack otherwise. */
+        if (pod == HBGH_POD_CURRENT) {
+            b->pack = malloc(images ? images : 1);
+            if (b->pack == NULL) {
+                return hbgh_fail(m, "allocating the %llu-byte graph pack failed",
+                                 (unsigned long long)images);
+            }
+            for (uint32_t d = 0; d < wl->ndefs; d++) {
+                hbgh_defrec *r = &m->defs[d];
+                if (r->recorded) {
+                    memcpy(b->pack + b->pack_bytes, r->image, r->image_bytes);
+                    b->pack_bytes += r->image_bytes;
+                }
+            }
+            st->upload_bytes = (int64_t)b->pack_bytes;
+        }
+        return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, b->pack_bytes, 0, "defs=%llu bytes=%llu spilled=0",
+                       (unsigned long long)ndefs, (unsigned long long)b->pack_bytes);
+    }
+    uint64_t copies = 0;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        hbgh_defrec *r = &m->defs[d];
+        if (pod == HBGH_POD_CURRENT) {
+            if (r->recorded) {
+                if (graph_h2d(m, b, m->dev_upload, m->dev_upload_cap, r->image, r->image_bytes, 1) != 0) {
+                    return -1;
+                }
+                ubytes += r->image_bytes;
+                copies++;
+            }
+            continue;
+        }
+        for (uint32_t k = 0; k < r->nvec; k++) {
+            int64_t t0 = hbgh_now();
+            if (graph_h2d(m, b, m->dev_upload, m->dev_upload_cap, r->vec[k], r->vec_len[k], 1) != 0) {
+                return -1;
+            }
+            ubytes += r->vec_len[k];
+            copies++;
+            if (epoch == HBGH_EPOCH_PR1870) {
+                char attrs[96];
+                snprintf(attrs, sizeof(attrs), "layer=%u bytes=%llu%s", k,
+                         (unsigned long long)r->vec_len[k], hbgh_dev_models(m) ? " dev=model" : "");
+                if (emit_bind_span(m, b, 4, "h2d_graph", t0, hbgh_now() - t0, attrs) != 0) {
+                    return -1;
+                }
+            }
+        }
+    }
+    st->upload_bytes = (int64_t)ubytes;
+    if (epoch == HBGH_EPOCH_PR1870) {
+        return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "leftover=%llu bytes=%llu",
+                       (unsigned long long)copies, (unsigned long long)ubytes);
+    }
+    return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "defs=%llu bytes=%llu submissions=%llu",
+                   (unsigned long long)ndefs, (unsigned long long)ubytes,
+                   (unsigned long long)nsubs);
 }
 
 /* ---- one bind ---- */
@@ -455,9 +720,9 @@ static int host_orch(hbgh_model *m, hbgh_bind *b)
 static int run_segments(hbgh_model *m, hbgh_bind *b)
 {
     const hbgh_workload *wl = m->wl;
-    hbgh_bind_stats *st = b->st;
     uint64_t nt = wl->arg_tensors;
     uint64_t abytes = (uint64_t)m->cfg.args_bytes;
+    int pr1870 = m->cfg.epoch == HBGH_EPOCH_PR1870;
 
     /* args: stage the caller tensors. */
     if (seg_begin(m, b) != 0) {
@@ -474,21 +739,26 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
         memcpy(b->args + off, m->args_src + off, len);
         off += len;
     }
-    if (seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
-                (unsigned long long)nt, (unsigned long long)nt, (unsigned long long)abytes) != 0) {
+    if ((pr1870 ? seg_end(m, b, HBGH_K_ARGS, 0, 0, "reuse=0")
+               : seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
+                         (unsigned long long)nt, (unsigned long long)nt,
+                         (unsigned long long)abytes)) != 0) {
         return -1;
     }
 
-    /* arena_build: one host arena, one (modelled) device arena. */
+    /* arena_build: one host arena, one device arena. */
     if (seg_begin(m, b) != 0) {
         return -1;
     }
+    b->prebuilt_start = b->open.t;
     b->arena = malloc(HBGH_HOST_ARENA_BYTES);
     if (b->arena == NULL) {
         return hbgh_fail(m, "allocating the host arena failed");
     }
     memset(b->arena, 0, ARENA_HEADER);
-    hbgh_dev_alloc(m, HBGH_DEVICE_ARENA_BYTES);
+    if (hbgh_dev_alloc(m, HBGH_DEVICE_ARENA_BYTES, &b->dev_arena) != 0) {
+        return -1;
+    }
     if (seg_end(m, b, HBGH_K_ARENA_BUILD, 0, 1, "bytes=%u device=%u", HBGH_HOST_ARENA_BYTES,
                 HBGH_DEVICE_ARENA_BYTES) != 0) {
         return -1;
@@ -531,31 +801,19 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     if (seg_begin(m, b) != 0 || host_orch(m, b) != 0) {
         return -1;
     }
-    if (seg_end(m, b, HBGH_K_HOST_ORCH, 0, 0, "tasks=%llu heap_used=%llu",
+    int orch_dev = m->cfg.graph_pod == HBGH_POD_EAGER_PINNED && !pr1870 &&
+                   m->cfg.epoch != HBGH_EPOCH_E3;
+    if (seg_end(m, b, HBGH_K_HOST_ORCH, 0, orch_dev, "tasks=%llu heap_used=%llu",
                 (unsigned long long)b->tasks, (unsigned long long)b->heap_used) != 0) {
         return -1;
     }
+    int64_t orch_ts = b->st->seg[HBGH_K_HOST_ORCH].start_ns;
 
-    /* graph_upload: each distinct Definition image, once. */
-    if (seg_begin(m, b) != 0) {
+    /* The Graph PODs left after orchestration. */
+    if (graph_step(m, b) != 0) {
         return -1;
     }
-    uint64_t ubytes = 0, ndefs = 0, nsubs = 0;
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        hbgh_defrec *r = &m->defs[d];
-        if (r->recorded) {
-            hbgh_dev_h2d(m, r->image_bytes, 1);
-            ubytes += r->image_bytes;
-            ndefs++;
-        }
-        nsubs += r->subs;
-    }
-    st->defs = (int64_t)ndefs;
-    st->submissions = (int64_t)nsubs;
-    st->upload_bytes = (int64_t)ubytes;
-    if (seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "defs=%llu bytes=%llu submissions=%llu",
-                (unsigned long long)ndefs, (unsigned long long)ubytes,
-                (unsigned long long)nsubs) != 0) {
+    if (pr1870 && emit_bind_span(m, b, 2, "orch_h2d_pipe", orch_ts, hbgh_now() - orch_ts, "") != 0) {
         return -1;
     }
 
@@ -577,13 +835,15 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     }
 
     /* arena_h2d: compact the live SM prefix, stage the submission block
-     * and the fanin table, one upload. */
+     * and the fanin table (and, in e3, the graph pack), one upload. PR-1870
+     * uploads the SM prefix (h2d_sm) and the rest (h2d_arena) apart. */
     if (seg_begin(m, b) != 0) {
         return -1;
     }
+    uint64_t nsubs = (uint64_t)b->st->submissions;
     uint64_t subs_bytes = HBGH_SUB_HEADER + nsubs * HBGH_SUB_RECORD;
     uint64_t copied = (uint64_t)b->nfanin * 4;
-    uint64_t total = b->sm_bytes + subs_bytes + copied;
+    uint64_t total = b->sm_bytes + subs_bytes + copied + b->pack_bytes;
     uint8_t *stage = malloc(total);
     if (stage == NULL) {
         return hbgh_fail(m, "allocating %llu bytes of upload staging failed",
@@ -593,22 +853,51 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     for (uint64_t s = 0; s < b->tasks; s++) {
         memcpy(stage + HBGH_SM_HEADER + s * HBGH_SLOT_LIVE, slot_ptr(m, (uint32_t)s), HBGH_SLOT_LIVE);
     }
+    if (pr1870) {
+        int rc = hbgh_dev_h2d(m, m->dev_upload, m->dev_upload_cap, stage, b->sm_bytes, 1);
+        if (rc == 0) {
+            rc = seg_end(m, b, HBGH_K_SM_H2D, b->sm_bytes, 1, "bytes=%llu",
+                         (unsigned long long)b->sm_bytes);
+        }
+        if (rc != 0 || seg_begin(m, b) != 0) {
+            free(stage);
+            return -1;
+        }
+    }
     memcpy(stage + b->sm_bytes, b->subs, subs_bytes);
     if (copied) {
         memcpy(stage + b->sm_bytes + subs_bytes, b->fanin, copied);
     }
-    hbgh_dev_h2d(m, total, 1);
+    if (b->pack_bytes) {
+        memcpy(stage + b->sm_bytes + subs_bytes + copied, b->pack, b->pack_bytes);
+    }
+    uint64_t from = pr1870 ? b->sm_bytes : 0;
+    int rc = hbgh_dev_h2d(m, m->dev_upload, m->dev_upload_cap, stage + from, total - from, 1);
     free(stage);
-    if (seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
-                "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
-                (unsigned long long)b->tasks, (unsigned long long)total,
-                (unsigned long long)copied, (unsigned long long)b->sm_bytes,
-                (unsigned long long)subs_bytes, b->nfanin, (unsigned long long)b->ntensor_args,
-                (unsigned long long)b->nscalar_args) != 0) {
+    if (rc != 0) {
+        return -1;
+    }
+    if (b->pack_bytes) {
+        b->st->graph_h2d_bytes += (int64_t)b->pack_bytes;
+        b->st->graph_h2d_copies++;
+    }
+    if (pr1870) {
+        rc = seg_end(m, b, HBGH_K_ARENA_H2D, total - from, 1, "nt=%llu bytes=%llu",
+                     (unsigned long long)b->tasks, (unsigned long long)(total - from));
+    } else {
+        rc = seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
+                     "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
+                     (unsigned long long)b->tasks, (unsigned long long)total,
+                     (unsigned long long)copied, (unsigned long long)b->sm_bytes,
+                     (unsigned long long)subs_bytes, b->nfanin, (unsigned long long)b->ntensor_args,
+                     (unsigned long long)b->nscalar_args);
+    }
+    if (rc != 0) {
         return -1;
     }
 
-    /* host_view_close: release the staged views and the bind's buffers. */
+    /* host_view_close: release the staged views and the bind's buffers
+     * (deferred_pageable's per-submission vectors with the recordings). */
     if (seg_begin(m, b) != 0) {
         return -1;
     }
@@ -624,6 +913,10 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     b->subs = NULL;
     free(b->fanin);
     b->fanin = NULL;
+    free(b->pack);
+    b->pack = NULL;
+    hbgh_dev_free(m, b->dev_arena);
+    b->dev_arena = NULL;
     for (uint32_t d = 0; d < wl->ndefs; d++) {
         hbgh_defrec_free(&m->defs[d]);
     }
@@ -637,16 +930,20 @@ static void free_bind(hbgh_model *m, hbgh_bind *b)
     free(b->arena);
     free(b->subs);
     free(b->fanin);
+    free(b->pack);
+    hbgh_dev_free(m, b->dev_arena);
     for (uint32_t d = 0; d < m->wl->ndefs; d++) {
         hbgh_defrec_free(&m->defs[d]);
     }
 }
 
-/* trace_end writes one pass's lines in enum order. */
+/* trace_end writes one pass's lines in enum order (E1/E2; spans of the
+ * later generations were written as each closed). */
 static int trace_end(hbgh_model *m, hbgh_bind *b)
 {
     hbgh_bind_stats *st = b->st;
-    for (int k = 0; k < HBGH_NSEG; k++) {
+    int lines = m->cfg.epoch == HBGH_EPOCH_E1 || m->cfg.epoch == HBGH_EPOCH_E2;
+    for (int k = 0; lines && k < HBGH_NSEG; k++) {
         const hbgh_seg_stats *s = &st->seg[k];
         if (!s->recorded) {
             continue;
@@ -665,7 +962,7 @@ static int trace_end(hbgh_model *m, hbgh_bind *b)
         o->detail_sum = m->main_prod.orch[k].detail_sum + m->pass_orch[k].detail_sum;
         o->dropped = m->main_prod.orch[k].dropped + m->pass_orch[k].dropped;
     }
-    for (int k = 0; k < HBGH_NORCH; k++) {
+    for (int k = 0; lines && k < HBGH_NORCH; k++) {
         const hbgh_orch_stats *o = &st->orch[k];
         if (o->count == 0) {
             continue;
@@ -701,6 +998,7 @@ static int validate(hbgh_model *m, const hbgh_bind_stats *st)
     return 0;
 }
 
+
 static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
 {
     hbgh_bind b;
@@ -708,10 +1006,13 @@ static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
     memset(st, 0, sizeof(*st));
     b.st = st;
     st->inv = atomic_fetch_add(&g_inv, 1) + 1;
+    st->rank = m->rank;
+    st->pid = m->pid;
     st->hblkhd_before = hbgh_hblkhd();
 
     atomic_store(&m->pool.next, 0);
     atomic_store(&m->pool.dropped, 0);
+    atomic_store(&m->pinned_off, 0);
     memset(m->pool.count, 0, sizeof(m->pool.count));
     hbgh_producer_reset(&m->main_prod);
     memset(m->pass_orch, 0, sizeof(m->pass_orch));
@@ -726,7 +1027,10 @@ static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
         return -1;
     }
     int64_t bind_end = hbgh_now();
-    if (hbgh_log_span(m, st->inv, 1, "chip.run.bind", ts, bind_end - ts, "") != 0) {
+    const char *root = hbgh_span_prefix(m);
+    char name[64];
+    snprintf(name, sizeof(name), "%s.bind", root);
+    if (hbgh_log_span(m, st->inv, 1, name, ts, bind_end - ts, "") != 0) {
         return -1;
     }
     int64_t vts = hbgh_now();
@@ -734,10 +1038,11 @@ static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
         return -1;
     }
     int64_t vend = hbgh_now();
-    if (hbgh_log_span(m, st->inv, 1, "chip.run.validate", vts, vend - vts, "") != 0) {
+    snprintf(name, sizeof(name), "%s.validate", root);
+    if (hbgh_log_span(m, st->inv, 1, name, vts, vend - vts, "") != 0) {
         return -1;
     }
-    if (hbgh_log_span(m, st->inv, 0, "chip.run", ts, hbgh_now() - ts, "") != 0) {
+    if (hbgh_log_span(m, st->inv, 0, root, ts, hbgh_now() - ts, "") != 0) {
         return -1;
     }
     st->bind_ts = ts;
@@ -761,17 +1066,17 @@ static int check_config(hbgh_model *m)
     if (c->prewarm < 0 || c->prewarm > HBGH_MAX_PREWARM) {
         return hbgh_fail(m, "prewarm %d out of range 0..%d", c->prewarm, HBGH_MAX_PREWARM);
     }
-    if (c->graph_pod != HBGH_POD_CURRENT) {
-        return hbgh_fail(m, "graph_pod %d is not implemented", c->graph_pod);
+    if (c->graph_pod < HBGH_POD_CURRENT || c->graph_pod > HBGH_POD_EAGER_PINNED) {
+        return hbgh_fail(m, "unknown graph_pod %d", c->graph_pod);
     }
-    if (c->epoch != HBGH_EPOCH_E1 && c->epoch != HBGH_EPOCH_E2) {
-        return hbgh_fail(m, "epoch %d is not implemented", c->epoch);
+    if (c->epoch < HBGH_EPOCH_E1 || c->epoch > HBGH_EPOCH_PR1870) {
+        return hbgh_fail(m, "unknown epoch %d", c->epoch);
     }
-    if (c->device != HBGH_DEV_MODEL) {
-        return hbgh_fail(m, "device %d is not implemented", c->device);
+    if (c->device != HBGH_DEV_MODEL && c->device != HBGH_DEV_ASCEND) {
+        return hbgh_fail(m, "unknown device %d", c->device);
     }
-    if (c->ranks != 1) {
-        return hbgh_fail(m, "ranks=%d is not implemented", c->ranks);
+    if (c->ranks != 1 && c->ranks != 2) {
+        return hbgh_fail(m, "ranks=%d: want 1 or 2", c->ranks);
     }
     if (c->rounds < 1 || c->delay_ns < 0 || c->args_bytes < 0 || c->dev_call_ns < 0 ||
         c->dev_pin_ns < 0 || c->dev_dma_bytes_per_s <= 0 || c->dev_bounce_bytes <= 0 ||
@@ -784,6 +1089,18 @@ static int check_config(hbgh_model *m)
         return hbgh_fail(m, "clock_gettime: %s", strerror(errno));
     }
     return 0;
+}
+
+/* pod_bound is an upper bound of one bind's Graph POD bytes: every image
+ * with at most four edges per node. */
+static uint64_t pod_bound(const hbgh_workload *wl)
+{
+    uint64_t n = 0;
+    for (uint32_t d = 0; d < wl->ndefs; d++) {
+        n += HBGH_DEF_HEADER + (uint64_t)wl->def_nodes[d] *
+                                   (HBGH_NODE_DESC + HBGH_NODE_ARGS + 4 * HBGH_EDGE_BYTES);
+    }
+    return n;
 }
 
 static int setup(hbgh_model *m)
@@ -825,6 +1142,31 @@ static int setup(hbgh_model *m)
         }
         m->pool.armed = 1;
     }
+    if (hbgh_dev_open(m) != 0) {
+        return -1;
+    }
+    if (m->cfg.device != HBGH_DEV_MODEL) {
+        /* One retained destination for every upload after host_orch. */
+        uint64_t tasks = (uint64_t)m->wl->submit_tasks + m->wl->alloc_tensors +
+                         (uint64_t)m->wl->layers * m->wl->ndefs;
+        m->dev_upload_cap = HBGH_SM_HEADER + tasks * HBGH_SLOT_LIVE + HBGH_SUB_HEADER +
+                            tasks * HBGH_SUB_RECORD + tasks * 128 * 4 + pod_bound(m->wl);
+        if (hbgh_dev_alloc(m, m->dev_upload_cap, &m->dev_upload) != 0) {
+            return -1;
+        }
+    }
+    if (m->cfg.graph_pod == HBGH_POD_EAGER_PINNED) {
+        m->pinned_cap = pod_bound(m->wl);
+        void *p = NULL;
+        if (hbgh_dev_host_alloc(m, m->pinned_cap, &p) != 0) {
+            return -1;
+        }
+        m->pinned = p;
+        m->dev_pod = calloc((size_t)HBGH_MAX_DEFS * m->wl->layers, sizeof(*m->dev_pod));
+        if (m->dev_pod == NULL) {
+            return hbgh_fail(m, "allocating the device POD table failed");
+        }
+    }
     return 0;
 }
 
@@ -838,6 +1180,15 @@ static void teardown(hbgh_model *m)
     for (int d = 0; d < HBGH_MAX_DEFS; d++) {
         hbgh_defrec_free(&m->defs[d]);
     }
+    if (m->dev_pod != NULL) {
+        for (size_t i = 0; i < (size_t)HBGH_MAX_DEFS * m->wl->layers; i++) {
+            hbgh_dev_free(m, m->dev_pod[i]);
+        }
+        free(m->dev_pod);
+    }
+    hbgh_dev_free(m, m->dev_upload);
+    hbgh_dev_host_free(m, m->pinned);
+    hbgh_dev_close(m);
     if (m->records_fd >= 0 && close(m->records_fd) != 0) {
         hbgh_fail(m, "closing %s: %s", m->cfg.records_path, strerror(errno));
     }
@@ -862,45 +1213,39 @@ static void teardown(hbgh_model *m)
     free(m->tids);
 }
 
-int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
+/* ---- ranks ---- */
+
+/* A rank_sync is shared by the ranks of one run (MAP_SHARED): a barrier
+ * between binds, as the ranks of one L3 run meet every round, so that
+ * every rank's pass k is written before any rank's pass k+1. */
+typedef struct rank_sync {
+    atomic_int arrived; /* binds started, summed over the ranks */
+    atomic_int abort;
+} rank_sync;
+
+static int rank_barrier(hbgh_model *m, rank_sync *rs, int32_t round)
 {
-    out->binds_done = 0;
-    out->threads_created = 0;
-    out->threads_left = 0;
-    out->recorders_seen = 0;
-    out->error[0] = '\0';
-    out->log_errno = 0;
-    hbgh_model *m = calloc(1, sizeof(*m));
-    if (m == NULL) {
-        snprintf(out->error, sizeof(out->error), "allocating the model failed");
-        return -1;
+    if (rs == NULL) {
+        return 0;
     }
-    m->cfg = *cfg;
-    m->out = out;
-    m->records_fd = -1;
-    out->pid = (int32_t)getpid();
-    out->bind_tid = hbgh_gettid();
-    if (check_config(m) != 0) {
-        free(m);
-        return -1;
-    }
-    int rc = setup(m);
-    if (rc == 0 && cfg->stamp != NULL) {
-        size_t n = strlen(cfg->stamp);
-        char *line = malloc(n + 2);
-        if (line == NULL) {
-            rc = hbgh_fail(m, "allocating the stamp line failed");
-        } else {
-            memcpy(line, cfg->stamp, n);
-            line[n] = '\n';
-            if (hbgh_write_all(cfg->log_fd, line, n + 1) != 0) {
-                int err = errno;
-                out->log_errno = err;
-                rc = hbgh_fail(m, "writing the log: %s", strerror(err));
-            }
-            free(line);
+    atomic_fetch_add(&rs->arrived, 1);
+    int want = m->cfg.ranks * (round + 1);
+    while (atomic_load(&rs->arrived) < want) {
+        if (atomic_load(&rs->abort)) {
+            return hbgh_fail(m, "rank %d: the other rank failed", m->rank);
         }
+        struct timespec d = {0, 20000};
+        (void)nanosleep(&d, NULL);
     }
+    return 0;
+}
+
+/* run_rank runs every bind of one rank (one process) and releases all. */
+static int run_rank(hbgh_model *m, hbgh_bind_stats *binds, rank_sync *rs)
+{
+    const hbgh_config *cfg = &m->cfg;
+    hbgh_result *out = m->out;
+    int rc = setup(m);
     if (rc == 0) {
         rc = hbgh_log_anchor(m);
     }
@@ -911,14 +1256,175 @@ int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
         out->recorders_seen = hbgh_count_named_threads("hbgh-rec");
     }
     for (int32_t i = 0; rc == 0 && i < cfg->rounds; i++) {
+        rc = rank_barrier(m, rs, i);
+        if (rc != 0) {
+            break;
+        }
         hbgh_bind_stats local;
-        hbgh_bind_stats *st = cfg->keep_stats && out->binds != NULL ? &out->binds[i] : &local;
+        hbgh_bind_stats *st = binds != NULL ? &binds[i] : &local;
         rc = run_bind(m, st);
         if (rc == 0) {
             out->binds_done++;
         }
     }
+    if (rc != 0 && rs != NULL) {
+        atomic_store(&rs->abort, 1);
+    }
     teardown(m);
+    return rc == 0 && out->error[0] == '\0' ? 0 : -1;
+}
+
+static hbgh_model *new_model(const hbgh_config *cfg, hbgh_result *out)
+{
+    hbgh_model *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        snprintf(out->error, sizeof(out->error), "allocating the model failed");
+        return NULL;
+    }
+    m->cfg = *cfg;
+    m->out = out;
+    m->records_fd = -1;
+    return m;
+}
+
+static int write_stamp(hbgh_model *m)
+{
+    const hbgh_config *cfg = &m->cfg;
+    if (cfg->stamp == NULL) {
+        return 0;
+    }
+    size_t n = strlen(cfg->stamp);
+    char *line = malloc(n + 2);
+    if (line == NULL) {
+        return hbgh_fail(m, "allocating the stamp line failed");
+    }
+    memcpy(line, cfg->stamp, n);
+    line[n] = '\n';
+    int rc = 0;
+    if (hbgh_write_all(cfg->log_fd, line, n + 1) != 0) {
+        int err = errno;
+        m->out->log_errno = err;
+        rc = hbgh_fail(m, "writing the log: %s", strerror(err));
+    }
+    free(line);
+    return rc;
+}
+
+/*
+ * run_ranks forks one process per rank, as simpler's L3 forks its ranks:
+ * each has its own pid, anchor, recorder threads and inv counter, and
+ * writes to the same log descriptor. Results come back through shared
+ * memory; the parent waits for both.
+ */
+static int run_ranks(hbgh_model *m)
+{
+    const hbgh_config *cfg = &m->cfg;
+    hbgh_result *out = m->out;
+    int32_t ranks = cfg->ranks;
+    size_t nb = (size_t)cfg->rounds;
+    size_t bytes = sizeof(rank_sync) + (size_t)ranks * (sizeof(hbgh_result) + nb * sizeof(hbgh_bind_stats));
+    void *shm = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shm == MAP_FAILED) {
+        return hbgh_fail(m, "mmap of the rank results: %s", strerror(errno));
+    }
+    memset(shm, 0, bytes);
+    rank_sync *rs = shm;
+    hbgh_result *res = (hbgh_result *)(void *)((char *)shm + sizeof(rank_sync));
+    hbgh_bind_stats *stats = (hbgh_bind_stats *)(void *)(res + ranks);
+    pid_t pids[2] = {-1, -1};
+    int rc = 0;
+    for (int32_t r = 0; r < ranks; r++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            atomic_store(&rs->abort, 1);
+            rc = hbgh_fail(m, "fork: %s", strerror(errno));
+            break;
+        }
+        if (pid == 0) {
+            /* The child runs C only, then _exit: no Go code runs here. A
+             * reader that went away gives EPIPE, not a signal. */
+            (void)signal(SIGPIPE, SIG_IGN);
+            hbgh_model *cm = new_model(cfg, &res[r]);
+            int crc = -1;
+            if (cm != NULL) {
+                cm->rank = r;
+                crc = run_rank(cm, cfg->keep_stats ? stats + (size_t)r * nb : NULL, rs);
+                free(cm);
+            }
+            res[r].pid = (int32_t)getpid();
+            _exit(crc == 0 ? 0 : 1);
+        }
+        pids[r] = pid;
+        out->rank_pids[r] = (int32_t)pid;
+    }
+    for (int32_t r = 0; r < ranks; r++) {
+        if (pids[r] < 0) {
+            continue;
+        }
+        int status = 0;
+        pid_t w;
+        do {
+            w = waitpid(pids[r], &status, 0);
+        } while (w < 0 && errno == EINTR);
+        if (w < 0) {
+            rc = hbgh_fail(m, "waitpid: %s", strerror(errno));
+        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            if (res[r].error[0] != '\0') {
+                rc = hbgh_fail(m, "rank %d: %s", r, res[r].error);
+            } else {
+                rc = hbgh_fail(m, "rank %d exited with status %d", r, status);
+            }
+            if (res[r].log_errno != 0) {
+                out->log_errno = res[r].log_errno;
+            }
+            if (res[r].dev_error != 0) {
+                out->dev_error = res[r].dev_error;
+            }
+        }
+    }
+    /* Rank 0's error first, if both failed, is what hbgh_fail kept. */
+    out->binds_done = 0;
+    for (int32_t r = 0; r < ranks; r++) {
+        out->binds_done += res[r].binds_done;
+        out->threads_created += res[r].threads_created;
+        out->threads_left += res[r].threads_left;
+        out->recorders_seen += res[r].recorders_seen;
+        if (cfg->keep_stats && out->binds != NULL) {
+            memcpy(out->binds + (size_t)r * nb, stats + (size_t)r * nb, nb * sizeof(*stats));
+        }
+    }
+    if (munmap(shm, bytes) != 0 && rc == 0) {
+        rc = hbgh_fail(m, "munmap: %s", strerror(errno));
+    }
+    return rc;
+}
+
+int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
+{
+    out->binds_done = 0;
+    out->threads_created = 0;
+    out->threads_left = 0;
+    out->recorders_seen = 0;
+    out->error[0] = '\0';
+    out->log_errno = 0;
+    out->dev_error = 0;
+    out->rank_pids[0] = out->rank_pids[1] = 0;
+    hbgh_model *m = new_model(cfg, out);
+    if (m == NULL) {
+        return -1;
+    }
+    out->pid = (int32_t)getpid();
+    out->bind_tid = hbgh_gettid();
+    if (check_config(m) != 0) {
+        free(m);
+        return -1;
+    }
+    int rc = write_stamp(m);
+    if (rc == 0 && cfg->ranks > 1) {
+        rc = run_ranks(m);
+    } else if (rc == 0) {
+        rc = run_rank(m, cfg->keep_stats ? out->binds : NULL, NULL);
+    }
     free(m);
     return rc == 0 && out->error[0] == '\0' ? 0 : -1;
 }

@@ -165,6 +165,14 @@ typedef struct hbgh_defrec {
     uint64_t image_bytes;
     uint64_t checksum;
     int32_t failed;     /* allocation failure on the recorder */
+    /* Graph PODs of the submissions (occurrence k = the k-th submission of
+     * this Definition in the bind): deferred_pageable keeps one zero-filled
+     * vector each, eager_pinned a slice of the pinned arena. */
+    uint8_t **vec;
+    uint64_t *vec_len;
+    uint64_t *pin_off;
+    uint32_t nvec, vcap;
+    uint32_t bound;     /* submissions bound so far; read under the model's mu */
 } hbgh_defrec;
 
 void hbgh_defrec_free(hbgh_defrec *d);
@@ -178,6 +186,16 @@ typedef struct hbgh_job {
     int32_t def;
     int32_t sub;
 } hbgh_job;
+
+/* hbgh_pod_slice returns the byte range of occurrence k of a Definition's
+ * image when its Graph POD is cut into one piece per submission. */
+static inline void hbgh_pod_slice(uint64_t image_bytes, uint32_t k, uint32_t n, uint64_t *off,
+                                  uint64_t *len)
+{
+    uint64_t a = image_bytes * k / n, b = image_bytes * (k + 1) / n;
+    *off = a;
+    *len = b - a;
+}
 
 struct hbgh_model;
 
@@ -240,7 +258,28 @@ typedef struct hbgh_bind {
     uint64_t tasks;
     uint64_t sm_bytes;
     uint64_t desc_off;   /* bump pointer for tensor descriptors in the arena */
+    void *dev_arena;     /* device arena of this bind */
+    int64_t orch_setup_end; /* host_orch.setup / host_orch.entry boundary */
+    int64_t orch_start;
+    uint8_t *pack;       /* e3: the graph pack */
+    uint64_t pack_bytes; /* e3: Definition images packed by graph_pack */
+    int64_t prebuilt_start;
 } hbgh_bind;
+
+/* ACL entry points (docs/harness.md, "Device backends"). */
+typedef struct hbgh_acl {
+    void *lib;
+    int (*init)(const char *);
+    int (*finalize)(void);
+    int (*set_device)(int32_t);
+    int (*malloc_dev)(void **, size_t, int);
+    int (*free_dev)(void *);
+    int (*malloc_host)(void **, size_t);
+    int (*free_host)(void *);
+    int (*memcpy_)(void *, size_t, const void *, size_t, int);
+    int inited;
+    int device_set;
+} hbgh_acl;
 
 typedef struct hbgh_model {
     hbgh_config cfg;
@@ -267,6 +306,18 @@ typedef struct hbgh_model {
     hbgh_orch_stats pass_orch[HBGH_NORCH]; /* recorders' aggregates, this pass */
     int32_t threads_created;
     hbgh_result *out;
+    int32_t rank;
+    int32_t waiters;     /* bind thread waits for a binding (eager_pinned) */
+    /* eager_pinned: the retained pinned arena and device buffers per
+     * (Definition, occurrence) */
+    uint8_t *pinned;
+    uint64_t pinned_cap;
+    atomic_ullong pinned_off;
+    void **dev_pod;      /* HBGH_MAX_DEFS x layers */
+    void *dev_upload;    /* retained upload destination (SM image, arena, Definitions) */
+    uint64_t dev_upload_cap;
+    uint64_t dev_tokens; /* model device: fake handles */
+    hbgh_acl acl;
 } hbgh_model;
 
 int hbgh_fail(hbgh_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -276,15 +327,27 @@ int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
 int hbgh_pool_submit(hbgh_model *m, int32_t def, int32_t sub, int32_t first);
 int hbgh_pool_commit(hbgh_model *m);
+/* hbgh_pool_wait_bound waits until n submissions of def are bound. */
+int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n);
 /* hbgh_pool_drain waits until no job is pending (on an error path, before
  * the recordings the jobs use are freed). */
 void hbgh_pool_drain(hbgh_model *m);
 void hbgh_pool_stop(hbgh_model *m);
 int64_t hbgh_pool_cpu(hbgh_model *m);
 
-/* device.c: modelled device, returns the modelled nanoseconds spent */
-int64_t hbgh_dev_alloc(hbgh_model *m, uint64_t bytes);
-int64_t hbgh_dev_h2d(hbgh_model *m, uint64_t bytes, int32_t pageable);
+/* device.c: the device backend. The model busy-waits for the modelled
+ * time and hands out tokens; ascend calls ACL. Each returns 0, or -1 with
+ * the error set (and out->dev_error for an ACL failure). */
+int hbgh_dev_open(hbgh_model *m);
+void hbgh_dev_close(hbgh_model *m);
+int hbgh_dev_alloc(hbgh_model *m, uint64_t bytes, void **dptr);
+void hbgh_dev_free(hbgh_model *m, void *dptr);
+int hbgh_dev_host_alloc(hbgh_model *m, uint64_t bytes, void **hptr);
+void hbgh_dev_host_free(hbgh_model *m, void *hptr);
+int hbgh_dev_h2d(hbgh_model *m, void *dst, uint64_t dst_cap, const void *src, uint64_t bytes,
+                 int32_t pageable);
+/* hbgh_dev_models reports whether device time is modelled (dev=model). */
+int hbgh_dev_models(const hbgh_model *m);
 
 /* log.c */
 int hbgh_write_all(int fd, const char *buf, size_t len);
@@ -295,5 +358,10 @@ int hbgh_log_span(hbgh_model *m, uint64_t inv, int32_t depth, const char *name, 
                   int64_t dur, const char *attrs);
 size_t hbgh_encode_field(const char *in, char *out, size_t cap, int attributes);
 int hbgh_write_records(hbgh_model *m, uint64_t inv);
+/* hbgh_kind_name is the kind's name in the configured epoch (e3 renames
+ * graph_upload to graph_pack and record_node to record_sub_task). */
+const char *hbgh_kind_name(const hbgh_model *m, int kind);
+/* hbgh_span_prefix is chip.run, or simpler_run for pr1870. */
+const char *hbgh_span_prefix(const hbgh_model *m);
 
 #endif

@@ -21,6 +21,24 @@ const char *const hbgh_kind_names[HBGH_NKIND] = {
     "submit_task", "alloc_tensors", "record_node", "graph_submit", "build_definition",
 };
 
+const char *hbgh_kind_name(const hbgh_model *m, int kind)
+{
+    if (m->cfg.epoch == HBGH_EPOCH_E3) {
+        if (kind == HBGH_K_GRAPH_UPLOAD) {
+            return "graph_pack";
+        }
+        if (kind == HBGH_K_RECORD_NODE) {
+            return "record_sub_task";
+        }
+    }
+    return hbgh_kind_names[kind];
+}
+
+const char *hbgh_span_prefix(const hbgh_model *m)
+{
+    return m->cfg.epoch == HBGH_EPOCH_PR1870 ? "simpler_run" : "chip.run";
+}
+
 int hbgh_write_all(int fd, const char *buf, size_t len)
 {
     while (len > 0) {
@@ -98,6 +116,9 @@ static atomic_int anchor_pid;
 int hbgh_log_anchor(hbgh_model *m)
 {
     int pid = (int)getpid();
+    if (m->cfg.epoch == HBGH_EPOCH_E3) {
+        return 0; /* upstream 04c88e9 removed the anchor */
+    }
     if (atomic_exchange(&anchor_pid, pid) == pid) {
         return 0;
     }
@@ -229,7 +250,7 @@ int hbgh_write_records(hbgh_model *m, uint64_t inv)
         w = snprintf(buf + n, cap - n,
                      "%s{\"phase\": \"%s\", \"start_ns\": %lld, \"end_ns\": %lld, "
                      "\"detail\": %llu, \"tid\": %d}",
-                     i == 0 ? "" : ", ", hbgh_kind_names[r->kind], (long long)r->start_ns,
+                     i == 0 ? "" : ", ", hbgh_kind_name(m, r->kind), (long long)r->start_ns,
                      (long long)r->end_ns, (unsigned long long)r->detail, r->tid);
     }
     if (w >= 0 && (size_t)w < cap - n) {

@@ -156,6 +156,12 @@ static int hmap_get(const hbgh_hmap *h, uint64_t key, uint32_t *val)
 
 void hbgh_defrec_free(hbgh_defrec *d)
 {
+    for (uint32_t i = 0; i < d->nvec; i++) {
+        free(d->vec[i]);
+    }
+    free(d->vec);
+    free(d->vec_len);
+    free(d->pin_off);
     free(d->nodes);
     free(d->edges);
     free(d->binds);
@@ -278,6 +284,52 @@ static int bind_submission(hbgh_model *m, int32_t def, int32_t sub)
         }
         d->binds[d->nb++] = ((uint64_t)sub << 32) | i;
     }
+    if (m->cfg.graph_pod != HBGH_POD_CURRENT) {
+        /* This submission's Graph POD: its piece of the Definition image,
+         * in a zero-filled vector of its own (deferred_pageable) or in the
+         * retained pinned arena, bump-allocated (eager_pinned). */
+        uint32_t k = d->subs;
+        if (k >= d->vcap) {
+            uint32_t c = d->vcap ? d->vcap * 2 : wl->layers;
+            uint8_t **v = realloc(d->vec, (size_t)c * sizeof(*v));
+            if (v == NULL) {
+                return -1;
+            }
+            d->vec = v;
+            uint64_t *l = realloc(d->vec_len, (size_t)c * sizeof(*l));
+            if (l == NULL) {
+                return -1;
+            }
+            d->vec_len = l;
+            uint64_t *o = realloc(d->pin_off, (size_t)c * sizeof(*o));
+            if (o == NULL) {
+                return -1;
+            }
+            d->pin_off = o;
+            d->vcap = c;
+        }
+        uint64_t off, len;
+        hbgh_pod_slice(d->image_bytes, k, wl->layers, &off, &len);
+        d->vec_len[k] = len;
+        d->vec[k] = NULL;
+        d->pin_off[k] = 0;
+        if (m->cfg.graph_pod == HBGH_POD_DEFERRED_PAGEABLE) {
+            uint8_t *v = calloc(1, len ? len : 1);
+            if (v == NULL) {
+                return -1;
+            }
+            memcpy(v, d->image + off, len);
+            d->vec[k] = v;
+        } else {
+            uint64_t at = atomic_fetch_add(&m->pinned_off, len);
+            if (at + len > m->pinned_cap) {
+                return -1;
+            }
+            memcpy(m->pinned + at, d->image + off, len);
+            d->pin_off[k] = at;
+        }
+        d->nvec = k + 1;
+    }
     d->subs++;
     return 0;
 }
@@ -324,7 +376,10 @@ static void *recorder_main(void *arg)
         if (rc != 0) {
             m->failed = 1;
         }
-        if (--m->pending == 0) {
+        if (job.type == HBGH_JOB_BIND) {
+            m->defs[job.def].bound++;
+        }
+        if (--m->pending == 0 || m->waiters > 0) {
             (void)pthread_cond_broadcast(&m->done_cv);
         }
     }
@@ -534,6 +589,24 @@ int hbgh_pool_commit(hbgh_model *m)
     }
     m->nrec = keep;
     return rc;
+}
+
+int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n)
+{
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return hbgh_fail(m, "pthread_mutex_lock failed");
+    }
+    m->waiters++;
+    while (m->defs[def].bound < n && !m->failed) {
+        (void)pthread_cond_wait(&m->done_cv, &m->mu);
+    }
+    m->waiters--;
+    int failed = m->failed;
+    (void)pthread_mutex_unlock(&m->mu);
+    if (failed) {
+        return hbgh_fail(m, "a recorder thread failed (out of memory or pinned arena)");
+    }
+    return 0;
 }
 
 void hbgh_pool_drain(hbgh_model *m)

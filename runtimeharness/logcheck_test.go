@@ -274,6 +274,9 @@ func checkLog(t *testing.T, text string, w wantLog) parsedLog {
 // host facts) so that the rest can be compared with a golden file.
 func maskLog(text string) string {
 	for _, r := range []struct{ re, to string }{
+		// E2 counters are cut by the 95-character cap wherever the digits
+		// end; TestE2CountersAreTheMeasuredOnes checks them instead.
+		{`(?m)^(.*bind phase=.*?) minflt=.*$`, "${1} <counters>"},
 		{`\b(mono_ns|start_ns|dur_ns|total_ns|wall_ns|ts|dur|pid|tid|minflt|tminflt|nivcsw|nvcsw|cpu_ns|rec_cpu_ns)=\d+`, "${1}=N"},
 		{`\[T0x[0-9a-f]+\]`, "[T0xH]"},
 		{`nproc=\d+ thp=\S+ glibc=\S+`, "nproc=N thp=M glibc=V"},

@@ -4,7 +4,7 @@ package runtimeharness
 
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -Wall -Wextra
-#cgo LDFLAGS: -lpthread
+#cgo LDFLAGS: -lpthread -ldl
 #include <stdlib.h>
 #include <features.h>
 #ifdef __GLIBC__
@@ -56,7 +56,7 @@ var (
 		EpochPR1870: C.HBGH_EPOCH_PR1870,
 	}
 	deviceIDs = map[string]C.int32_t{
-		"model": C.HBGH_DEV_MODEL, "ascend": C.HBGH_DEV_ASCEND, "cuda": C.HBGH_DEV_CUDA,
+		"model": C.HBGH_DEV_MODEL, "ascend": C.HBGH_DEV_ASCEND,
 	}
 )
 
@@ -83,15 +83,21 @@ func runModel(cfg Config, rounds int, fd uintptr, stamp, recordsPath string, kee
 	cstamp := C.CString("[stamp] " + stamp)
 	defer C.free(unsafe.Pointer(cstamp))
 	c.stamp = cstamp
+	if cfg.Device.Kind == "ascend" {
+		clib := C.CString(ascendLibrary())
+		defer C.free(unsafe.Pointer(clib))
+		c.ascend_lib = clib
+	}
 	if recordsPath != "" {
 		cpath := C.CString(recordsPath)
 		defer C.free(unsafe.Pointer(cpath))
 		c.records_path = cpath
 	}
 	var out C.hbgh_result
+	nstats := rounds * cfg.Ranks // rank-major: rank 0's binds, then rank 1's
 	if keepStats {
 		c.keep_stats = 1
-		out.binds = (*C.hbgh_bind_stats)(C.calloc(C.size_t(rounds), C.size_t(unsafe.Sizeof(C.hbgh_bind_stats{}))))
+		out.binds = (*C.hbgh_bind_stats)(C.calloc(C.size_t(nstats), C.size_t(unsafe.Sizeof(C.hbgh_bind_stats{}))))
 		if out.binds == nil {
 			return nil, errors.New("allocating bind statistics failed")
 		}
@@ -111,12 +117,23 @@ func runModel(cfg Config, rounds int, fd uintptr, stamp, recordsPath string, kee
 		ThreadsLeft:    int(out.threads_left),
 		RecordersSeen:  int(out.recorders_seen),
 	}
+	if cfg.Ranks > 1 {
+		res.RankPids = []int{int(out.rank_pids[0]), int(out.rank_pids[1])}
+	}
 	if keepStats {
-		for _, b := range unsafe.Slice(out.binds, rounds)[:out.binds_done] {
+		for i, b := range unsafe.Slice(out.binds, nstats) {
+			// Each rank fills its own rounds entries; a rank that stopped
+			// early leaves the rest zero (inv 0).
+			if cfg.Ranks > 1 && b.inv == 0 || cfg.Ranks == 1 && i >= int(out.binds_done) {
+				continue
+			}
 			res.Stats = append(res.Stats, bindStats(&b))
 		}
 	}
 	if rc != 0 {
+		if out.dev_error != 0 {
+			return res, &DeviceError{Msg: C.GoString(&out.error[0]), Code: int(out.dev_error)}
+		}
 		if out.log_errno != 0 {
 			// Keep the errno so callers can tell a closed pipe (EPIPE).
 			return res, &logWriteError{msg: C.GoString(&out.error[0]), errno: syscall.Errno(out.log_errno)}
@@ -150,6 +167,11 @@ func bindStats(b *C.hbgh_bind_stats) BindStats {
 		UploadBytes:    int64(b.upload_bytes),
 		RecordsDropped: int64(b.records_dropped),
 		ThreadsCreated: int(b.threads_created),
+		GraphH2DBytes:  int64(b.graph_h2d_bytes),
+		GraphH2DCopies: int64(b.graph_h2d_copies),
+		GraphH2DNS:     int64(b.graph_h2d_ns),
+		Rank:           int(b.rank),
+		Pid:            int(b.pid),
 	}
 	for i, name := range SegmentNames {
 		g := &b.seg[i]

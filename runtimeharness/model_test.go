@@ -399,9 +399,10 @@ func TestDelayAndArgsBytes(t *testing.T) {
 }
 
 func TestRunModelRefusesBeforeAnyWork(t *testing.T) {
+	t.Setenv(AscendHomeEnv, "")
 	for name, mutate := range map[string]func(*Config){
-		"nonsense":        func(c *Config) { c.Prewarm = -3 },
-		"not implemented": func(c *Config) { c.GraphPod = GraphPodEagerPinned },
+		"nonsense":          func(c *Config) { c.Prewarm = -3 },
+		"ascend, no libacl": func(c *Config) { c.Device.Kind = "ascend" },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := DefaultConfig()

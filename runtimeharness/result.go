@@ -63,6 +63,14 @@ type BindStats struct {
 	RecordsDropped int64          `json:"records_dropped"`
 	ThreadsCreated int            `json:"threads_created"` // recorder threads created mid-burst
 	Creates        []Interval     `json:"creates,omitempty"`
+	// Graph POD bytes that reached the device in this bind, wherever the
+	// variant put the copies (graph_upload, per-layer h2d_graph inside
+	// host_orch, or packed into arena_h2d), the copies and their wall time.
+	GraphH2DBytes  int64 `json:"graph_h2d_bytes"`
+	GraphH2DCopies int64 `json:"graph_h2d_copies"`
+	GraphH2DNS     int64 `json:"graph_h2d_ns"`
+	Rank           int   `json:"rank"` // 0, or 1 for the second rank of ranks=2
+	Pid            int   `json:"pid"`  // the process that ran the bind
 }
 
 // Segment returns the stats of the named segment, or false.
@@ -81,8 +89,18 @@ type ModelResult struct {
 	Binds          int         `json:"binds"`
 	Pid            int         `json:"pid"`
 	BindTid        int         `json:"bind_tid"`
-	ThreadsCreated int         `json:"threads_created"` // every thread the model created
-	ThreadsLeft    int         `json:"threads_left"`    // of those, still alive at return
-	RecordersSeen  int         `json:"recorders_seen"`  // named recorder threads after prewarm
-	Stats          []BindStats `json:"stats,omitempty"` // with ModelOptions.BindStats
+	ThreadsCreated int         `json:"threads_created"`     // every thread the model created
+	ThreadsLeft    int         `json:"threads_left"`        // of those, still alive at return
+	RecordersSeen  int         `json:"recorders_seen"`      // named recorder threads after prewarm
+	Stats          []BindStats `json:"stats,omitempty"`     // with ModelOptions.BindStats; rank-major
+	RankPids       []int       `json:"rank_pids,omitempty"` // ranks=2: the forked rank processes
 }
+
+// A DeviceError is a failed call of a real device backend (ascend): the
+// message names the call, Code is its aclError.
+type DeviceError struct {
+	Msg  string
+	Code int
+}
+
+func (e *DeviceError) Error() string { return e.Msg }

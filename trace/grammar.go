@@ -106,7 +106,10 @@ func int64Field(b []byte, i int, key string) (int64, int, bool) {
 		return 0, i, false
 	}
 	n, ok := parseUint(d, maxInt64)
-	return int64(n), e, ok
+	if !ok {
+		return 0, i, false
+	}
+	return int64(n), e, true
 }
 
 // envelopeAt parses `[mono_ns=<digits>][T0x<hex>]` at i and returns the hex
@@ -261,12 +264,16 @@ type spanHead struct {
 	depth      int64
 	ts, dur    int64
 	attrsStart int
+	why        string // why the last parse failed
 }
 
 // parseSpanHead parses the fixed fields of a [STRACE] record at i (which
 // holds `[STRACE]`). It fails, making the record torn, when a field is
-// missing, out of order, not unsigned digits, or overflows.
+// missing, out of order, not unsigned digits, or overflows, when dur's
+// digits run on into other text (dur=9e30 is not the integer 9), and when
+// ts+dur overflows int64; h.why then says which.
 func parseSpanHead(b []byte, i int, h *spanHead) bool {
+	h.why = ""
 	j, ok := skipSpace(b, i+len(tokStrace))
 	if !ok {
 		return false
@@ -274,33 +281,33 @@ func parseSpanHead(b []byte, i int, h *spanHead) bool {
 	if _, j, ok = digitField(b, j, "v="); !ok {
 		return false
 	}
+	for _, f := range [...]struct {
+		key string
+		dst *int64
+	}{{"pid=", &h.pid}, {"tid=", &h.tid}} {
+		if j, ok = skipSpace(b, j); !ok {
+			return h.fail(b, j, f.key, true)
+		}
+		if *f.dst, j, ok = int64Field(b, j, f.key); !ok {
+			return h.fail(b, j, f.key, false)
+		}
+	}
 	if j, ok = skipSpace(b, j); !ok {
-		return false
-	}
-	if h.pid, j, ok = int64Field(b, j, "pid="); !ok {
-		return false
-	}
-	if j, ok = skipSpace(b, j); !ok {
-		return false
-	}
-	if h.tid, j, ok = int64Field(b, j, "tid="); !ok {
-		return false
-	}
-	if j, ok = skipSpace(b, j); !ok {
-		return false
+		return h.fail(b, j, "inv=", true)
 	}
 	var d []byte
 	if d, j, ok = digitField(b, j, "inv="); !ok {
-		return false
+		return h.fail(b, j, "inv=", false)
 	}
 	if h.inv, ok = parseUint(d, 1<<64-1); !ok {
+		h.why = "inv overflows 64 bits"
 		return false
 	}
 	if j, ok = skipSpace(b, j); !ok {
-		return false
+		return h.fail(b, j, "hid=", true)
 	}
 	if len(b)-j < 4 || string(b[j:j+4]) != "hid=" {
-		return false
+		return h.fail(b, j, "hid=", false)
 	}
 	j += 4
 	e := j
@@ -308,20 +315,21 @@ func parseSpanHead(b []byte, i int, h *spanHead) bool {
 		e++
 	}
 	if e == j {
+		h.why = "hid is not hex"
 		return false
 	}
 	h.hid = b[j:e]
 	if j, ok = skipSpace(b, e); !ok {
-		return false
+		return h.fail(b, j, "depth=", true)
 	}
 	if h.depth, j, ok = int64Field(b, j, "depth="); !ok {
-		return false
+		return h.fail(b, j, "depth=", false)
 	}
 	if j, ok = skipSpace(b, j); !ok {
-		return false
+		return h.fail(b, j, "name=", true)
 	}
 	if len(b)-j < 5 || string(b[j:j+5]) != "name=" {
-		return false
+		return h.fail(b, j, "name=", false)
 	}
 	j += 5
 	e = j
@@ -329,23 +337,66 @@ func parseSpanHead(b []byte, i int, h *spanHead) bool {
 		e++
 	}
 	if e == j {
+		h.why = "empty name"
 		return false
 	}
 	h.name = b[j:e]
 	if j, ok = skipSpace(b, e); !ok {
-		return false
+		return h.fail(b, j, "ts=", true)
 	}
 	if h.ts, j, ok = int64Field(b, j, "ts="); !ok {
-		return false
+		return h.fail(b, j, "ts=", false)
 	}
 	if j, ok = skipSpace(b, j); !ok {
-		return false
+		return h.fail(b, j, "dur=", true)
 	}
 	if h.dur, j, ok = int64Field(b, j, "dur="); !ok {
+		return h.fail(b, j, "dur=", false)
+	}
+	// The emitter writes a space after dur's digits; anything but
+	// whitespace or the '[' of the next record there means the digits
+	// were the prefix of something else.
+	if j < len(b) && !isSpaceByte(b[j]) && b[j] != '[' {
+		h.why = "dur is not an integer"
+		return false
+	}
+	if h.ts > maxInt64-h.dur {
+		h.why = "ts+dur overflows int64"
 		return false
 	}
 	h.attrsStart = j
 	return true
+}
+
+// fail sets h.why for a field key (with its '=') that did not parse at j:
+// gap says the whitespace before it was missing. It returns false.
+func (h *spanHead) fail(b []byte, j int, key string, gap bool) bool {
+	name := key[:len(key)-1]
+	switch {
+	case j >= len(b):
+		h.why = "cut before " + key
+	case gap:
+		h.why = "text runs on before " + key
+		if j > 0 && isDigitByte(b[j-1]) {
+			// The digits of the field before ran on into other text.
+			h.why = "a field before " + key + " is not an integer"
+		}
+	case len(b)-j < len(key) || string(b[j:j+len(key)]) != key:
+		h.why = "missing " + key
+	default:
+		v := b[j+len(key):]
+		switch {
+		case len(v) == 0:
+			h.why = "cut after " + key
+		case v[0] == '-':
+			h.why = "negative " + name
+		case isDigitByte(v[0]):
+			h.why = name + " overflows int64"
+		default:
+			h.why = name + " is not an integer"
+		}
+	}
+	return false
 }
 
 // trimSpaceBytes strips ASCII whitespace from both ends.
@@ -503,8 +554,22 @@ type phaseLine struct {
 // fixed key (v=, pid=, ... name=, ts=, dur=); a "phase=" inside the name
 // token follows no space. Nor can one straddle a head's edge: a head
 // starts with '[' and ends in digits.
-func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phaseLine) (hasBind, hasOrch bool) {
+//
+// When b holds `bind phase=` but no match, bindWhy says why the first one
+// failed (REFERENCE's search would skip it silently; hbgkit counts it). A
+// dur_ns whose digits run on into other text (dur_ns=9e30) is no match.
+func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phaseLine) (hasBind, hasOrch bool, bindWhy string) {
 	from := 0
+	failed := func(why string) {
+		if bindWhy == "" {
+			bindWhy = why
+		}
+	}
+	defer func() {
+		if hasBind {
+			bindWhy = ""
+		}
+	}()
 	for wantBind && !hasBind || wantOrch && !hasOrch {
 		to := len(b)
 		for len(skip) >= 2 && skip[1] <= from {
@@ -532,17 +597,27 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 		for e < len(b) && isWordByte(b[e]) {
 			e++
 		}
+		isBind := wantBind && !hasBind && k >= len(tokBindSp) && string(b[k-len(tokBindSp):k]) == "bind "
 		if e == j {
+			if isBind {
+				failed("no phase name")
+			}
 			continue
 		}
 		switch {
-		case wantBind && !hasBind && k >= len(tokBindSp) && string(b[k-len(tokBindSp):k]) == "bind ":
+		case isBind:
 			start, e2, ok := int64Field(b, e, " start_ns=")
 			if !ok {
+				failed(phaseFieldWhy(b, e, " start_ns="))
 				continue
 			}
 			dur, e3, ok := int64Field(b, e2, " dur_ns=")
 			if !ok {
+				failed(phaseFieldWhy(b, e2, " dur_ns="))
+				continue
+			}
+			if e3 < len(b) && !isSpaceByte(b[e3]) {
+				failed("dur_ns is not an integer")
 				continue
 			}
 			bind.at = k - len(tokBindSp)
@@ -558,7 +633,29 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 			hasOrch = true
 		}
 	}
-	return hasBind, hasOrch
+	return hasBind, hasOrch, bindWhy
+}
+
+// phaseFieldWhy says why key (" start_ns=" or " dur_ns=") did not parse at
+// i of a `bind phase=` line.
+func phaseFieldWhy(b []byte, i int, key string) string {
+	name := key[1 : len(key)-1]
+	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
+		if i >= len(b) {
+			return "cut before " + name + "="
+		}
+		return "missing " + name + "="
+	}
+	v := b[i+len(key):]
+	switch {
+	case len(v) == 0:
+		return "cut after " + name + "="
+	case v[0] == '-':
+		return "negative " + name
+	case isDigitByte(v[0]):
+		return name + " overflows int64"
+	}
+	return name + " is not an integer"
 }
 
 // bindEnvelope looks at the envelopes before at. enveloped reports whether

@@ -99,7 +99,22 @@ type Log struct {
 	// order first seen.
 	Autoloads []string
 	Drops     []Drops // per pid the summary with the largest Total (ties: the later), sorted by pid
+
+	// TornLines are the first MaxExamples torn records, with their
+	// reasons; TornCount counts them all (lines, not heads).
+	TornLines []Torn
+	TornCount int
+	// Malformed are the first MaxExamples malformed lines of each kind;
+	// MalformedCount counts them all, per kind.
+	Malformed      []Malformed
+	MalformedCount map[Kind]int
+	// Binary names the sources that do not look like text logs.
+	Binary []string
 }
+
+// MaxExamples is how many torn or malformed lines of each kind a Log keeps
+// to name in its warnings.
+const MaxExamples = 3
 
 // ReadLog reads every source in order as one stream, parsing on every
 // processor Go may use (GOMAXPROCS).
@@ -177,6 +192,18 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 			if text := r.Autoload().Text; !slices.Contains(l.Autoloads, text) {
 				l.Autoloads = append(l.Autoloads, text)
 			}
+		case KindTorn:
+			if l.TornCount++; len(l.TornLines) < MaxExamples {
+				l.TornLines = append(l.TornLines, *r.Torn())
+			}
+		case KindMalformed:
+			m := *r.Malformed()
+			if l.MalformedCount == nil {
+				l.MalformedCount = make(map[Kind]int)
+			}
+			if l.MalformedCount[m.Kind]++; l.MalformedCount[m.Kind] <= MaxExamples {
+				l.Malformed = append(l.Malformed, m)
+			}
 		case KindDrops:
 			d := *r.Drops()
 			if cur, ok := drops[d.Pid]; !ok || d.Total >= cur.Total {
@@ -188,6 +215,7 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 		return nil, err
 	}
 	l.Heads, l.Parsed = r.Heads(), r.Parsed()
+	l.Binary = r.Binary()
 	switch len(blocks) {
 	case 0:
 	case 1:
@@ -214,8 +242,28 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 // without the trailing newline: multiple anchors per pid (ascending pid),
 // torn records, then [HOSTLOG_DROPS] per pid. The fork-only "no
 // [CLOCK_ANCHOR]" warning is not among them (DESIGN §1).
+//
+// hbgkit's own warnings come first: sources that are not text, and
+// malformed lines (MalformedWarnings). After the torn-record count comes
+// the reasons and the first lines of the torn records (TornDetail), when
+// the reference would not have counted them (TornBeyondReference) or
+// when every record was torn, so stdout's "No [STRACE] markers found" is
+// explained; else the count alone stays as the reference prints it.
 func (l *Log) Warnings() []string {
+	return l.warnings(false)
+}
+
+// VerboseWarnings is Warnings with the torn-record detail always given.
+func (l *Log) VerboseWarnings() []string {
+	return l.warnings(true)
+}
+
+func (l *Log) warnings(verbose bool) []string {
 	var out []string
+	for _, name := range l.Binary {
+		out = append(out, fmt.Sprintf("warning: %s does not look like a text log (it holds binary data); nothing in it can be read as records", name))
+	}
+	out = append(out, l.MalformedWarnings(AllKinds)...)
 	counts := make(map[int64]int)
 	var pids []int64
 	for _, a := range l.Anchors {
@@ -232,12 +280,96 @@ func (l *Log) Warnings() []string {
 	}
 	if parsed := max(l.Parsed, len(l.Spans)); l.Heads > parsed {
 		out = append(out, fmt.Sprintf("warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below", l.Heads-parsed, l.Heads))
+		if verbose || parsed == 0 || l.TornBeyondReference() {
+			out = append(out, l.TornDetail())
+		}
 	}
 	for _, d := range l.Drops {
 		out = append(out, fmt.Sprintf("warning: pid %d dropped %d host-log record(s) before they reached the destination (queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log",
 			d.Pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted))
 	}
 	return out
+}
+
+// hbgkitOnlyTorn are the torn reasons of records the reference reads as
+// spans: hbgkit tears them rather than print a wrong number.
+var hbgkitOnlyTorn = map[string]bool{
+	"unterminated last line": true,
+	"dur is not an integer":  true,
+	"dur overflows int64":    true,
+	"ts overflows int64":     true,
+	"ts+dur overflows int64": true,
+	"inv overflows 64 bits":  true,
+	"pid overflows int64":    true,
+	"tid overflows int64":    true,
+	"depth overflows int64":  true,
+}
+
+// TornBeyondReference reports whether a torn record kept in TornLines is
+// one the reference would have read as a span (an unterminated last line,
+// dur=9e30, a number beyond int64).
+func (l *Log) TornBeyondReference() bool {
+	for _, t := range l.TornLines {
+		if hbgkitOnlyTorn[t.Reason] {
+			return true
+		}
+	}
+	return false
+}
+
+// TornDetail is the warning that names the first torn records and why
+// each did not parse.
+func (l *Log) TornDetail() string {
+	return "warning: incomplete [STRACE] records: " + examples(len(l.TornLines), l.TornCount, func(i int) (Pos, string) {
+		return l.TornLines[i].Pos, l.TornLines[i].Reason
+	})
+}
+
+// malformedWhat names the line of each kind in warnings.
+var malformedWhat = map[Kind]string{
+	KindBindPhase: "`bind phase=`",
+	KindHostOrch:  "`host-orch phase=`",
+	KindAnchor:    "[CLOCK_ANCHOR]",
+	KindDrops:     "[HOSTLOG_DROPS]",
+}
+
+// MalformedWarnings returns one warning per kind in ks that has malformed
+// lines, in the order bind phase, host-orch, anchor, drops: how many were
+// left out, and the first lines with their reasons.
+func (l *Log) MalformedWarnings(ks KindSet) []string {
+	var out []string
+	for _, k := range []Kind{KindBindPhase, KindHostOrch, KindAnchor, KindDrops} {
+		n := l.MalformedCount[k]
+		if n == 0 || !ks.Has(k) {
+			continue
+		}
+		var ex []Malformed
+		for _, m := range l.Malformed {
+			if m.Kind == k {
+				ex = append(ex, m)
+			}
+		}
+		out = append(out, fmt.Sprintf("warning: %d %s line(s) did not parse and are left out: %s", n, malformedWhat[k],
+			examples(len(ex), n, func(i int) (Pos, string) { return ex[i].Pos, ex[i].Reason })))
+	}
+	return out
+}
+
+// examples renders the first n of total places as `file:line (why)`,
+// comma-separated, and how many more there are.
+func examples(n, total int, at func(int) (Pos, string)) string {
+	var b []byte
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		p, why := at(i)
+		b = fmt.Appendf(b, "%s:%d (%s)", p.File, p.Line, why)
+	}
+	if total > n {
+		b = fmt.Appendf(b, " and %d more", total-n)
+	}
+	return string(b)
 }
 
 // AnchorFor returns the last anchor seen for pid.

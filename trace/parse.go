@@ -21,6 +21,8 @@ type batch struct {
 	autoloads []Autoload
 	drops     []Drops
 	torn      []Torn
+	malformed []Malformed
+	binary    bool // the chunk's first bytes do not look like text (looksBinary)
 }
 
 type queued struct {
@@ -34,6 +36,7 @@ type queued struct {
 func (b *batch) reset(file string, src int) {
 	b.file, b.src = file, src
 	b.lines, b.heads, b.parsed = 0, 0, 0
+	b.binary = false
 	b.recs = b.recs[:0]
 	b.spans = b.spans[:0]
 	b.anch = b.anch[:0]
@@ -43,6 +46,7 @@ func (b *batch) reset(file string, src int) {
 	b.autoloads = b.autoloads[:0]
 	b.drops = b.drops[:0]
 	b.torn = b.torn[:0]
+	b.malformed = b.malformed[:0]
 }
 
 // readConfig is what a parser needs of ReadOptions.
@@ -93,6 +97,10 @@ type parser struct {
 	// parsed, in pairs: no bind-phase or host-orch match starts in one.
 	skip []int
 
+	// tornWhy is why the first torn record head of the line being parsed
+	// did not parse, "" while none did.
+	tornWhy string
+
 	// seen holds the invocations of the chunk being parsed that have
 	// yielded a span (ReadOptions.FirstSpans).
 	seen       map[invKey]struct{}
@@ -108,6 +116,7 @@ func newParser(cfg readConfig) *parser {
 // source: a last line without LF is a line, and a lone CR ending it is
 // its terminator.
 func (p *parser) parseChunk(data []byte, final bool, b *batch) {
+	b.binary = looksBinary(data[:min(len(data), binarySample)])
 	if lean := p.cfg.lean; lean != nil {
 		// First the chunk without the kinds to skip: if it has a bind
 		// phase, that is all; else again, in full.
@@ -175,18 +184,23 @@ func (p *parser) parseLine(line []byte, eol bool, lineNo int, b *batch) {
 
 	heads, nspans := 0, 0
 	p.skip = p.skip[:0]
+	p.tornWhy = ""
 	if p.cfg.brackets {
 		heads, nspans = p.scanBrackets(line, eol, pos, b)
 	}
 
 	if p.cfg.phases {
-		p.scanPhases(line, pos, b)
+		p.scanPhases(line, eol, pos, b)
 	}
 
 	b.heads += heads
 	b.parsed += nspans
 	if heads > nspans && kinds.Has(KindTorn) {
-		b.torn = append(b.torn, Torn{Pos: pos, Count: heads - nspans})
+		why := p.tornWhy
+		if why == "" {
+			why = "cut after v="
+		}
+		b.torn = append(b.torn, Torn{Pos: pos, Count: heads - nspans, Reason: why})
 		b.recs = append(b.recs, queued{KindTorn, int32(len(b.torn) - 1)})
 	}
 }
@@ -225,7 +239,9 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 				break
 			}
 			heads++
-			if parseSpanHead(line, i, &p.head) {
+			if !parseSpanHead(line, i, &p.head) {
+				p.noteTorn(p.head.why)
+			} else {
 				p.skip = append(p.skip, i, p.head.attrsStart)
 				openSpan, openThread, open = p.head, thread, true
 				thread = nil
@@ -245,7 +261,9 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 			}
 		case 'C':
 			if kinds.Has(KindAnchor) && bytes.HasPrefix(line[i:], tokAnchor) {
-				if pid, mono, wall, ok := parseAnchorAt(line, i); ok {
+				if pid, mono, wall, ok := parseAnchorAt(line, i); ok && !eol {
+					b.addMalformed(pos, KindAnchor, "unterminated last line")
+				} else if ok {
 					b.anch = append(b.anch, Anchor{Pid: pid, MonoNs: mono, WallNs: wall, Pos: pos})
 					b.recs = append(b.recs, queued{KindAnchor, int32(len(b.anch) - 1)})
 				}
@@ -253,7 +271,9 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 		case 'H':
 			if kinds.Has(KindDrops) && bytes.HasPrefix(line[i:], tokDrops) {
 				var d Drops
-				if parseDropsAt(line, i, &d) {
+				if ok := parseDropsAt(line, i, &d); ok && !eol {
+					b.addMalformed(pos, KindDrops, "unterminated last line")
+				} else if ok {
 					d.Pos = pos
 					b.drops = append(b.drops, d)
 					b.recs = append(b.recs, queued{KindDrops, int32(len(b.drops) - 1)})
@@ -263,17 +283,38 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 		i++
 	}
 	if open {
-		p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:], pos, b)
-		nspans++
+		if !eol {
+			// The last line of a source without a terminator: the
+			// record may have been cut anywhere in its attributes or
+			// in dur's digits, so it is torn (docs/formats.md).
+			p.noteTorn("unterminated last line")
+		} else {
+			p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:], pos, b)
+			nspans++
+		}
 	}
 	return heads, nspans
 }
 
 // scanPhases finds the `bind phase=` and `host-orch phase=` records of a
 // line.
-func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
+func (p *parser) scanPhases(line []byte, eol bool, pos Pos, b *batch) {
 	kinds := p.cfg.kinds
-	hasBind, hasOrch := findPhases(line, p.skip, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), &p.ph, &p.orch)
+	hasBind, hasOrch, why := findPhases(line, p.skip, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), &p.ph, &p.orch)
+	if why != "" {
+		b.addMalformed(pos, KindBindPhase, why)
+	}
+	if !eol {
+		// The unterminated last line of a source: dur_ns or a count may
+		// have been cut short.
+		if hasBind {
+			b.addMalformed(pos, KindBindPhase, "unterminated last line")
+		}
+		if hasOrch {
+			b.addMalformed(pos, KindHostOrch, "unterminated last line")
+		}
+		return
+	}
 	if hasBind {
 		b.binds = append(b.binds, BindPhase{
 			Phase:     p.strs.intern(p.ph.phase),
@@ -294,6 +335,18 @@ func (p *parser) scanPhases(line []byte, pos Pos, b *batch) {
 			Pos:    pos,
 		})
 		b.recs = append(b.recs, queued{KindHostOrch, int32(len(b.orch) - 1)})
+	}
+}
+
+func (b *batch) addMalformed(pos Pos, k Kind, why string) {
+	b.malformed = append(b.malformed, Malformed{Pos: pos, Kind: k, Reason: why})
+	b.recs = append(b.recs, queued{KindMalformed, int32(len(b.malformed) - 1)})
+}
+
+// noteTorn keeps why, when it is the line's first reason.
+func (p *parser) noteTorn(why string) {
+	if p.tornWhy == "" {
+		p.tornWhy = why
 	}
 }
 
@@ -341,4 +394,24 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 		Pos:    pos,
 	})
 	b.recs = append(b.recs, queued{KindSpan, int32(len(b.spans) - 1)})
+}
+
+// binarySample is how many leading bytes of a chunk looksBinary reads.
+const binarySample = 8 << 10
+
+// looksBinary reports whether b is not text: it holds a NUL byte, or more
+// than one byte in ten is a control character other than whitespace and
+// ESC (colour codes). Bytes of 0x80 and above pass: UTF-8 and Latin-1
+// text both use them.
+func looksBinary(b []byte) bool {
+	ctl := 0
+	for _, c := range b {
+		switch {
+		case c == 0:
+			return true
+		case c < 0x20 && !isSpaceByte(c) && c != 0x1b, c == 0x7f:
+			ctl++
+		}
+	}
+	return ctl*10 > len(b)
 }

@@ -37,17 +37,30 @@ type PhaseRecord struct {
 // an empty pass that is kept. A file that cannot be read is an error naming
 // it.
 func LoadPhaseRecords(paths []string) ([]RecordPass, error) {
+	out, _, err := LoadPhaseRecordsWarn(paths)
+	return out, err
+}
+
+// LoadPhaseRecordsWarn is LoadPhaseRecords that also returns a warning per
+// file that yields no pass at all — empty, or not an artifact (a log, a
+// binary file): the reference accepts such a file silently. A file with
+// some passes and some skipped lines gets none, since a truncated tail is
+// normal and the reference's output is the contract there.
+func LoadPhaseRecordsWarn(paths []string) ([]RecordPass, []string, error) {
 	var out []RecordPass
+	var warns []string
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", p, err)
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
 		}
+		before, lines := len(out), 0
 		for n, line := range bytes.Split(data, []byte{'\n'}) {
 			line = bytes.TrimSpace(line)
 			if len(line) == 0 {
 				continue
 			}
+			lines++
 			v, ok := decodeJSONLine(line)
 			if !ok {
 				continue
@@ -70,8 +83,15 @@ func LoadPhaseRecords(paths []string) ([]RecordPass, error) {
 			}
 			out = append(out, rp)
 		}
+		switch {
+		case len(out) > before:
+		case lines == 0:
+			warns = append(warns, fmt.Sprintf("warning: %s holds no host_phase_records pass: it is empty", p))
+		default:
+			warns = append(warns, fmt.Sprintf("warning: %s holds no host_phase_records pass: none of its %d line(s) is a JSON object with a records list; is it the right file?", p, lines))
+		}
 	}
-	return out, nil
+	return out, warns, nil
 }
 
 // decodeJSONLine decodes one complete JSON value, numbers as json.Number;
@@ -170,33 +190,16 @@ func (r PhaseRecord) Tid(parentTid int64) (tid int64, isRecordWorker bool) {
 	return t, t != parentTid
 }
 
-// Detail renders `record.get("detail") or 0` with Python's str(): a
-// missing or falsy detail (null, 0, 0.0, "", false, [], {}) is "0".
+// Detail renders `record.get('detail', 0)` with Python's str()
+// (REFERENCE §3.8a): a missing key is "0", but JSON null is "None",
+// true/false are "True"/"False", 1.5 stays "1.5", 1e20 is "1e+20" and a
+// string is itself (even "").
 func (r PhaseRecord) Detail() string {
-	v := r.Fields["detail"]
-	if pyFalsy(v) {
+	v, ok := r.Fields["detail"]
+	if !ok {
 		return "0"
 	}
 	return PyStr(v)
-}
-
-func pyFalsy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !x
-	case string:
-		return x == ""
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return err == nil && f == 0
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
-	}
-	return false
 }
 
 // PyInt converts a decoded JSON value like Python's int(): integers as
@@ -233,6 +236,18 @@ func PyInt(v any) (int64, bool) {
 }
 
 func pyIntString(s string) (int64, bool) {
+	n, ok := PyIntText(s)
+	if !ok || !n.IsInt64() {
+		return 0, false
+	}
+	return n.Int64(), true
+}
+
+// PyIntText parses s as Python's int(s) does (base 10): surrounding
+// whitespace, one optional sign, ASCII digits with single underscores
+// between them. "003" is 3, " 7" and "+7" are 7, "1_0" is 10; "1.5",
+// "0x10", "1__0", "_1" and "" are not integers.
+func PyIntText(s string) (*big.Int, bool) {
 	s = strings.TrimSpace(s)
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -240,19 +255,22 @@ func pyIntString(s string) (int64, bool) {
 		s = s[1:]
 	}
 	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
-		return 0, false
+		return nil, false
 	}
 	d := strings.ReplaceAll(s, "_", "")
 	for i := 0; i < len(d); i++ {
 		if !isDigitByte(d[i]) {
-			return 0, false
+			return nil, false
 		}
 	}
-	if neg {
-		d = "-" + d
+	n, ok := new(big.Int).SetString(d, 10)
+	if !ok {
+		return nil, false
 	}
-	n, err := strconv.ParseInt(d, 10, 64)
-	return n, err == nil
+	if neg {
+		n.Neg(n)
+	}
+	return n, true
 }
 
 // PyStr renders a decoded JSON value as Python's str() would render the

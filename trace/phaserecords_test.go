@@ -153,12 +153,15 @@ func TestPhaseRecordDetail(t *testing.T) {
 		want string
 	}{
 		{`{}`, "0"},
-		{`{"detail": null}`, "0"},
+		{`{"detail": null}`, "None"},
 		{`{"detail": 0}`, "0"},
-		{`{"detail": 0.0}`, "0"},
-		{`{"detail": ""}`, "0"},
-		{`{"detail": false}`, "0"},
-		{`{"detail": []}`, "0"},
+		{`{"detail": 0.0}`, "0.0"},
+		{`{"detail": ""}`, ""},
+		{`{"detail": false}`, "False"},
+		{`{"detail": []}`, "[]"},
+		{`{"detail": {}}`, "{}"},
+		{`{"detail": 1.5}`, "1.5"},
+		{`{"detail": 1e20}`, "1e+20"},
 		{`{"detail": 4294967300}`, "4294967300"},
 		{`{"detail": 123456789012345678901234567890}`, "123456789012345678901234567890"},
 		{`{"detail": -0}`, "0"},
@@ -188,4 +191,65 @@ func TestPyIntJSONNumbers(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = PyInt(map[string]any{})
 	assert.False(t, ok)
+}
+
+// TestLoadPhaseRecordsWarnsOfFilesWithoutPasses pins the warning for an
+// --records file that is empty or not an artifact, and its absence for a
+// real artifact with a torn tail.
+func TestLoadPhaseRecordsWarnsOfFilesWithoutPasses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	empty := write("empty.jsonl", "\n\n")
+	random := write("random.jsonl", "\x00\x01garbage\n[STRACE] v=1 pid=1\n[1, 2]\n")
+	good := write("good.jsonl", `{"pid": 1, "inv": 2, "records": []}`+"\n"+`{"pid": 1, "inv": 3, "rec`)
+	passes, warns, err := LoadPhaseRecordsWarn([]string{empty, random, good})
+	require.NoError(t, err)
+	assert.Len(t, passes, 1)
+	assert.Equal(t, []string{
+		"warning: " + empty + " holds no host_phase_records pass: it is empty",
+		"warning: " + random + " holds no host_phase_records pass: none of its 3 line(s) is a JSON object with a records list; is it the right file?",
+	}, warns)
+}
+
+// TestAttrIntIsPythonInt pins REFERENCE §3.9's "Integer": Python's int()
+// applied to the parsed (percent-decoded) attribute value.
+func TestAttrIntIsPythonInt(t *testing.T) {
+	tests := []struct {
+		raw  string // the attribute as written in the log
+		want string // "" when not an integer
+	}{
+		{"k=12", "12"},
+		{"k=-3", "-3"},
+		{"k=%31%32", "12"},
+		{"k=003", "3"},
+		{"k=%207", "7"},
+		{"k=+7", "7"},
+		{"k=1_0", "10"},
+		{"k=123456789012345678901234567890", "123456789012345678901234567890"},
+		{"k=1.5", ""},
+		{"k=0x10", ""},
+		{"k=1__0", ""},
+		{"k=_1", ""},
+		{"k=1_", ""},
+		{"k=", ""},
+		{"k=%20", ""},
+		{"k=+-1", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.raw, func(t *testing.T) {
+			a, ok := ParseAttrs(tc.raw).Get("k")
+			require.True(t, ok)
+			n, ok := a.Int()
+			if tc.want == "" {
+				assert.False(t, ok, "got %v", n)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tc.want, n.String())
+		})
+	}
 }

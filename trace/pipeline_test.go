@@ -26,6 +26,7 @@ type yielded struct {
 	Stamp  Stamp
 	Drops  Drops
 	Torn   Torn
+	Bad    Malformed
 }
 
 // readAll reads srcs to the end with opts and a chunk size (0: default),
@@ -54,6 +55,8 @@ func readAll(t *testing.T, srcs []Source, opts ReadOptions, chunk int) ([]yielde
 			rc.Drops = *r.Drops()
 		case KindTorn:
 			rc.Torn = *r.Torn()
+		case KindMalformed:
+			rc.Bad = *r.Malformed()
 		default:
 			t.Fatalf("Scan true with kind %v", r.Kind())
 		}
@@ -514,7 +517,7 @@ func TestPhaseSearchSkipsSpanHeadsOnly(t *testing.T) {
 	for i, line := range lines {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			var want, wantOrch phaseLine
-			hb, ho := findPhases([]byte(line), nil, true, true, &want, &wantOrch)
+			hb, ho, _ := findPhases([]byte(line), nil, true, true, &want, &wantOrch)
 			l := readText(t, line+"\n")
 			require.Equal(t, hb, len(l.BindPhases) == 1, "bind phase found")
 			require.Equal(t, ho, len(l.HostOrch) == 1, "host-orch found")

@@ -16,9 +16,10 @@ const (
 	KindDrops                 // a [HOSTLOG_DROPS] summary: Drops
 	KindTorn                  // [STRACE] heads of one line that did not parse: Torn
 	KindAutoload              // a torch_backend_autoload record: Autoload
+	KindMalformed             // a line of a known kind that did not parse: Malformed
 )
 
-var kindNames = [...]string{"none", "span", "anchor", "bind-phase", "host-orch", "stamp", "drops", "torn", "autoload"}
+var kindNames = [...]string{"none", "span", "anchor", "bind-phase", "host-orch", "stamp", "drops", "torn", "autoload", "malformed"}
 
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
@@ -32,7 +33,7 @@ func (k Kind) String() string {
 type KindSet uint32
 
 // AllKinds holds every kind of record.
-const AllKinds = KindSet(1<<KindSpan | 1<<KindAnchor | 1<<KindBindPhase | 1<<KindHostOrch | 1<<KindStamp | 1<<KindDrops | 1<<KindTorn | 1<<KindAutoload)
+const AllKinds = KindSet(1<<KindSpan | 1<<KindAnchor | 1<<KindBindPhase | 1<<KindHostOrch | 1<<KindStamp | 1<<KindDrops | 1<<KindTorn | 1<<KindAutoload | 1<<KindMalformed)
 
 // Kinds returns the set of ks.
 func Kinds(ks ...Kind) KindSet {
@@ -52,6 +53,21 @@ func (s KindSet) Has(k Kind) bool { return s&(1<<k) != 0 }
 type Torn struct {
 	Pos   Pos
 	Count int // heads on the line minus spans parsed from it, ≥ 1
+	// Reason says why the line's first torn head did not parse: "cut
+	// before ts=", "negative dur", "dur is not an integer", "unterminated
+	// last line", ...
+	Reason string
+}
+
+// A Malformed record is a line that holds a `bind phase=`, `host-orch
+// phase=`, [CLOCK_ANCHOR] or [HOSTLOG_DROPS] record that is not used: its
+// numbers do not parse, or it is the unterminated last line of its source,
+// where it may have been cut. A Reader yields one when the kind it stands
+// for is asked for (ReadOptions.Kinds); KindMalformed itself need not be.
+type Malformed struct {
+	Pos    Pos
+	Kind   Kind   // the kind of record the line would have been
+	Reason string // "dur_ns is not an integer", "unterminated last line", ...
 }
 
 // MaxLineBytes is the longest physical line a Reader accepts; a longer one
@@ -115,6 +131,7 @@ type Reader struct {
 	base, nextBase int
 	lastSrc        int
 	heads, parsed  int
+	binary         []string // sources whose first chunk looks binary
 
 	// Sequential reading: the feeder, its buffer, the parser and the one
 	// batch.
@@ -245,6 +262,9 @@ func (r *Reader) nextBatch() bool {
 	}
 	if b.src != r.lastSrc {
 		r.lastSrc, r.nextBase = b.src, 0
+		if b.binary {
+			r.binary = append(r.binary, b.file)
+		}
 	}
 	r.base = r.nextBase
 	r.nextBase += b.lines
@@ -276,6 +296,8 @@ func (r *Reader) position() {
 		p = &r.b.torn[q.idx].Pos
 	case KindAutoload:
 		p = &r.b.autoloads[q.idx].Pos
+	case KindMalformed:
+		p = &r.b.malformed[q.idx].Pos
 	}
 	p.Line += r.base
 }
@@ -289,6 +311,11 @@ func (r *Reader) Err() error { return r.err }
 // torn records. Both are 0 when ReadOptions.Kinds asks for neither spans
 // nor torn records.
 func (r *Reader) Heads() int { return r.heads }
+
+// Binary returns the names of the sources read so far whose first bytes
+// do not look like text (a NUL byte, or many control characters): a log
+// given the wrong file.
+func (r *Reader) Binary() []string { return r.binary }
 
 // Parsed returns the number of record heads read so far that parsed as
 // spans, including those ReadOptions.KeepSpan rejected.
@@ -363,6 +390,14 @@ func (r *Reader) Stamp() *Stamp {
 func (r *Reader) Drops() *Drops {
 	if i, ok := r.at(KindDrops); ok {
 		return &r.b.drops[i]
+	}
+	return nil
+}
+
+// Malformed returns the current malformed line, or nil.
+func (r *Reader) Malformed() *Malformed {
+	if i, ok := r.at(KindMalformed); ok {
+		return &r.b.malformed[i]
 	}
 	return nil
 }

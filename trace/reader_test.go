@@ -65,9 +65,11 @@ func TestReadLogSpans(t *testing.T) {
 			},
 		},
 		{
-			name:  "no newline between records, last line unterminated",
-			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + rec(2, 2, "chip.run", "rank=1", 0, 100, 20),
-			attrs: []string{"rank=0", "rank=1"},
+			name: "no newline between records, last line unterminated",
+			text: rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + rec(2, 2, "chip.run", "rank=1", 0, 100, 20),
+			// The next record's envelope bounds the first; the last
+			// one may be cut, so it is torn.
+			attrs: []string{"rank=0"},
 			heads: 2,
 		},
 		{
@@ -107,7 +109,7 @@ func TestReadLogSpans(t *testing.T) {
 		{
 			name:  "a prefix at the unterminated end of input does not bound",
 			text:  rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "[mono_ns=5][T0x9][INFO] run:",
-			attrs: []string{"rank=0[mono_ns=5][T0x9][INFO] run:"},
+			attrs: nil, // the record runs to the unterminated end: torn
 			heads: 1,
 		},
 		{
@@ -200,11 +202,10 @@ func TestReadLogSpans(t *testing.T) {
 			heads: 1,
 		},
 		{
-			name:  "digits glued to attrs",
+			name:  "digits glued to attrs are not an integer dur",
 			text:  "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=2x=3\n",
-			attrs: []string{"x=3"},
+			attrs: nil,
 			heads: 1,
-			check: func(t *testing.T, l *Log) { assert.Equal(t, int64(2), l.Spans[0].Dur) },
 		},
 		{
 			name:  "torn head then a full record on one line",
@@ -253,7 +254,7 @@ func TestReaderTornRecords(t *testing.T) {
 	}
 	require.NoError(t, r.Err())
 	assert.Equal(t, []Kind{KindSpan, KindSpan, KindTorn, KindTorn}, kinds)
-	assert.Equal(t, []Torn{{Pos: Pos{"t.log", 2}, Count: 1}, {Pos: Pos{"t.log", 3}, Count: 2}}, torn)
+	assert.Equal(t, []Torn{{Pos: Pos{"t.log", 2}, Count: 1, Reason: "missing tid="}, {Pos: Pos{"t.log", 3}, Count: 2, Reason: "missing pid="}}, torn)
 	assert.Equal(t, KindNone, r.Kind())
 	assert.False(t, r.Scan())
 }
@@ -313,7 +314,7 @@ func TestReadLogAnchors(t *testing.T) {
 		{"preceded by text", "worker-3: " + good + "\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
 		{"trailing spaces and tabs", good + " \t \n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
 		{"CRLF", good + "\r\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
-		{"unterminated last line", good, []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
+		{"unterminated last line: wall_ns may be cut", good, nil},
 		{"v written 01", strings.Replace(good, "v=1", "v=01", 1) + "\n", []Anchor{{41, 1000, 1700000000000000000, Pos{"test.log", 1}}}},
 		{"bare payload", "[CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000\n", nil},
 		{"inside an INFO record", "[mono_ns=1][T0x1][INFO] message: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000\n", nil},
@@ -591,4 +592,109 @@ func TestReaderReadError(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 	assert.EqualError(t, r.Err(), "reading f.log: disk on fire")
+}
+
+// TestReaderTornReasons pins the reason a torn record gives, one case per
+// way a record fails (DESIGN §7, issue 11 §2).
+func TestReaderTornReasons(t *testing.T) {
+	const head = "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=chip.run"
+	tests := []struct {
+		name, text, why string
+	}{
+		{"cut right after dur, no final newline", head + " ts=1 dur=44", "unterminated last line"},
+		{"cut inside the attributes, no final newline", head + " ts=1 dur=44 tasks=4", "unterminated last line"},
+		{"cut before ts", head + "\n", "cut before ts="},
+		{"dur in exponent notation", head + " ts=1 dur=9e30 \n", "dur is not an integer"},
+		{"dur with a fraction", head + " ts=1 dur=1.5 \n", "dur is not an integer"},
+		{"negative dur", head + " ts=1 dur=-5 \n", "negative dur"},
+		{"dur beyond int64", head + " ts=1 dur=99999999999999999999 \n", "dur overflows int64"},
+		{"ts+dur beyond int64", head + " ts=100 dur=9223372036854775807 \n", "ts+dur overflows int64"},
+		{"ts in exponent notation", head + " ts=9e30 dur=1 \n", "a field before dur= is not an integer"},
+		{"pid not a number", "[STRACE] v=1 pid=x tid=1\n", "pid is not an integer"},
+		{"inv beyond 64 bits", "[STRACE] v=1 pid=1 tid=1 inv=99999999999999999999 hid=a\n", "inv overflows 64 bits"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader([]Source{ReaderSource("t.log", strings.NewReader(tc.text))})
+			var torn []Torn
+			for r.Scan() {
+				require.NotEqual(t, KindSpan, r.Kind(), "a torn record came back as a span")
+				if tr := r.Torn(); tr != nil {
+					torn = append(torn, *tr)
+				}
+			}
+			require.NoError(t, r.Err())
+			require.Len(t, torn, 1)
+			assert.Equal(t, Torn{Pos: Pos{"t.log", 1}, Count: 1, Reason: tc.why}, torn[0])
+		})
+	}
+	// The largest dur that fits with its ts is a span.
+	l := readText(t, head+" ts=0 dur=9223372036854775807 \n")
+	require.Len(t, l.Spans, 1)
+	// A line ending in CR alone is terminated.
+	l = readText(t, head+" ts=1 dur=44 \r")
+	require.Len(t, l.Spans, 1)
+}
+
+// TestLogWarningsNameBadLines pins hbgkit's warnings for lines it will not
+// read: each says how many, where and why (issue 11 §2).
+func TestLogWarningsNameBadLines(t *testing.T) {
+	const bindOK = "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=args start_ns=1 dur_ns=2 x=1\n"
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{
+			name: "torn last line: count and reason",
+			text: bare(1, 1, 1, "chip.run", "", 1, 2) + "[STRACE] v=1 pid=1 tid=1 inv=2 hid=a depth=0 name=chip.run ts=5 dur=44",
+			want: []string{
+				"warning: 1 of 2 [STRACE] records are incomplete and are excluded from the timing below",
+				"warning: incomplete [STRACE] records: test.log:2 (unterminated last line)",
+			},
+		},
+		{
+			name: "reference-torn records keep the reference's single line",
+			text: bare(1, 1, 1, "chip.run", "", 1, 2) + "[STRACE] v=1 pid=1 tid=1 inv=2 hid=a depth=0 name=chip.run ts=5 dur=-4 \n",
+			want: []string{"warning: 1 of 2 [STRACE] records are incomplete and are excluded from the timing below"},
+		},
+		{
+			name: "every record torn: the reasons are given",
+			text: "[STRACE] v=1 pid=1 tid=1 inv=2 hid=a depth=0 name=chip.run ts=5 dur=-4 \n[STRACE] v=1 pid=1\n[STRACE] v=1 pid=1\n[STRACE] v=1 pid=1 tid=1 inv=2 hid=a depth=0 name=x ts=5 dur=9e30 \n",
+			want: []string{
+				"warning: 4 of 4 [STRACE] records are incomplete and are excluded from the timing below",
+				"warning: incomplete [STRACE] records: test.log:1 (negative dur), test.log:2 (cut before tid=), test.log:3 (cut before tid=) and 1 more",
+			},
+		},
+		{
+			name: "malformed bind phase lines are counted",
+			text: bindOK + strings.Replace(bindOK, "dur_ns=2", "dur_ns=9e30", 1) + strings.Replace(bindOK, "start_ns=1", "start_ns=x", 1) +
+				strings.TrimSuffix(bindOK, "\n"),
+			want: []string{"warning: 3 `bind phase=` line(s) did not parse and are left out: test.log:2 (dur_ns is not an integer), test.log:3 (start_ns is not an integer), test.log:4 (unterminated last line)"},
+		},
+		{
+			name: "an unterminated anchor is left out",
+			text: anchorLine(41, 1000, 17000),
+			want: []string{"warning: 1 [CLOCK_ANCHOR] line(s) did not parse and are left out: test.log:1 (unterminated last line)"},
+		},
+		{
+			name: "binary input",
+			text: "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00\x01\x00\x00\x00",
+			want: []string{"warning: test.log does not look like a text log (it holds binary data); nothing in it can be read as records"},
+		},
+		{
+			name: "text with colour codes and UTF-8 is text",
+			text: "\x1b[31mred\x1b[0m caf\xc3\xa9\n",
+			want: nil,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, readText(t, tc.text).Warnings())
+		})
+	}
+	// A bad bind line does not count when a good match follows it on the
+	// line (the reference's search finds that one).
+	l := readText(t, "bind phase=a start_ns=x dur_ns=1 bind phase=args start_ns=1 dur_ns=2\n")
+	assert.Empty(t, l.Warnings())
+	require.Len(t, l.BindPhases, 1)
 }

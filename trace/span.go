@@ -7,6 +7,7 @@
 package trace
 
 import (
+	"math/big"
 	"strings"
 )
 
@@ -151,6 +152,19 @@ type Attr struct {
 	// decimal (no leading zeros, "-0" is "0"). Integers keep any size.
 	Value string
 	IsInt bool
+}
+
+// Int returns the attribute as Python's int() gives it (REFERENCE §3.9,
+// "Integer"): an integer value as it is, and a string value that int()
+// accepts after percent-decoding — dispatch_id=%31%32 is 12, run_epoch=003
+// is 3, %207, +7 and 1_0 are 7, 7 and 10 — while 1.5, 0x10, 1__0 and an
+// empty value are not integers. Every reader of run-identity fields uses
+// it.
+func (a Attr) Int() (*big.Int, bool) {
+	if a.IsInt {
+		return new(big.Int).SetString(a.Value, 10)
+	}
+	return PyIntText(a.Value)
 }
 
 // Attrs is an ordered attribute set: a key keeps the position of its first

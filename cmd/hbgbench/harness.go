@@ -38,20 +38,23 @@ host arena, recorder threads, staged args); only the device is modelled
 [CLOCK_ANCHOR], and per bind the bind phase= and host-orch phase= lines
 and the chip.run spans.
 
-Switches (values, default first; * not yet implemented, exits 2):
+Switches (values, default first):
   --workload    dsv4-pair, qwen3-14b-decode, dsv4-blocks7
   --mirror      per_bind, retained
   --recorders   prewarm=8, prewarm=N, ondemand (= prewarm=0)
-  --graph-pod   current, deferred_pageable*, eager_pinned*
+  --graph-pod   current, deferred_pageable, eager_pinned
   --delay-us    0, N (busy delay in host_orch)
   --args-bytes  4MiB, N (bytes staged by args; KiB, MiB, GiB)
-  --ranks       1, 2*
-  --epoch       e1, e2 (counters appended), e3*, pr1870*
+  --ranks       1, 2 (one forked process per rank)
+  --epoch       e1, e2 (counters appended), e3 (spans), pr1870
   --device      model[:call_ns=N:pin_ns=N:dma_bps=N:bounce=N],
-                ascend*, cuda*`,
+                ascend (ACL from $ASCEND_HOME_PATH/lib64; unverified
+                on hardware)`,
 		Example: `  hbgbench harness --rounds 5 -o bind.log
   hbgbench harness --mirror retained --epoch e2 --rounds 20
   hbgbench harness --workload dsv4-blocks7 --recorders prewarm=4
+  hbgbench harness --graph-pod eager_pinned --epoch e3 --rounds 3
+  hbgbench harness --ranks 2 --rounds 3 -o ranks.log
   hbgbench harness --records-dir out/ --rounds 3 | hbgtrace phases -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

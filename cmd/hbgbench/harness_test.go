@@ -91,20 +91,20 @@ func TestHarnessOutputFileAndRecords(t *testing.T) {
 }
 
 func TestHarnessExitStatus(t *testing.T) {
+	t.Setenv("ASCEND_HOME_PATH", "")
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
-		{"graph-pod not implemented", []string{"--graph-pod", "eager_pinned"}, 2,
-			"hbgbench: harness: --graph-pod eager_pinned: not yet implemented\n"},
-		{"ranks not implemented", []string{"--ranks", "2"}, 2,
-			"hbgbench: harness: --ranks 2: not yet implemented\n"},
-		{"epoch not implemented", []string{"--epoch", "pr1870"}, 2,
-			"hbgbench: harness: --epoch pr1870: not yet implemented\n"},
-		{"device not implemented", []string{"--device", "ascend"}, 2,
-			"hbgbench: harness: --device ascend: not yet implemented\n"},
+		{"ascend without its library", []string{"--device", "ascend"}, 2,
+			"hbgbench: harness: --device ascend: ASCEND_HOME_PATH is not set " +
+				"(it names the CANN install whose lib64/libascendcl.so is loaded)\n"},
+		{"cuda is gone", []string{"--device", "cuda"}, 2,
+			"hbgbench: harness: --device cuda: want one of model, ascend\n"},
+		{"three ranks", []string{"--ranks", "3"}, 2,
+			"hbgbench: harness: --ranks 3: want 1 to 2\n"},
 		{"nonsense mirror", []string{"--mirror", "sometimes"}, 2,
 			"hbgbench: harness: --mirror sometimes: want one of per_bind, retained\n"},
 		{"nonsense delay", []string{"--delay-us", "soon"}, 2,

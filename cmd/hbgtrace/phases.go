@@ -95,6 +95,9 @@ const (
 	phasesNoLines = "no `bind phase=` lines. SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 and " +
 		"SIMPLER_LOG_LEVEL=TIMING must both be set, and a multi-device case must be " +
 		"invoked as its own child command -- see docs/dfx/hbg-bind-phases.md."
+	// hbgkit's own: the log has bind-phase lines, but none parses.
+	phasesNoGoodLines = "no usable `bind phase=` lines: %d were found and none parses " +
+		"(see the warning above), so there is no pass to report."
 	phasesAllColdLines = "%d pass(es) over %d rank(s), all of them cold. The first pass " +
 		"of each rank is warm-up, so a warm pass needs --rounds 2 or more; " +
 		"--keep-first reports the cold passes instead."
@@ -150,11 +153,19 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 	// so the span-based tool's own "no spans" refusal is never printed.
 	binds := phases.SpanBindPasses(e3.Spans)
 	if nlines > 0 || len(binds) == 0 {
-		// The line-based tool's stderr holds nothing but its refusals.
+		// The line-based tool's stderr holds nothing but its refusals,
+		// and hbgkit's count of the bind-phase lines it left out: one
+		// bad line changes the pass and rank counts.
+		for _, w := range log.MalformedWarnings(trace.Kinds(trace.KindBindPhase)) {
+			fmt.Fprintln(cmd.ErrOrStderr(), w)
+		}
 		rep.spread, err = lines.Spread(phases.BindSpreadOptions{
 			Rounds: opts.rounds, Ranks: opts.ranks, RanksSet: opts.ranksSet, KeepFirst: opts.keepFirst,
 		})
 		switch {
+		case errors.Is(err, phases.ErrNoBindPasses) && log.MalformedCount[trace.KindBindPhase] > 0:
+			// The lines are there, so the environment is not to blame.
+			return refuse(phasesNoGoodLines, log.MalformedCount[trace.KindBindPhase])
 		case errors.Is(err, phases.ErrNoBindPasses):
 			return refuse("%s", phasesNoLines)
 		case errors.As(err, &allCold):

@@ -74,6 +74,8 @@ gzip-compressed.`,
 		newPhasesCmd(),
 		newTraceCmd(),
 		newSwimlaneCmd(),
+		newGapsCmd(),
+		newPprofCmd(),
 	)
 	for _, c := range root.Commands() {
 		wrapArgsAsUsage(c)

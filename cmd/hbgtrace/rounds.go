@@ -105,9 +105,12 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	rc := phases.NewRoundsCollector()
 	bc := phases.NewBindPassCollector()
 	if len(opts.records) > 0 {
-		rps, err := trace.LoadPhaseRecords(opts.records)
+		rps, warns, err := trace.LoadPhaseRecordsWarn(opts.records)
 		if err != nil {
 			return err
+		}
+		for _, w := range warns {
+			fmt.Fprintln(cmd.ErrOrStderr(), w)
 		}
 		bc.Records(rps)
 	}

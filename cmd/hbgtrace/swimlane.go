@@ -35,7 +35,8 @@ clock and are listed in unalignedDeviceSpans instead. It is strace_timing
 under its chip.run.bind (bind segments on the bind's thread, orchestrator
 operations on the recorder threads). A bind no artifact covers takes the
 "bind phase=" lines written by its own thread. OUT ending in .gz is
-written gzip-compressed; the file is replaced only once it is complete.
+written gzip-compressed; the file is replaced only once it is complete
+(-o - writes to standard output; a device or FIFO is written in place).
 See docs/swimlanes.md.`,
 		Example: `  hbgtrace swimlane run.log -o swimlane.json
   hbgtrace swimlane spool/ -o sw.json.gz
@@ -60,18 +61,21 @@ func swimlaneRun(cmd *cobra.Command, args []string, opts swimlaneOptions) error 
 		return err
 	}
 	printWarnings(cmd, log)
-	passes, err := trace.LoadPhaseRecords(opts.records)
+	passes, warns, err := trace.LoadPhaseRecordsWarn(opts.records)
 	if err != nil {
 		return fmt.Errorf("swimlane: %w", err)
+	}
+	for _, w := range warns {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
 	}
 	sw := swimlane.Build(log, passes)
 	for _, w := range sw.Warnings() {
 		fmt.Fprintln(cmd.ErrOrStderr(), w)
 	}
-	if err := swimlane.WriteFile(opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
+	if err := writeOutput(cmd, opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
 		return fmt.Errorf("swimlane: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Wrote host swimlane: %s (%s)\n", opts.out,
+	wrote(cmd, opts.out, "Wrote host swimlane: %s (%s)\n", opts.out,
 		swimlaneCounts(sw.Summary(), len(opts.records) > 0))
 	return nil
 }

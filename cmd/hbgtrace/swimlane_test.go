@@ -40,7 +40,8 @@ func TestSwimlaneCommand(t *testing.T) {
 			out:   "sw.json.gz",
 			wantStdout: "Wrote host swimlane: sw.json.gz (4 host spans, 1 unaligned device spans, " +
 				"2 host phase records)\n",
-			wantStderr: "warning: 1 phase-record pass(es) had no matching chip.run.bind span in this log " +
+			wantStderr: "warning: empty.jsonl holds no host_phase_records pass: it is empty\n" +
+				"warning: 1 phase-record pass(es) had no matching chip.run.bind span in this log " +
 				"and were dropped — is the log from the same run as the artifact?\n",
 			events: 6, flows: 2,
 		},
@@ -49,7 +50,8 @@ func TestSwimlaneCommand(t *testing.T) {
 			files: map[string]string{"run.log": laneLog, "r.jsonl": other},
 			args:  []string{"run.log", "-o", "sw.json", "--records", "r.jsonl"}, out: "sw.json",
 			wantStdout: "Wrote host swimlane: sw.json (4 host spans, 1 unaligned device spans, 2 bind phases)\n",
-			wantStderr: "warning: 1 phase-record pass(es) had no matching chip.run.bind span in this log " +
+			wantStderr: "" +
+				"warning: 1 phase-record pass(es) had no matching chip.run.bind span in this log " +
 				"and were dropped — is the log from the same run as the artifact?\n",
 			events: 6, flows: 2,
 		},

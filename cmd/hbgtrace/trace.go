@@ -28,7 +28,8 @@ Host events gain wall_ts_ns and wall_time where the process wrote a
 
 node.* and ext.* spans are not invocations and are left out; use
 hbgtrace swimlane for the real threads. OUT ending in .gz is written
-gzip-compressed. The file is replaced only once it is complete.`,
+gzip-compressed. The file is replaced only once it is complete; -o -
+writes to standard output, and a device or FIFO is written in place.`,
 		Example: `  hbgtrace trace run.log -o trace.json
   hbgtrace trace spool/ -o trace.json.gz`,
 		Args: cobra.MinimumNArgs(1),
@@ -50,7 +51,7 @@ func traceRun(cmd *cobra.Command, args []string, opts traceOptions) error {
 	}
 	printWarnings(cmd, log)
 	var n int
-	err = swimlane.WriteFile(opts.out, func(w io.Writer) error {
+	err = writeOutput(cmd, opts.out, func(w io.Writer) error {
 		var err error
 		n, err = swimlane.WriteChromeTrace(w, log)
 		return err
@@ -58,6 +59,6 @@ func traceRun(cmd *cobra.Command, args []string, opts traceOptions) error {
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Wrote Chrome trace: %s (%d spans)\n", opts.out, n)
+	wrote(cmd, opts.out, "Wrote Chrome trace: %s (%d spans)\n", opts.out, n)
 	return nil
 }

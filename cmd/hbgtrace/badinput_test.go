@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests pin issue 11 §2: every bad input gives the right number or
+// a counted warning naming the file and line, never a silent wrong number.
+
+const badHead = "[STRACE] v=1 pid=1 tid=1 inv=%d hid=a depth=0 name=chip.run ts=100 dur="
+
+func badRun(inv int, dur string) string {
+	return strings.Replace(badHead, "%d", string(rune('0'+inv)), 1) + dur
+}
+
+func TestTornLastLineIsNotASpan(t *testing.T) {
+	// Two complete runs of 10 µs and 20 µs, then a run cut right after
+	// dur=44: the mean is 15 µs, not (10+20+0.044)/3.
+	log := badRun(1, "10000 \n") + badRun(2, "20000 \n") + badRun(3, "44")
+	stdout, stderr, code := phasesExec(t, map[string]string{"run.log": log}, "", "tpot", "run.log")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "callable hid=a — 2 invocation(s)\n  chip.run: mean=15.0us min=10.0us max=20.0us\n\n", stdout)
+	assert.Equal(t, "warning: 1 of 3 [STRACE] records are incomplete and are excluded from the timing below\n"+
+		"warning: incomplete [STRACE] records: run.log:3 (unterminated last line)\n", stderr)
+}
+
+func TestNonIntegerDurationsAreTorn(t *testing.T) {
+	log := badRun(1, "10000 \n") + badRun(2, "9e30 \n") + badRun(3, "9223372036854775807 \n")
+	stdout, stderr, _ := phasesExec(t, map[string]string{"run.log": log}, "", "tpot", "run.log")
+	assert.Equal(t, "callable hid=a — 1 invocation(s)\n  chip.run: mean=10.0us min=10.0us max=10.0us\n\n", stdout)
+	assert.Equal(t, "warning: 2 of 3 [STRACE] records are incomplete and are excluded from the timing below\n"+
+		"warning: incomplete [STRACE] records: run.log:2 (dur is not an integer), run.log:3 (ts+dur overflows int64)\n", stderr)
+}
+
+func TestEveryRecordTornSaysWhy(t *testing.T) {
+	log := badRun(1, "-5 \n") + badRun(2, "-6 \n")
+	stdout, stderr, code := phasesExec(t, map[string]string{"run.log": log}, "", "tpot", "run.log")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "No [STRACE] markers found.\n", stdout)
+	assert.Contains(t, stderr, "warning: incomplete [STRACE] records: run.log:1 (negative dur), run.log:2 (negative dur)\n")
+}
+
+func TestPhasesCountsMalformedBindLines(t *testing.T) {
+	good := phasesE1Text("s", []string{"7f3c"}, 3)
+	lines := strings.SplitAfter(good, "\n")
+	// Line 3 (the first pass's second segment) gets a dur_ns that is no
+	// integer: one pass fewer is not silent.
+	lines[2] = strings.Replace(lines[2], "dur_ns=", "dur_ns=9e", 1)
+	_, stderr, _ := phasesExec(t, map[string]string{"bind.log": strings.Join(lines, "")}, "", "phases", "bind.log", "--keep-first")
+	assert.Equal(t, "warning: 1 `bind phase=` line(s) did not parse and are left out: bind.log:3 (dur_ns is not an integer)\n", stderr)
+
+	// Every line bad: the refusal does not blame the environment.
+	all := strings.ReplaceAll(good, "dur_ns=", "dur_ns=x")
+	_, stderr, code := phasesExec(t, map[string]string{"bind.log": all}, "", "phases", "bind.log")
+	assert.Equal(t, 1, code)
+	assert.NotContains(t, stderr, "SIMPLER_HBG_BIND_BREAKDOWN_ENABLE")
+	assert.Contains(t, stderr, "bind.log: no usable `bind phase=` lines: ")
+	assert.Contains(t, stderr, "did not parse and are left out: bind.log:2 (dur_ns is not an integer)")
+}
+
+func TestRoundsCountsMalformedBindLines(t *testing.T) {
+	log := `[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=chip.run ts=0 dur=1000 
+[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=1 name=chip.run.bind ts=0 dur=900 
+[mono_ns=1][T0x1][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=host_orch start_ns=10 dur_ns=30
+`
+	_, stderr, _ := phasesExec(t, map[string]string{"r.log": strings.TrimSuffix(log, "\n")}, "", "rounds", "r.log")
+	assert.Equal(t, "warning: 1 `bind phase=` line(s) did not parse and are left out: r.log:3 (unterminated last line)\n", stderr)
+}
+
+func TestBinaryInputIsNamed(t *testing.T) {
+	bin := string([]byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 3, 0, 0x3e, 0})
+	stdout, stderr, _ := phasesExec(t, map[string]string{"a.out": bin}, "", "tpot", "a.out")
+	assert.Equal(t, "No [STRACE] markers found.\n", stdout)
+	assert.Equal(t, "warning: a.out does not look like a text log (it holds binary data); nothing in it can be read as records\n", stderr)
+}
+
+func TestRecordsFileWithoutPassesIsNamed(t *testing.T) {
+	files := map[string]string{"run.log": laneLog, "empty.jsonl": "", "random.jsonl": "not json\n"}
+	for _, name := range []string{"empty.jsonl", "random.jsonl"} {
+		_, stderr, _ := phasesExec(t, files, "", "rounds", "run.log", "--records", name)
+		assert.Contains(t, stderr, "warning: "+name+" holds no host_phase_records pass")
+		_, stderr, _, _ = laneExec(t, files, "", "swimlane", "run.log", "-o", "s.json", "--records", name)
+		assert.Contains(t, stderr, "warning: "+name+" holds no host_phase_records pass")
+	}
+}
+
+func TestSwimlaneRecordDetailIsPythonStr(t *testing.T) {
+	// A pass for the bind of laneLog (pid 9, inv 5) with one record per
+	// detail spelling; the span attrs carry str(record.get('detail', 0)).
+	recs := `{"pid": 9, "inv": 5, "records": [` +
+		`{"phase": "submit_task", "start_ns": 1000, "end_ns": 1001, "detail": null, "tid": 9}, ` +
+		`{"phase": "submit_task", "start_ns": 1002, "end_ns": 1003, "detail": true, "tid": 9}, ` +
+		`{"phase": "submit_task", "start_ns": 1004, "end_ns": 1005, "detail": 1e20, "tid": 9}, ` +
+		`{"phase": "submit_task", "start_ns": 1006, "end_ns": 1007, "tid": 9}, ` +
+		`{"phase": "submit_task", "start_ns": 1008, "end_ns": 1009, "detail": 1.5, "tid": 9}]}` + "\n"
+	_, _, code, dir := laneExec(t, map[string]string{"run.log": laneLog, "r.jsonl": recs}, "", "swimlane", "run.log", "-o", "s.json", "--records", "r.jsonl")
+	require.Equal(t, 0, code)
+	doc, err := os.ReadFile(filepath.Join(dir, "s.json"))
+	require.NoError(t, err)
+	for _, d := range []string{"detail=None ", "detail=True ", "detail=1e+20 ", "detail=0 ", "detail=1.5 "} {
+		assert.Contains(t, string(doc), d)
+	}
+}
+
+// TestOutputTargets pins issue 11 §3 for the commands that write -o.
+func TestOutputTargets(t *testing.T) {
+	for _, view := range []string{"trace", "swimlane"} {
+		t.Run(view+" -o - writes stdout, the summary goes to stderr", func(t *testing.T) {
+			stdout, stderr, code, dir := laneExec(t, map[string]string{"run.log": laneLog}, "", view, "run.log", "-o", "-")
+			require.Equal(t, 0, code, stderr)
+			assert.True(t, strings.HasPrefix(stdout, "{"), "the JSON document is on stdout")
+			assert.Contains(t, stderr, "Wrote ")
+			_, err := os.Stat(filepath.Join(dir, "-"))
+			assert.True(t, os.IsNotExist(err), "no file named -")
+		})
+		t.Run(view+" -o DIR is a clear error", func(t *testing.T) {
+			_, stderr, code, _ := laneExec(t, map[string]string{"run.log": laneLog, "d/x": ""}, "", view, "run.log", "-o", "d")
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "d: it is a directory")
+		})
+		t.Run(view+" -o /dev/full reports the failure and keeps the device", func(t *testing.T) {
+			if fi, err := os.Stat("/dev/full"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+				t.Skip("no /dev/full")
+			}
+			_, stderr, code, _ := laneExec(t, map[string]string{"run.log": laneLog}, "", view, "run.log", "-o", "/dev/full")
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "/dev/full")
+			fi, err := os.Lstat("/dev/full")
+			require.NoError(t, err)
+			assert.True(t, fi.Mode()&os.ModeCharDevice != 0)
+		})
+		t.Run(view+" -o FIFO writes into the pipe", func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "p")
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			got := make(chan int)
+			go func() {
+				b, _ := os.ReadFile(fifo)
+				got <- len(b)
+			}()
+			_, stderr, code, _ := laneExec(t, map[string]string{"run.log": laneLog}, "", view, "run.log", "-o", fifo)
+			require.Equal(t, 0, code, stderr)
+			assert.Greater(t, <-got, 10)
+			fi, err := os.Lstat(fifo)
+			require.NoError(t, err)
+			assert.True(t, fi.Mode()&os.ModeNamedPipe != 0)
+		})
+	}
+}

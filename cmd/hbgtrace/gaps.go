@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/spf13/cobra"
+)
+
+// gapsOptions are the flags of `hbgtrace gaps`.
+type gapsOptions struct {
+	records []string
+	minGap  string
+	format  string
+}
+
+func newGapsCmd() *cobra.Command {
+	var opts gapsOptions
+	cmd := &cobra.Command{
+		Use:   "gaps LOG... --records R.jsonl... [--min-gap 20us]",
+		Short: "Find the waits between Graph submissions, annotated",
+		Long: `gaps lists, per bind, the gaps on the graph submit main lane between
+consecutive graph_submit records that are longer than --min-gap (default:
+the larger of 4x the bind's median gap and 20us). Each gap names the
+recorder lanes whose first record in the log starts inside it: threads
+created while the submitting thread waited, the signature of a
+pthread_create mid-burst. Then the commit wait: last graph_submit end to
+last build_definition end (0 when recording finished first).
+
+The per-event graph_submit records live only in host_phase_records.jsonl,
+so --records is needed; without any graph_submit record gaps says so and
+exits 1. Binds are labelled with their row of hbgtrace rounds.
+See docs/swimlanes.md.`,
+		Example: `  hbgtrace gaps run.log --records out/host_phase_records.jsonl
+  hbgtrace gaps run.log --records r.jsonl --min-gap 50us --format json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return gapsRun(cmd, args, opts)
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
+		"a host_phase_records.jsonl to merge (repeatable)")
+	cmd.Flags().StringVar(&opts.minGap, "min-gap", "", "gap threshold, e.g. 20us (see above)")
+	cmd.Flags().StringVar(&opts.format, "format", formatText, "text|markdown|json")
+	return cmd
+}
+
+// parseMinGap parses a --min-gap value: a Go duration ("20us", "1.5ms",
+// "20µs"), or a bare number of µs.
+func parseMinGap(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		f, err2 := strconv.ParseFloat(s, 64)
+		if err2 != nil || math.IsNaN(f) || math.IsInf(f, 0) || f > 1e12 {
+			return 0, fmt.Errorf("invalid --min-gap %q: want a duration such as 20us", s)
+		}
+		d = time.Duration(f * 1e3)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("invalid --min-gap %q: must be positive", s)
+	}
+	return d.Nanoseconds(), nil
+}
+
+func gapsRun(cmd *cobra.Command, args []string, opts gapsOptions) error {
+	switch opts.format {
+	case formatText, formatMarkdown, formatJSON:
+	default:
+		return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
+	}
+	minGap, err := parseMinGap(opts.minGap)
+	if err != nil {
+		return &usageError{cmd: cmd, err: err}
+	}
+	log, err := readLog(cmd, args)
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, log)
+	passes, err := trace.LoadPhaseRecords(opts.records)
+	if err != nil {
+		return fmt.Errorf("gaps: %w", err)
+	}
+	sw := swimlane.Build(log, passes)
+	for _, w := range sw.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
+	}
+	gs := sw.Gaps(swimlane.GapOptions{MinGap: minGap, Round: roundIndex(log)})
+	if len(gs) == 0 {
+		if len(opts.records) == 0 {
+			return errors.New("gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records")
+		}
+		return errors.New("gaps: no graph_submit records in the artifacts for the binds of this log")
+	}
+	out := cmd.OutOrStdout()
+	var b strings.Builder
+	switch opts.format {
+	case formatJSON:
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(gs)
+	case formatMarkdown:
+		swimlane.WriteGapsMarkdown(&b, gs)
+	default:
+		swimlane.WriteGapsText(&b, gs)
+	}
+	_, err = fmt.Fprint(out, b.String())
+	return err
+}
+
+// roundIndex maps each bind to its row of `hbgtrace rounds`.
+func roundIndex(l *trace.Log) func(pid int64, inv uint64) (int, bool) {
+	r := phases.ComputeRounds(trace.GroupInvocations(trace.InvocationSpans(l.Spans)))
+	idx := make(map[[2]uint64]int, len(r.Rows))
+	for _, row := range r.Rows {
+		idx[[2]uint64{uint64(row.Pid), row.Inv}] = row.Round
+	}
+	return func(pid int64, inv uint64) (int, bool) {
+		n, ok := idx[[2]uint64{uint64(pid), inv}]
+		return n, ok
+	}
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseMinGap(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"", 0, false},
+		{"20us", 20_000, false},
+		{"20µs", 20_000, false},
+		{"1.5ms", 1_500_000, false},
+		{"35", 35_000, false},
+		{"0", 0, true},
+		{"-3us", 0, true},
+		{"abc", 0, true},
+		{"NaN", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseMinGap(tc.in)
+			if tc.err {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestGapsCommandErrors(t *testing.T) {
+	log := filepath.Join("..", "..", "fixtures", "hbg-e1.log")
+	var out, errb bytes.Buffer
+	code := run([]string{"gaps", log}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errb.String(), "hbgtrace: gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records")
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"gaps", log, "--records", "x", "--format", "csv"}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 2, code)
+	errb.Reset()
+	code = run([]string{"gaps", log, "--min-gap", "soon"}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errb.String(), `invalid --min-gap "soon"`)
+}
+
+// harnessGaps runs the embedded harness (dsv4-blocks7, the given
+// recorders) and returns `hbgtrace gaps --format json` on its log.
+func harnessGaps(t *testing.T, bench, recorders string) []swimlane.BindGaps {
+	t.Helper()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "run.log")
+	recs := filepath.Join(dir, "recs")
+	cmd := exec.Command(bench, "harness", "--workload", "dsv4-blocks7", "--recorders", recorders,
+		"--rounds", "4", "--records-dir", recs, "-o", log)
+	outb, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", outb)
+	var out, errb bytes.Buffer
+	code := run([]string{"gaps", log, "--records", filepath.Join(recs, "host_phase_records.jsonl"), "--format", "json"},
+		strings.NewReader(""), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	var gs []swimlane.BindGaps
+	require.NoError(t, json.Unmarshal(out.Bytes(), &gs))
+	require.Len(t, gs, 4)
+	var text bytes.Buffer
+	run([]string{"gaps", log, "--records", filepath.Join(recs, "host_phase_records.jsonl")}, strings.NewReader(""), &text, &errb)
+	t.Logf("prewarm=%s:\n%s", recorders, text.String())
+	return gs
+}
+
+// TestGapsOnHarness checks the thread-creation signature end to end: with
+// four prewarmed recorders and seven Definitions per bind, the submitting
+// thread creates recorders mid-burst and some gap names a recorder lane
+// first seen inside it; with eight prewarmed, no lane is created in any
+// bind and no gap names one.
+func TestGapsOnHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the embedded harness")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build hbgbench")
+	}
+	bench := filepath.Join(t.TempDir(), "hbgbench")
+	build := exec.Command(goTool, "build", "-o", bench, "../hbgbench")
+	if outb, err := build.CombinedOutput(); err != nil {
+		if os.Getenv("CGO_ENABLED") == "0" {
+			t.Skip("hbgbench needs cgo")
+		}
+		t.Fatalf("building hbgbench: %v\n%s", err, outb)
+	}
+	created := func(gs []swimlane.BindGaps) (n int) {
+		for _, g := range gs {
+			for _, p := range g.Gaps {
+				n += len(p.Created)
+			}
+			assert.True(t, g.HasCommit, "every harness bind builds Definitions")
+		}
+		return n
+	}
+	assert.Positive(t, created(harnessGaps(t, bench, "prewarm=4")), "prewarm=4: some gap names a created lane")
+	assert.Zero(t, created(harnessGaps(t, bench, "prewarm=8")), "prewarm=8: no gap names a created lane")
+}

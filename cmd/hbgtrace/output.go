@@ -1,0 +1,41 @@
+package main
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/internal/outfile"
+	"github.com/spf13/cobra"
+)
+
+// writeOutput writes the -o target path by the rule of internal/outfile
+// ("-" is stdout, a device or FIFO is written in place, a directory is an
+// error, a regular file is replaced atomically); a name ending in .gz is
+// written gzip-compressed.
+func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	return outfile.Write(path, cmd.OutOrStdout(), func(w io.Writer) error {
+		if !strings.HasSuffix(path, ".gz") {
+			return write(w)
+		}
+		zw := gzip.NewWriter(w)
+		zw.Name = strings.TrimSuffix(filepath.Base(path), ".gz")
+		if err := write(zw); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+}
+
+// wrote prints a command's "Wrote …" summary line: on stdout, as the
+// reference does, unless the output itself went to stdout (-o -), where it
+// would corrupt it; then on stderr.
+func wrote(cmd *cobra.Command, path, format string, a ...any) {
+	w := cmd.OutOrStdout()
+	if path == "-" {
+		w = cmd.ErrOrStderr()
+	}
+	fmt.Fprintf(w, format, a...)
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/spf13/cobra"
+)
+
+// pprofOptions are the flags of `hbgtrace pprof`.
+type pprofOptions struct {
+	out     string
+	records []string
+}
+
+func newPprofCmd() *cobra.Command {
+	var opts pprofOptions
+	cmd := &cobra.Command{
+		Use:   "pprof LOG... -o OUT.pb.gz [--records R.jsonl]...",
+		Short: "Write the spans as a pprof profile (self time, ancestry stacks)",
+		Long: `pprof writes one sample per span, valued at its self time: its duration
+minus the spans nested in it on the same thread and invocation, decided
+by interval as the HBG accounting decides it (so host_orch's self time
+excludes the uploads inside it). The stack is the span's ancestry by the
+same nesting; labels are pid, tid, inv, lane (as in the swimlane) and
+round (the row of hbgtrace rounds). Device spans (clk=dev) are the
+sample type device, host spans host (the default). bind phase= lines
+and --records artifacts become spans as in the swimlane.
+Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
+		Example: `  hbgtrace pprof run.log -o spans.pb.gz
+  hbgtrace pprof run.log --records r.jsonl -o spans.pb.gz
+  go tool pprof -top -sample_index=device spans.pb.gz`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return pprofRun(cmd, args, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the profile to write (gzip-compressed protobuf)")
+	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
+		"a host_phase_records.jsonl to merge (repeatable)")
+	return cmd
+}
+
+func pprofRun(cmd *cobra.Command, args []string, opts pprofOptions) error {
+	if opts.out == "" {
+		return &usageError{cmd: cmd, err: errors.New("pprof: -o OUT.pb.gz is required")}
+	}
+	log, err := readLog(cmd, args)
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, log)
+	passes, err := trace.LoadPhaseRecords(opts.records)
+	if err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
+	sw := swimlane.Build(log, passes)
+	for _, w := range sw.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
+	}
+	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log)})
+	if err := p.CheckValid(); err != nil {
+		return fmt.Errorf("pprof: building profile: %w", err)
+	}
+	// A profile is always gzip-compressed; WriteFile compresses a .gz path
+	// itself, so that one gets the uncompressed encoding.
+	write := p.Write
+	if strings.HasSuffix(opts.out, ".gz") {
+		write = p.WriteUncompressed
+	}
+	if err := swimlane.WriteFile(opts.out, func(w io.Writer) error { return write(w) }); err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Sample))
+	return nil
+}

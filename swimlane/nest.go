@@ -1,0 +1,112 @@
+package swimlane
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// Nesting follows the HBG accounting's containment rule (DESIGN §4;
+// phases.ComputePassMetrics, whose rule is a closure phases does not
+// export): a span contains another when its interval [ts, ts+dur]
+// includes the other's, inclusively, and nothing else decides it — not
+// names, not depths. Of two spans with the same interval exactly one
+// contains the other: one that is no host-to-device copy contains a copy
+// (so a host_orch contains an upload with exactly its interval, whatever
+// the log order), then the smaller depth, then the earlier one.
+
+// h2dLeaves are the last name components of the host-to-device copies
+// (DESIGN §4's H2D spans, under every spelling a bind segment takes).
+var h2dLeaves = map[string]bool{
+	"graph_upload": true, "h2d_graph": true, "sm_h2d": true, "h2d_sm": true,
+	"arena_h2d": true, "h2d_arena": true, "h2d_image": true,
+}
+
+func isH2D(name string) bool {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return h2dLeaves[name]
+}
+
+// nestOrder sorts idx, indices into spans, so that every container comes
+// before what it contains: by start, then by end descending, then by the
+// tie-break of equal intervals.
+func nestOrder(spans []*trace.Span, idx []int) {
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := spans[idx[a]], spans[idx[b]]
+		if x.Ts != y.Ts {
+			return x.Ts < y.Ts
+		}
+		if x.End() != y.End() {
+			return x.End() > y.End()
+		}
+		hx, hy := isH2D(x.Name), isH2D(y.Name)
+		if hx != hy {
+			return hy
+		}
+		if x.Depth != y.Depth {
+			return x.Depth < y.Depth
+		}
+		return idx[a] < idx[b]
+	})
+}
+
+// nestParents returns, for every span of one group (one thread and
+// invocation), the index of its parent — the innermost span of the group
+// that contains it — or -1, and the order nestOrder gives.
+func nestParents(spans []*trace.Span) (parent, order []int) {
+	order = make([]int, len(spans))
+	for i := range order {
+		order[i] = i
+	}
+	nestOrder(spans, order)
+	parent = make([]int, len(spans))
+	var stack []int
+	for _, i := range order {
+		// Every span on the stack starts no later than i; it contains i
+		// when it ends no earlier.
+		for len(stack) > 0 && spans[stack[len(stack)-1]].End() < spans[i].End() {
+			stack = stack[:len(stack)-1]
+		}
+		parent[i] = -1
+		if len(stack) > 0 {
+			parent[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, i)
+	}
+	return parent, order
+}
+
+// selfTimes returns every span's self time: its duration minus the union
+// of its children's intervals (children may overlap one another; the
+// time is counted once), never negative.
+func selfTimes(spans []*trace.Span, parent, order []int) []int64 {
+	self := make([]int64, len(spans))
+	for i, s := range spans {
+		self[i] = s.Dur
+	}
+	// In nest order, a parent's children come by start; merge their
+	// intervals as they come.
+	covEnd := make([]int64, len(spans))
+	for i, s := range spans {
+		covEnd[i] = s.Ts
+	}
+	for _, i := range order {
+		p := parent[i]
+		if p < 0 {
+			continue
+		}
+		c := spans[i]
+		start := max(c.Ts, covEnd[p])
+		if c.End() > start {
+			self[p] -= c.End() - start
+			covEnd[p] = c.End()
+		}
+	}
+	for i := range self {
+		self[i] = max(0, self[i])
+	}
+	return self
+}

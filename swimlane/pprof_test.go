@@ -1,0 +1,169 @@
+package swimlane_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func span(pid, tid int64, inv uint64, depth int64, name string, ts, dur int64, attrs string) trace.Span {
+	return trace.Span{Pid: pid, Tid: tid, Inv: inv, Hid: "abc", Depth: depth, Name: name, Ts: ts, Dur: dur, Attrs: attrs}
+}
+
+// roundTrip writes p and parses it back, as a reader of the file would.
+func roundTrip(t *testing.T, p *profile.Profile) *profile.Profile {
+	t.Helper()
+	require.NoError(t, p.CheckValid())
+	var buf bytes.Buffer
+	require.NoError(t, p.Write(&buf))
+	q, err := profile.Parse(&buf)
+	require.NoError(t, err)
+	require.NoError(t, q.CheckValid())
+	return q
+}
+
+// selfByStack sums each sample type per stack ("leaf;parent;…").
+func selfByStack(p *profile.Profile) map[string][2]int64 {
+	out := make(map[string][2]int64)
+	for _, s := range p.Sample {
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		k := strings.Join(names, ";")
+		v := out[k]
+		v[0] += s.Value[0]
+		v[1] += s.Value[1]
+		out[k] = v
+	}
+	return out
+}
+
+func TestProfileSelfTimes(t *testing.T) {
+	l := &trace.Log{Spans: []trace.Span{
+		span(1, 1, 7, 0, "chip.run", 0, 1000, ""),
+		span(1, 1, 7, 1, "chip.run.bind", 100, 800, ""),
+		// An upload with exactly host_orch's interval, written first:
+		// host_orch still contains it (log order never decides).
+		span(1, 1, 7, 2, "chip.run.bind.graph_upload", 200, 300, ""),
+		span(1, 1, 7, 2, "chip.run.bind.host_orch", 200, 300, ""),
+		// Two overlapping spans inside the bind: their union (600..750)
+		// is subtracted once.
+		span(1, 1, 7, 2, "chip.run.bind.relocate", 600, 100, ""),
+		span(1, 1, 7, 2, "chip.run.bind.arena_h2d", 650, 100, ""),
+		// Another thread and another invocation are never nested.
+		span(1, 2, 7, 2, "chip.run.bind.args", 150, 50, ""),
+		span(1, 1, 8, 2, "chip.run.bind.args", 150, 50, ""),
+		// Device spans are their own sample type, nested among themselves.
+		span(1, 1, 7, 0, "chip.run.device", 0, 500, "clk=dev"),
+		span(1, 1, 7, 1, "chip.run.device.kernel", 100, 200, "clk=dev"),
+	}}
+	p := roundTrip(t, swimlane.Build(l, nil).Profile(swimlane.ProfileOptions{
+		Round: func(pid int64, inv uint64) (int, bool) { return int(inv) - 7, inv == 7 },
+	}))
+	require.Len(t, p.SampleType, 2)
+	assert.Equal(t, "host", p.SampleType[0].Type)
+	assert.Equal(t, "device", p.SampleType[1].Type)
+	assert.Equal(t, "host", p.DefaultSampleType)
+	assert.Len(t, p.Sample, len(l.Spans), "one sample per span")
+	got := selfByStack(p)
+	want := map[string][2]int64{
+		"chip.run":               {1000 - 800, 0},
+		"chip.run.bind;chip.run": {800 - 300 - 150, 0},
+		"chip.run.bind.host_orch;chip.run.bind;chip.run":                            {0, 0},
+		"chip.run.bind.graph_upload;chip.run.bind.host_orch;chip.run.bind;chip.run": {300, 0},
+		"chip.run.bind.relocate;chip.run.bind;chip.run":                             {100, 0},
+		"chip.run.bind.arena_h2d;chip.run.bind;chip.run":                            {100, 0},
+		"chip.run.bind.args":                     {100, 0}, // two roots: tid 2 and inv 8
+		"chip.run.device":                        {0, 300},
+		"chip.run.device.kernel;chip.run.device": {0, 200},
+	}
+	assert.Equal(t, want, got)
+	for _, s := range p.Sample {
+		assert.Equal(t, []string{"1"}, s.Label["pid"])
+		if s.Label["inv"][0] == "7" {
+			assert.Equal(t, []string{"0"}, s.Label["round"])
+		} else {
+			assert.NotContains(t, s.Label, "round")
+		}
+		require.Len(t, s.Label["lane"], 1)
+	}
+}
+
+// TestProfileMatchesAccounting checks that the profile nests the way the
+// HBG accounting does: on the PR-1870 fixture (per-layer h2d_graph inside
+// host_orch), per bind, the self time of host_orch's subtree outside any
+// H2D copy equals the accounting's HostOrch.
+func TestProfileMatchesAccounting(t *testing.T) {
+	srcs, err := trace.Inputs([]string{"../fixtures/hbg-pr1870.log"}, nil)
+	require.NoError(t, err)
+	l, err := trace.ReadLog(srcs)
+	require.NoError(t, err)
+	passes := phases.BindPassesFromSpans(l.Spans)
+	require.NotEmpty(t, passes)
+	want := make(map[uint64]int64)
+	for _, bp := range passes {
+		m := phases.ComputePassMetrics(bp)
+		v, ok := m.Get(phases.StageHostOrch)
+		require.True(t, ok)
+		want[bp.Inv] += v
+	}
+	p := roundTrip(t, swimlane.Build(l, nil).Profile(swimlane.ProfileOptions{}))
+	got := make(map[uint64]int64)
+	for _, s := range p.Sample {
+		underOrch, underCopy := false, false
+		for _, loc := range s.Location {
+			name := loc.Line[0].Function.Name
+			leaf := name[strings.LastIndexByte(name, '.')+1:]
+			if strings.Contains(name, "bind.host_orch") {
+				underOrch = true
+			}
+			switch leaf {
+			case "h2d_graph", "h2d_sm", "h2d_arena", "h2d_image", "graph_upload":
+				underCopy = true
+			}
+		}
+		if underOrch && !underCopy {
+			inv, err := strconv.ParseUint(s.Label["inv"][0], 10, 64)
+			require.NoError(t, err)
+			got[inv] += s.Value[0]
+		}
+	}
+	assert.Equal(t, want, got)
+}
+
+// TestProfileGoToolPprof runs `go tool pprof -top` on a profile of the E1
+// fixture: bind-phase lines are segments under chip.run.bind.
+func TestProfileGoToolPprof(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	srcs, err := trace.Inputs([]string{"../fixtures/hbg-e1.log"}, nil)
+	require.NoError(t, err)
+	l, err := trace.ReadLog(srcs)
+	require.NoError(t, err)
+	p := swimlane.Build(l, nil).Profile(swimlane.ProfileOptions{})
+	path := filepath.Join(t.TempDir(), "e1.pb.gz")
+	var buf bytes.Buffer
+	require.NoError(t, p.Write(&buf))
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	out, err := exec.Command(goTool, "tool", "pprof", "-top", path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, name := range []string{"chip.run.bind\n", "chip.run.bind.host_orch\n", "chip.run.bind.graph_upload\n", "Type: host"} {
+		assert.Contains(t, string(out), name)
+	}
+	st := selfByStack(p)
+	assert.Positive(t, st["chip.run.bind.host_orch;chip.run.bind;chip.run"][0])
+}
