@@ -308,3 +308,35 @@ func TestAbFailOn(t *testing.T) {
 	assert.Equal(t, 3, code, errText)
 	assert.Contains(t, out, "SLOWER: ControlPlane")
 }
+
+func TestAbPerRank(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	cat := catArm(t)
+	// The E1 fixture has two ranks (pids) of four passes each.
+	code, out, errText := abCmd(t, j, cat, cat, "--per-rank")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "ControlPlane@rank0 *")
+	assert.Contains(t, out, "ControlPlane@rank1")
+	assert.Contains(t, out, "NO CHANGE: ControlPlane@rank0")
+}
+
+func TestAACommand(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, out, errText := runCLI("aa", "--cmd", catArm(t), "--journal", j, "--rounds", "3", "--block", "3", "--warmup", "0")
+	require.Equal(t, 0, code, errText)
+	assert.True(t, strings.HasPrefix(out, "A/A calibration of ControlPlane: verdict no change"), out)
+	assert.Contains(t, out, "A/A: both arms are the same")
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, jr.Header.Arms[0], jr.Header.Arms[1])
+
+	code, _, errText = runCLI("aa", "embedded:", "--cmd", "x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "give ARM or --cmd, not both")
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI("--version")
+	require.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(out, "hbgkit "), out)
+}

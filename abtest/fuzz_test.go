@@ -1,0 +1,46 @@
+package abtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func firstLines(b []byte, n int) []byte {
+	for i, c := range b {
+		if c == '\n' {
+			n--
+			if n == 0 {
+				return b[:i+1]
+			}
+		}
+	}
+	return b
+}
+
+// FuzzJournal feeds arbitrary bytes to the journal parser and, when they
+// parse, to the analysis and the report: an error or a warning, never a
+// panic.
+func FuzzJournal(f *testing.F) {
+	good, err := os.ReadFile(filepath.Join("testdata", "campaign.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	// The first lines of a real journal: its header and first blocks (the
+	// whole file is too large an input for the mutator to move quickly).
+	f.Add(firstLines(good, 4))
+	f.Add([]byte(`{"type":"header","format":1,"config":{"rounds":3}}` + "\n" + `{"type":"round","round":1,"attempt":1,"status":"ok"}` + "\n"))
+	f.Add([]byte(`{"type":"header","format":1,"config":{"rounds":2}}` + "\n" + `{"type":"block","round":1,"arm":"base","passes":[{"ns":{"ControlPlane":-1}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, err := parseJournal("fuzz.jsonl", data)
+		if err != nil {
+			return
+		}
+		if j.Header.Config.Rounds > 1000 {
+			return // a huge round count is valid, just slow to walk
+		}
+		a := Analyze(j)
+		_ = a.Document()
+		_ = a.CSVTables(j)
+	})
+}
