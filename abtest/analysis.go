@@ -102,6 +102,7 @@ type Analysis struct {
 	Complete int            `json:"complete_rounds"` // rounds analysed
 	Partial  bool           `json:"partial"`         // the campaign stopped before its last round
 	AA       bool           `json:"aa"`              // the same arm on both sides
+	AAReason string         `json:"aa_reason,omitempty"`
 	Primary  string         `json:"primary"`
 	Margin   float64        `json:"margin"`
 	Metrics  []MetricResult `json:"metrics"`
@@ -134,6 +135,15 @@ func Analyze(j *Journal) *Analysis {
 	a := &Analysis{
 		Header: h, Planned: cfg.Rounds, Primary: h.Primary, Margin: cfg.Margin,
 		AA: h.Arms[Base].Same(h.Arms[Head]),
+	}
+	switch {
+	case a.AA && h.Arms[Base].Kind == KindGit:
+		a.AAReason = "both refs are commit " + h.Arms[Base].Sha[:min(12, len(h.Arms[Base].Sha))]
+	case a.AA:
+		a.AAReason = "both arms are the same embedded spec or command"
+	case h.Artifact != "" && h.ArtifactHashes[Base] != "" && h.ArtifactHashes[Base] == h.ArtifactHashes[Head]:
+		a.AA = true
+		a.AAReason = fmt.Sprintf("identical binaries: the files %s are byte-identical in both builds", h.Artifact)
 	}
 	a.Warnings = append(a.Warnings, j.Warnings...)
 	var pairs []roundPair

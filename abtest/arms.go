@@ -22,14 +22,23 @@ func ArmName(i int) string { return armNames[i] }
 const (
 	KindEmbedded = "embedded" // the embedded runtime model in a child process
 	KindCommand  = "command"  // a shell command template ({rounds}, {out})
+	KindGit      = "git"      // a commit of a repository, built and run in a worktree
 )
 
 // An Arm is one side of a campaign, as the journal records it.
 type Arm struct {
 	Kind string `json:"kind"`
-	// Spec is the embedded arm spec ("embedded:mirror=retained") or the
-	// command template.
+	// Spec is the embedded arm spec ("embedded:mirror=retained"), the
+	// command template, or the git ref as given ("main").
 	Spec string `json:"spec"`
+	// Git arms: the commit the ref resolved to, and the build and run
+	// templates ({worktree}, {rounds}, {out}).
+	Sha   string `json:"sha,omitempty"`
+	Build string `json:"build,omitempty"`
+	Run   string `json:"run,omitempty"`
+	// Env are KEY=VALUE switches added to a command or git arm's
+	// environment; they are part of its [stamp], and so of the ruler.
+	Env []string `json:"env,omitempty"`
 }
 
 // DefaultBase and DefaultHead are the arms of `hbgbench ab` with none
@@ -77,20 +86,60 @@ func (a Arm) Runner(exe, dir string) (runtimeharness.Runner, error) {
 		}
 		return &runtimeharness.EmbeddedRunner{Config: cfg, Exe: exe}, nil
 	case KindCommand:
-		return &runtimeharness.CommandRunner{Template: a.Spec, Worktree: dir}, nil
+		return &runtimeharness.CommandRunner{Template: a.Spec, Worktree: dir, Env: a.Env}, nil
+	case KindGit:
+		return &runtimeharness.CommandRunner{Template: a.Run, Worktree: dir, Commit: a.Sha, Env: a.Env}, nil
 	}
 	return nil, fmt.Errorf("arm kind %q: want embedded or command", a.Kind)
 }
 
-// Same reports whether two arms are one and the same: an A/A campaign.
-func (a Arm) Same(b Arm) bool { return a == b }
+// Equal reports whether two arms are the same arm, field by field.
+func (a Arm) Equal(b Arm) bool {
+	return a.Kind == b.Kind && a.Spec == b.Spec && a.Sha == b.Sha && a.Build == b.Build &&
+		a.Run == b.Run && strings.Join(a.Env, "\x00") == strings.Join(b.Env, "\x00")
+}
+
+// Same reports whether two arms run the same thing: an A/A campaign. Two
+// git arms are the same when they are one commit built and run alike,
+// whatever the refs were called.
+func (a Arm) Same(b Arm) bool {
+	if a.Kind == KindGit && b.Kind == KindGit {
+		a.Spec, b.Spec = "", ""
+	}
+	return a.Equal(b)
+}
+
+// GitArm returns the arm of a ref that resolved to sha.
+func GitArm(ref, sha, build, run string, env []string) (Arm, error) {
+	if !strings.Contains(run, "{out}") || !strings.Contains(run, "{rounds}") {
+		return Arm{}, fmt.Errorf("--run %q: a run template needs {rounds} (the passes of a block) and {out} (its output directory)", run)
+	}
+	return Arm{Kind: KindGit, Spec: ref, Sha: sha, Build: build, Run: run, Env: env}, nil
+}
+
+// Label returns how reports name the arm: the ref and its short sha for a
+// git arm, else the spec.
+func (a Arm) Label() string {
+	if a.Kind == KindGit {
+		return fmt.Sprintf("%s (%s)", a.Spec, a.Sha[:min(12, len(a.Sha))])
+	}
+	return a.Spec
+}
 
 // namingStrings returns what in a block's stamp names the arm rather than
-// the ruler (STATS.md "Same ruler"): the embedded spec, or the command as
-// the block ran it.
-func (a Arm) namingStrings(command string) []string {
-	if a.Kind == KindCommand {
+// the ruler (STATS.md "Same ruler"): the embedded spec; the command as the
+// block ran it; for a git arm its sha (long and short), ref, worktree and
+// command.
+func (a Arm) namingStrings(command, worktree string) []string {
+	switch a.Kind {
+	case KindCommand:
 		return []string{command, a.Spec}
+	case KindGit:
+		out := []string{command, a.Run, a.Sha, a.Sha[:min(12, len(a.Sha))], a.Sha[:min(7, len(a.Sha))], a.Spec}
+		if worktree != "" {
+			out = append(out, worktree)
+		}
+		return out
 	}
 	return []string{a.Spec}
 }

@@ -296,7 +296,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 		c.Header.Primary = primary
 		st.j.Header.Primary = primary
 	}
-	ruler := Ruler(b.Stamp, c.Header.Arms[arm].namingStrings(commandOf(c.Runners[arm], spec)))
+	ruler := Ruler(b.Stamp, c.Header.Arms[arm].namingStrings(commandOf(c.Runners[arm], spec), worktreeOf(c.Runners[arm])))
 	if c.Header.Ruler == "" {
 		c.Header.Ruler, c.Header.RulerHash = ruler, RulerHash(ruler)
 		st.j.Header.Ruler, st.j.Header.RulerHash = c.Header.Ruler, c.Header.RulerHash
@@ -329,6 +329,14 @@ func coldCount(ps []Pass) int {
 func commandOf(r runtimeharness.Runner, spec runtimeharness.BlockSpec) string {
 	if cr, ok := r.(*runtimeharness.CommandRunner); ok {
 		return cr.Command(spec)
+	}
+	return ""
+}
+
+// worktreeOf returns the directory a command runner runs in.
+func worktreeOf(r runtimeharness.Runner) string {
+	if cr, ok := r.(*runtimeharness.CommandRunner); ok {
+		return cr.Worktree
 	}
 	return ""
 }

@@ -43,6 +43,12 @@ type Header struct {
 	Ruler     string `json:"ruler"`
 	RulerHash string `json:"ruler_hash"`
 	Env       Env    `json:"env"`
+	// Repo is the repository of git arms; Artifact the --artifact glob
+	// and ArtifactHashes what it matched in each arm's worktree after the
+	// build ("" when it matched nothing).
+	Repo           string    `json:"repo,omitempty"`
+	Artifact       string    `json:"artifact,omitempty"`
+	ArtifactHashes [2]string `json:"artifact_hashes,omitempty"`
 	// Shards names the hosts rounds are split across; empty: this host
 	// runs every round.
 	Shards []string `json:"shards"`
@@ -290,6 +296,25 @@ func lockJournal(path string) (*os.File, error) {
 			return nil, fmt.Errorf("%s: %w (it holds %s)", path, ErrJournalLocked, lp)
 		}
 		return nil, fmt.Errorf("locking journal: %w", err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// LockFile takes an exclusive flock on path (created when missing) for as
+// long as the returned file is open: --lock, so that two campaigns never
+// share a card.
+func LockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("--lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := io.ReadAll(io.LimitReader(f, 32))
+		f.Close()
+		return nil, fmt.Errorf("--lock %s is held by another campaign (pid %s)", path, strings.TrimSpace(string(holder)))
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

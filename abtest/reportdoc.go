@@ -57,6 +57,10 @@ func (a *Analysis) Headline() string {
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
 	facts := fmt.Sprintf("%d rounds, sign %d/%d, p=%s", m.Rounds, m.SignK, m.SignN, pval(m.P))
+	if a.AA && a.Header.Artifact != "" && a.Header.Arms[Base].Sha != a.Header.Arms[Head].Sha {
+		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
+			a.AAReason, m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), facts)
+	}
 	switch m.Verdict {
 	case "faster":
 		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (95%% CI %s to %s less; %s)",
@@ -149,7 +153,7 @@ func (a *Analysis) NoiseLines() []string {
 		num2(n.Lag1[Base]), num2(n.Lag1[Head]), pct(n.Drift[Base]), pct(n.Drift[Head])))
 	out = append(out, fmt.Sprintf("failed blocks: base %d, head %d; rounds dropped: %d", n.Failures[Base], n.Failures[Head], n.Dropped))
 	if a.AA {
-		out = append(out, "A/A: both arms are the same embedded spec or command")
+		out = append(out, "A/A: "+a.AAReason)
 	}
 	return out
 }
@@ -173,8 +177,8 @@ func (a *Analysis) MethodLines() []string {
 		trim = fmt.Sprintf("%d passes", c.Trim)
 	}
 	return []string{
-		fmt.Sprintf("base: %s", h.Arms[Base].Spec),
-		fmt.Sprintf("head: %s", h.Arms[Head].Spec),
+		fmt.Sprintf("base: %s", h.Arms[Base].Label()),
+		fmt.Sprintf("head: %s", h.Arms[Head].Label()),
 		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
 		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (phase rows Holm-adjusted)", first, c.BlockStat),
 		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),

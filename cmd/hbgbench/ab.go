@@ -43,6 +43,17 @@ type AbOptions struct {
 	HeadCmd string
 	Dir     string // working directory of command arms
 
+	// Git arms: --base and --head name refs of Repo, built with Build and
+	// run with Run in worktrees under Cache.
+	Repo     string
+	Build    string
+	Run      string
+	Cache    string
+	Artifact string
+	Env      []string // KEY=VALUE switches of command and git arms
+	Lock     string   // a lock file held for the whole campaign (a card)
+	Recipe   string   // the hbgbench.toml applied, "" when none
+
 	Config  abtest.Config
 	Trials  int // alternative to --rounds: Trials / Block rounds
 	Seed    uint64
@@ -82,15 +93,23 @@ the per-arm trimmed mean, median and min of the warm passes, the paired
 Δ = exp(trimmed mean of ln(head/base)) − 1 over rounds with its 95% CI,
 Δmin, sign agreement, the Wilcoxon p and a verdict against --margin.
 
-Arms: embedded specs (embedded:workload=...,mirror=...,delay_us=...) run
-the embedded runtime model in a child process; --base-cmd/--head-cmd are
-shell templates with {rounds} and {out}: a block's log is the command's
-output plus every host.*.log it leaves in {out}. With no arms, ab compares
-embedded:mirror=per_bind (base) with embedded:mirror=retained (head).
+Arms: git refs of --repo are checked out as detached worktrees under a
+cache directory, built once with --build and run per block with --run
+({worktree} {rounds} {out}); the user's checkout is never touched, and the
+worktrees are removed at the end. hbgbench.toml at the repository root
+holds these settings (flags override it). Embedded specs
+(embedded:workload=...,mirror=...,delay_us=...) run the embedded runtime
+model in a child process; --base-cmd/--head-cmd are shell templates with
+{rounds} and {out}. A block's log is its output plus every host.*.log it
+leaves in {out}. With no arms, ab compares embedded:mirror=per_bind (base)
+with embedded:mirror=retained (head).
 
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it; 1 on
 an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
 		Example: `  hbgbench ab
+  hbgbench ab --base main --head pr        # with an hbgbench.toml
+  hbgbench ab --base main --head HEAD --build 'make' \
+      --run './run.sh {rounds} {out}' --rounds 6
   hbgbench ab --rounds 20 --block 5 --format markdown
   hbgbench ab --base embedded: --head embedded:delay_us=2000 --rounds 8
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
@@ -98,6 +117,9 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --resume --journal hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := loadRecipe(cmd, opts); err != nil {
+				return err
+			}
 			if keepFirst {
 				if cmd.Flags().Changed("cold") {
 					return &usageError{cmd: cmd, err: fmt.Errorf("%s: give --cold or --keep-first, not both", cmd.Name())}
@@ -125,12 +147,19 @@ spec (default embedded:, the default model) or, with --cmd, a command.`
 	if aa {
 		f.StringVar(&opts.BaseCmd, "cmd", "", "`CMD` template to run on both sides")
 	} else {
-		f.StringVar(&opts.Base, "base", "", "base arm: embedded `SPEC`")
-		f.StringVar(&opts.Head, "head", "", "head arm: embedded `SPEC`")
+		f.StringVar(&opts.Base, "base", "", "base arm: git `REF` or embedded:SPEC")
+		f.StringVar(&opts.Head, "head", "", "head arm: git `REF` or embedded:SPEC")
 		f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
 		f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
 	}
 	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
+	f.StringVar(&opts.Repo, "repo", "", "git `DIR` of ref arms (default: this one)")
+	f.StringVar(&opts.Build, "build", "", "`CMD` run once per ref in its worktree")
+	f.StringVar(&opts.Run, "run", "", "`CMD` per block: {worktree} {rounds} {out}")
+	f.StringVar(&opts.Cache, "cache", "", "worktree `DIR` (default ~/.cache/hbgkit/...)")
+	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
+	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
+	f.StringVar(&opts.Lock, "lock", "", "lock `FILE` held while the campaign runs")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
 	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
 	f.IntVar(&opts.Config.Block, "block", def.Block, "`r` passes per block ({rounds})")
@@ -238,8 +267,11 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 		case command != "":
 			a, err := abtest.CommandArm(command)
 			return a, true, err
-		case spec != "":
+		case strings.HasPrefix(spec, "embedded:"):
 			a, err := abtest.ParseEmbedded(spec)
+			return a, true, err
+		case spec != "":
+			a, err := opts.gitArm(spec)
 			return a, true, err
 		}
 		return abtest.Arm{}, false, nil
@@ -269,7 +301,79 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 	case !okB || !okH:
 		return arms, errors.New("give both arms (--base and --head, or --base-cmd and --head-cmd), or none for the embedded default")
 	}
+	for _, a := range []*abtest.Arm{&b, &h} {
+		if a.Kind == abtest.KindCommand {
+			a.Env = opts.Env
+		}
+	}
 	return [2]abtest.Arm{b, h}, nil
+}
+
+// buildOf returns the build command of the git arms, "" when none.
+func buildOf(arms [2]abtest.Arm) string {
+	for _, a := range arms {
+		if a.Kind == abtest.KindGit && a.Build != "" {
+			return a.Build
+		}
+	}
+	return ""
+}
+
+// repoRoot returns the repository of ref arms: --repo, else the one of
+// the current directory.
+func (opts *AbOptions) repoRoot() (string, error) {
+	dir := opts.Repo
+	if dir == "" {
+		dir = "."
+	}
+	return abtest.RepoRoot(dir)
+}
+
+// gitArm resolves a ref to its commit before anything runs.
+func (opts *AbOptions) gitArm(ref string) (abtest.Arm, error) {
+	repo, err := opts.repoRoot()
+	if err != nil {
+		return abtest.Arm{}, err
+	}
+	opts.Repo = repo
+	if opts.Run == "" {
+		return abtest.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, RecipeFile)
+	}
+	sha, err := abtest.ResolveRef(repo, ref)
+	if err != nil {
+		return abtest.Arm{}, err
+	}
+	return abtest.GitArm(ref, sha, opts.Build, opts.Run, opts.Env)
+}
+
+// loadRecipe applies the repository's hbgbench.toml to the flags the
+// command line left unset. A resumed campaign takes its settings from its
+// journal instead.
+func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
+	if opts.Resume {
+		return nil
+	}
+	dir := opts.Repo
+	if dir == "" {
+		dir = "."
+	}
+	root, err := abtest.RepoRoot(dir)
+	if err != nil {
+		return nil // not a repository: no recipe
+	}
+	path := filepath.Join(root, RecipeFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	r, err := LoadRecipe(path)
+	if err != nil {
+		return err
+	}
+	if err := applyRecipe(cmd, r, path); err != nil {
+		return err
+	}
+	opts.Recipe = path
+	return nil
 }
 
 func randomSeed() uint64 {
@@ -293,6 +397,14 @@ func abRun(opts *AbOptions) error {
 		return &usageError{err: err}
 	}
 	env := abtest.ReadEnv()
+	env.Build = buildOf(arms)
+	if opts.Lock != "" {
+		lock, err := abtest.LockFile(opts.Lock)
+		if err != nil {
+			return err
+		}
+		defer lock.Close()
+	}
 	var (
 		w       *abtest.JournalWriter
 		header  abtest.Header
@@ -304,6 +416,7 @@ func abRun(opts *AbOptions) error {
 			return err
 		}
 		header = resumed.Header
+		env.Build = buildOf(header.Arms)
 		if err := opts.checkResume(header, arms, env); err != nil {
 			w.Close()
 			return err
@@ -315,6 +428,9 @@ func abRun(opts *AbOptions) error {
 		if opts.Journal == "" {
 			opts.Journal = "hbgbench-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
 		}
+		if _, err := os.Stat(opts.Journal); err == nil {
+			return fmt.Errorf("journal %s exists: resume it with --resume, or name another with --journal", opts.Journal)
+		}
 		seed := opts.Seed
 		if !opts.SeedSet {
 			seed = randomSeed()
@@ -323,6 +439,20 @@ func abRun(opts *AbOptions) error {
 		if err != nil {
 			return &usageError{err: err}
 		}
+		header.Repo, header.Artifact = opts.Repo, opts.Artifact
+	}
+	dirs := [2]string{opts.Dir, opts.Dir}
+	wt, err := opts.worktrees(&header, &dirs)
+	if wt != nil {
+		defer wt.Close()
+	}
+	if err != nil {
+		if w != nil {
+			w.Close()
+		}
+		return err
+	}
+	if !opts.Resume {
 		if w, err = abtest.CreateJournal(opts.Journal); err != nil {
 			return err
 		}
@@ -338,7 +468,7 @@ func abRun(opts *AbOptions) error {
 	}
 	var runners [2]runtimeharness.Runner
 	for i, a := range header.Arms {
-		if runners[i], err = a.Runner(opts.Exe, opts.Dir); err != nil {
+		if runners[i], err = a.Runner(opts.Exe, dirs[i]); err != nil {
 			return err
 		}
 	}
@@ -400,6 +530,53 @@ func abRun(opts *AbOptions) error {
 	return nil
 }
 
+// worktrees checks the git arms out and builds them, before any block
+// runs: one worktree per commit, reused when a killed run of the campaign
+// left it, then removes what earlier killed runs left behind. dirs gets
+// each arm's working directory. The caller closes the returned manager,
+// which removes the worktrees.
+func (opts *AbOptions) worktrees(h *abtest.Header, dirs *[2]string) (*abtest.Worktrees, error) {
+	if h.Arms[abtest.Base].Kind != abtest.KindGit && h.Arms[abtest.Head].Kind != abtest.KindGit {
+		return nil, nil
+	}
+	cache := opts.Cache
+	if cache == "" {
+		cache = abtest.DefaultWorktreeCache()
+	}
+	if abtest.RepoDirty(h.Repo) {
+		fmt.Fprintf(opts.Err, "hbgbench: %s has uncommitted changes; they are not measured: the arms are base %s and head %s\n",
+			h.Repo, h.Arms[abtest.Base].Label(), h.Arms[abtest.Head].Label())
+	}
+	wt := abtest.NewWorktrees(h.Repo, cache)
+	for i, a := range h.Arms {
+		if a.Kind != abtest.KindGit {
+			continue
+		}
+		path, err := wt.Ensure(a.Sha)
+		if err != nil {
+			return wt, err
+		}
+		if err := wt.Build(path, a.Sha, a.Build, h.Env.Toolchain, a.Env, opts.Err); err != nil {
+			return wt, err
+		}
+		dirs[i] = path
+		if h.Artifact != "" && !opts.Resume {
+			hash, err := abtest.HashArtifacts(path, h.Artifact)
+			if err != nil {
+				return wt, err
+			}
+			if hash == "" {
+				fmt.Fprintf(opts.Err, "hbgbench: --artifact %q matches no file in the %s worktree\n", h.Artifact, abtest.ArmName(i))
+			}
+			h.ArtifactHashes[i] = hash
+		}
+	}
+	if removed, _ := wt.CleanStale(); len(removed) > 0 {
+		fmt.Fprintf(opts.Err, "hbgbench: removed %d worktree(s) a killed campaign left: %s\n", len(removed), strings.Join(removed, ", "))
+	}
+	return wt, nil
+}
+
 // context is cancelled by SIGINT or SIGTERM (or opts.Interrupt).
 func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
 	if opts.Interrupt != nil {
@@ -446,7 +623,7 @@ func (opts *AbOptions) checkResume(h abtest.Header, arms [2]abtest.Arm, env abte
 	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
 	check("seed", h.Schedule.Seed, opts.Seed)
 	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || (opts.AA && opts.Base != "") {
-		if arms != h.Arms {
+		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
 			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
 		}
 	}

@@ -129,7 +129,7 @@ func TestAbUsageErrors(t *testing.T) {
 		{"format", []string{"--format", "xml"}, `--format "xml"`},
 		{"margin", []string{"--margin", "abc"}, "--margin"},
 		{"one arm", []string{"--base", "embedded:"}, "give both arms"},
-		{"git ref", []string{"--base", "main", "--head", "pr"}, "only embedded:KEY=VALUE"},
+		{"git ref without --run", []string{"--base", "main", "--head", "pr"}, "is a git ref: give --run"},
 		{"resume without journal", []string{"--resume"}, "--resume needs --journal"},
 		{"both arm kinds", []string{"--base", "embedded:", "--base-cmd", "x", "--head", "embedded:"}, "not both"},
 	}

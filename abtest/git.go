@@ -1,0 +1,289 @@
+package abtest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// git runs git in dir and returns its trimmed stdout; a failure's error
+// carries git's stderr.
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// RepoRoot returns the top directory of the git repository holding dir.
+func RepoRoot(dir string) (string, error) {
+	root, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("%s is not inside a git repository (give --repo DIR): %w", dir, err)
+	}
+	return root, nil
+}
+
+// ResolveRef returns the commit sha a ref names in repo.
+func ResolveRef(repo, ref string) (string, error) {
+	if strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("ref %q: a ref cannot start with -", ref)
+	}
+	sha, err := git(repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil || sha == "" {
+		return "", fmt.Errorf("ref %q names no commit in %s", ref, repo)
+	}
+	return sha, nil
+}
+
+// RepoDirty reports whether repo's working tree has uncommitted changes
+// (which a campaign on refs does not measure).
+func RepoDirty(repo string) bool {
+	out, err := git(repo, "status", "--porcelain")
+	return err == nil && out != ""
+}
+
+// DefaultWorktreeCache is where worktrees go: $XDG_CACHE_HOME/hbgkit/worktrees,
+// else ~/.cache/hbgkit/worktrees.
+func DefaultWorktreeCache() string {
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "hbgkit", "worktrees")
+}
+
+// Worktrees checks commits of one repository out as detached worktrees
+// under a cache directory, builds them, and removes them. It never touches
+// the repository's own working tree, index, stash, branches or HEAD: git
+// worktree add --detach writes only the new directory and .git/worktrees.
+// Each worktree in use is held by an flock on PATH.lock, so that a later
+// run can tell a dead campaign's leftovers (free locks) from a live one's.
+type Worktrees struct {
+	Repo  string
+	Cache string
+	held  map[string]*os.File // worktree path -> its lock
+}
+
+// NewWorktrees returns the worktree manager of repo under cache.
+func NewWorktrees(repo, cache string) *Worktrees {
+	return &Worktrees{Repo: repo, Cache: cache, held: map[string]*os.File{}}
+}
+
+// repoKey names the repository in worktree directory names.
+func (w *Worktrees) repoKey() string {
+	h := sha256.Sum256([]byte(w.Repo))
+	return hex.EncodeToString(h[:4])
+}
+
+// Path returns the worktree directory of sha.
+func (w *Worktrees) Path(sha string) string {
+	return filepath.Join(w.Cache, w.repoKey()+"-"+sha[:min(12, len(sha))])
+}
+
+func tryLock(path string) (*os.File, bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return f, true, nil
+}
+
+// CleanStale removes the worktrees of this repository that a killed run
+// left in the cache (their locks are free) and prunes git's records of
+// them. It returns the paths it removed.
+func (w *Worktrees) CleanStale() ([]string, error) {
+	ents, err := os.ReadDir(w.Cache)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the worktree cache: %w", err)
+	}
+	var removed []string
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, w.repoKey()+"-") {
+			continue
+		}
+		path := filepath.Join(w.Cache, name)
+		if _, mine := w.held[path]; mine {
+			continue
+		}
+		lock, ok, err := tryLock(path + ".lock")
+		if err != nil || !ok {
+			continue // a live campaign holds it
+		}
+		w.remove(path)
+		lock.Close()
+		os.Remove(path + ".lock")
+		removed = append(removed, path)
+	}
+	_, _ = git(w.Repo, "worktree", "prune")
+	return removed, nil
+}
+
+func (w *Worktrees) remove(path string) {
+	if _, err := git(w.Repo, "worktree", "remove", "--force", path); err != nil {
+		_ = os.RemoveAll(path)
+	}
+	os.Remove(path + ".build")
+}
+
+// Ensure returns a worktree of sha, reusing one a previous (killed) run of
+// this campaign left when it is still at sha, and holds its lock.
+func (w *Worktrees) Ensure(sha string) (string, error) {
+	path := w.Path(sha)
+	if _, ok := w.held[path]; ok {
+		return path, nil
+	}
+	if err := os.MkdirAll(w.Cache, 0o755); err != nil {
+		return "", fmt.Errorf("creating the worktree cache: %w", err)
+	}
+	lock, ok, err := tryLock(path + ".lock")
+	if err != nil {
+		return "", fmt.Errorf("locking worktree %s: %w", path, err)
+	}
+	if !ok {
+		return "", fmt.Errorf("worktree %s is in use by another hbgbench", path)
+	}
+	if head, err := git(path, "rev-parse", "HEAD"); err == nil && head == sha {
+		w.held[path] = lock
+		return path, nil
+	}
+	w.remove(path)
+	_, _ = git(w.Repo, "worktree", "prune")
+	if _, err := git(w.Repo, "worktree", "add", "--detach", path, sha); err != nil {
+		lock.Close()
+		return "", fmt.Errorf("checking out %s: %w", sha[:12], err)
+	}
+	w.held[path] = lock
+	return path, nil
+}
+
+// A BuildError is a failed --build, with the tail of its output.
+type BuildError struct {
+	Sha, Command, Output string
+	Err                  error
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("building %s with %q failed (%v); its output ends:\n%s", e.Sha[:min(12, len(e.Sha))], e.Command, e.Err, e.Output)
+}
+
+// Build runs command in the worktree of sha once per (sha, command,
+// toolchain): a marker beside the worktree remembers a build that
+// succeeded, so a resumed campaign does not build again. An empty command
+// builds nothing.
+func (w *Worktrees) Build(path, sha, command, toolchain string, env []string, log io.Writer) error {
+	if strings.TrimSpace(command) == "" {
+		return nil
+	}
+	key := fmt.Sprintf("%s\n%s\n%s\n", sha, command, toolchain)
+	if b, err := os.ReadFile(path + ".build"); err == nil && string(b) == key {
+		return nil
+	}
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = path
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if log != nil {
+		fmt.Fprintf(log, "hbgbench: building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
+	}
+	if err := cmd.Run(); err != nil {
+		return &BuildError{Sha: sha, Command: command, Output: tail(out.String(), 20), Err: err}
+	}
+	return os.WriteFile(path+".build", []byte(key), 0o644)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}
+
+// Close removes every worktree this manager holds, prunes, and drops the
+// locks.
+func (w *Worktrees) Close() {
+	for path, lock := range w.held {
+		w.remove(path)
+		lock.Close()
+		os.Remove(path + ".lock")
+		delete(w.held, path)
+	}
+	_, _ = git(w.Repo, "worktree", "prune")
+}
+
+// HashArtifacts hashes the files glob matches under dir (names and
+// contents, in name order); "" when nothing matches.
+func HashArtifacts(dir, glob string) (string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, glob))
+	if err != nil {
+		return "", fmt.Errorf("--artifact %q: %w", glob, err)
+	}
+	sort.Strings(matches)
+	h := sha256.New()
+	n := 0
+	for _, m := range matches {
+		st, err := os.Stat(m)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		f, err := os.Open(m)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(dir, m)
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, st.Size())
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		n++
+	}
+	if n == 0 {
+		return "", nil
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// DropLocksForTest closes the locks of w's worktrees without removing
+// them, as a killed process's locks are dropped: for tests of the cleanup
+// of a killed campaign's leftovers.
+func DropLocksForTest(w *Worktrees) {
+	for path, lock := range w.held {
+		lock.Close()
+		delete(w.held, path)
+	}
+}

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// runScript drives `hbgbench harness` (this test binary as hbgbench) with
+// the retained mirror and the given busy delay in host_orch.
+func runScript(delayUS string) string {
+	return "#!/bin/sh\nexec env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us " + delayUS + " --rounds \"$1\"\n"
+}
+
+// testRepo makes a repository with two commits: c1 (main) whose run.sh
+// adds no delay, and c2 (pr, checked out) whose run.sh adds 3000 µs per
+// bind. It returns the repo and the two shas.
+func testRepo(t *testing.T) (string, string, string) {
+	t.Helper()
+	t.Setenv("HBGBENCH_TEST_BIN", os.Args[0])
+	repo := t.TempDir()
+	gitT(t, repo, "init", "-q", "-b", "main")
+	write := func(name, body string) {
+		require.NoError(t, os.WriteFile(filepath.Join(repo, name), []byte(body), 0o755))
+	}
+	write("run.sh", runScript("0"))
+	write("README", "a repository under test\n")
+	gitT(t, repo, "add", ".")
+	gitT(t, repo, "commit", "-q", "-m", "c1")
+	c1 := gitT(t, repo, "rev-parse", "HEAD")
+	gitT(t, repo, "checkout", "-q", "-b", "pr")
+	write("run.sh", runScript("3000"))
+	gitT(t, repo, "commit", "-q", "-am", "c2")
+	c2 := gitT(t, repo, "rev-parse", "HEAD")
+	return repo, c1, c2
+}
+
+// checkoutState is everything of the user's checkout a campaign must not
+// change: HEAD, status, stash, branches and every file's bytes.
+func checkoutState(t *testing.T, repo string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range [][]string{{"rev-parse", "HEAD"}, {"status", "--porcelain"}, {"stash", "list"},
+		{"branch", "-a", "-v"}, {"symbolic-ref", "HEAD"}} {
+		b.WriteString(gitT(t, repo, args...) + "\n")
+	}
+	var files []string
+	require.NoError(t, filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repo, p)
+		if d.IsDir() && rel == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h := sha256.Sum256(data)
+			files = append(files, rel+" "+hex.EncodeToString(h[:]))
+		}
+		return nil
+	}))
+	sort.Strings(files)
+	b.WriteString(strings.Join(files, "\n"))
+	return b.String()
+}
+
+func worktreeCount(t *testing.T, repo string) int {
+	return strings.Count(gitT(t, repo, "worktree", "list", "--porcelain"), "worktree ")
+}
+
+func cacheEntries(t *testing.T, cache string) []string {
+	ents, err := os.ReadDir(cache)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestAbGitRefs is the campaign a simpler engineer runs: two commits of a
+// repository, built and run in worktrees, the head slower by 3000 µs per
+// bind; the user's checkout is untouched and no worktree is left.
+func TestAbGitRefs(t *testing.T) {
+	repo, c1, c2 := testRepo(t)
+	// A stash and an uncommitted change in the user's checkout: both must
+	// survive, and the dirty tree is reported, not measured.
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("stashed\n"), 0o644))
+	gitT(t, repo, "stash", "-q")
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("work in progress\n"), 0o644))
+	before := checkoutState(t, repo)
+
+	cache := t.TempDir()
+	j := filepath.Join(t.TempDir(), "git.jsonl")
+	code, out, errText := runCLI("ab", "--repo", repo, "--base", c1[:10], "--head", "pr", "--build", "echo built > build.txt",
+		"--run", "./run.sh {rounds} {out}", "--rounds", "6", "--block", "3", "--format", "markdown",
+		"--journal", j, "--cache", cache, "--seed", "4")
+	require.Equal(t, 0, code, errText)
+	t.Logf("markdown report:\n%s", out)
+	assert.Contains(t, out, "SLOWER: ControlPlane")
+	assert.Contains(t, out, "| ControlPlane * |")
+	assert.Contains(t, out, "<details>")
+	assert.Contains(t, errText, "has uncommitted changes; they are not measured: the arms are base "+c1[:10]+" ("+c1[:12]+") and head pr ("+c2[:12]+")")
+	assert.Contains(t, errText, "building "+c1[:12])
+
+	assert.Equal(t, before, checkoutState(t, repo), "the user's checkout changed")
+	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
+	assert.Empty(t, cacheEntries(t, cache))
+
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, c1, jr.Header.Arms[abtest.Base].Sha)
+	assert.Equal(t, c2, jr.Header.Arms[abtest.Head].Sha)
+	assert.Equal(t, "echo built > build.txt", jr.Header.Env.Build)
+	// The ruler set aside the shas, refs and worktree paths.
+	assert.NotContains(t, jr.Header.Ruler, c1[:7])
+	assert.NotContains(t, jr.Header.Ruler, cache)
+}
+
+func TestAbGitFaults(t *testing.T) {
+	repo, c1, _ := testRepo(t)
+	cache := t.TempDir()
+	base := []string{"ab", "--repo", repo, "--cache", cache, "--rounds", "2", "--block", "3", "--warmup", "0"}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing ref", []string{"--base", "nope", "--head", "pr", "--run", "./run.sh {rounds} {out}"}, 2, `ref "nope" names no commit in ` + repo},
+		{"run without out", []string{"--base", "main", "--head", "pr", "--run", "./run.sh {rounds}"}, 2, "a run template needs {rounds} (the passes of a block) and {out}"},
+		{"failing build", []string{"--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}", "--build", "echo compiling widget.c; exit 4"},
+			1, "building " + c1[:12] + ` with "echo compiling widget.c; exit 4" failed (exit status 4); its output ends:` + "\n  compiling widget.c"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := filepath.Join(t.TempDir(), "j.jsonl")
+			code, _, errText := runCLI(append(append(base, "--journal", j), tc.args...)...)
+			assert.Equal(t, tc.code, code, errText)
+			assert.Contains(t, errText, tc.want)
+			_, err := os.Stat(j)
+			assert.True(t, os.IsNotExist(err), "no journal before a block runs")
+			assert.Equal(t, 1, worktreeCount(t, repo))
+			assert.Empty(t, cacheEntries(t, cache))
+		})
+	}
+}
+
+func TestAbRecipe(t *testing.T) {
+	repo, _, _ := testRepo(t)
+	cache := t.TempDir()
+	recipe := `# simpler's recipe, as a repository keeps it
+build = "echo same > artifact.bin"
+run = "./run.sh {rounds} {out}"
+rounds = 3
+block = 3
+warmup = 0
+margin = "2%"
+artifact = "artifact.bin"
+
+[env]
+SIMPLER_LOG_LEVEL = "TIMING"
+`
+	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", RecipeFile)
+	gitT(t, repo, "commit", "-q", "-m", "recipe")
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", cache)
+	require.Equal(t, 0, code, errText)
+	// Both builds wrote the same artifact: the report says A/A instead of
+	// claiming the change the run scripts make.
+	assert.Contains(t, out, "A/A (identical binaries): no change can be claimed")
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, 3, jr.Header.Config.Rounds)
+	assert.InDelta(t, 0.02, jr.Header.Config.Margin, 1e-12)
+	assert.Equal(t, []string{"SIMPLER_LOG_LEVEL=TIMING"}, jr.Header.Arms[0].Env)
+	assert.Contains(t, jr.Header.Ruler, "env SIMPLER_LOG_LEVEL=TIMING")
+	assert.Equal(t, 1, worktreeCount(t, repo))
+
+	// A flag overrides the recipe.
+	j2 := filepath.Join(t.TempDir(), "j.jsonl")
+	code, _, errText = runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j2, "--cache", cache, "--rounds", "2")
+	require.Equal(t, 0, code, errText)
+	jr, err = abtest.ReadJournal(j2)
+	require.NoError(t, err)
+	assert.Equal(t, 2, jr.Header.Config.Rounds)
+}
+
+func TestRecipeErrors(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"unknown key", "run = \"x {rounds} {out}\"\nroundz = 3\n", "hbgbench.toml:2: roundz: unknown key"},
+		{"wrong type", "rounds = \"ten\"\n", "hbgbench.toml:1: "},
+		{"syntax", "rounds = \n", "hbgbench.toml:1: "},
+		{"bad margin", "margin = [1]\n", "hbgbench.toml:1: margin: want a share"},
+		{"bad duration", "timeout = \"soon\"\n", "hbgbench.toml:1: timeout: \"soon\" is not a duration"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, RecipeFile)
+			require.NoError(t, os.WriteFile(p, []byte(tc.body), 0o644))
+			_, err := LoadRecipe(p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, strings.HasPrefix(err.Error(), p), err.Error())
+		})
+	}
+	// Through the command: refused before any work, exit 2 is not
+	// required, but a clear error and no journal.
+	repo, _, _ := testRepo(t)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte("blocks = 3\n"), 0o644))
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, _, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j)
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errText, "hbgbench.toml:1: blocks: unknown key")
+	_, err := os.Stat(j)
+	assert.True(t, os.IsNotExist(err))
+}
+
+// TestAbGitKilledResumes: SIGKILL mid-campaign leaves the worktrees;
+// --resume reuses them (no second build) and still removes them at the end.
+func TestAbGitKilledResumes(t *testing.T) {
+	repo, _, _ := testRepo(t)
+	// Slow blocks: 150 ms of delay per bind on both sides.
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(runScript("150000")), 0o755))
+	gitT(t, repo, "commit", "-q", "-am", "slow")
+	gitT(t, repo, "checkout", "-q", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(runScript("150000")), 0o755))
+	gitT(t, repo, "commit", "-q", "-am", "slow")
+	cache := t.TempDir()
+	j := filepath.Join(t.TempDir(), "c.jsonl")
+	cmd := exec.Command(os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr", "--build", "echo built; date +%N > build.txt",
+		"--run", "./run.sh {rounds} {out}", "--rounds", "4", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache, "--seed", "8")
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	require.NoError(t, cmd.Start())
+	waitJournal(t, j, midRound)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = cmd.Process.Wait()
+	left := cacheEntries(t, cache)
+	require.Len(t, left, 2, "the killed campaign leaves its two worktrees")
+	stamp, err := os.ReadFile(filepath.Join(cache, left[0], "build.txt"))
+	require.NoError(t, err)
+
+	code, _, errText := runCLI("ab", "--resume", "--journal", j, "--cache", cache)
+	require.Equal(t, 0, code, errText)
+	assert.NotContains(t, errText, "hbgbench: building", "the worktrees and their builds were reused")
+	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1}, roundsOK(t, j))
+	assert.Empty(t, cacheEntries(t, cache), "the resumed campaign removes the worktrees")
+	assert.Equal(t, 1, worktreeCount(t, repo))
+	t.Logf("the killed run's build stamp %s was reused", strings.TrimSpace(string(stamp)))
+}
+
+// TestAbCleansWhatAKilledRunLeft: a new campaign removes the worktrees of
+// a campaign that was killed and never resumed.
+func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
+	repo, c1, _ := testRepo(t)
+	cache := t.TempDir()
+	w := abtest.NewWorktrees(repo, cache)
+	_, err := w.Ensure(c1)
+	require.NoError(t, err)
+	// Simulate the kill: forget the manager without closing (the lock file
+	// descriptor is closed as the dead process's would be).
+	abtest.DropLocksForTest(w)
+	require.Len(t, cacheEntries(t, cache), 1)
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, _, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
+		"--rounds", "2", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
+	require.Equal(t, 0, code, errText)
+	assert.Empty(t, cacheEntries(t, cache))
+	assert.Equal(t, 1, worktreeCount(t, repo))
+}
