@@ -104,11 +104,5 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// warmPerBlock is the number of passes a block contributes to the analysis
-// of each rank.
-func (c Config) warmPerBlock() int {
-	return c.Block - c.Cold
-}
-
 // maxDropped is how many rounds may be dropped before the campaign aborts.
 func (c Config) maxDropped() int { return int(c.MaxFail * float64(c.Rounds)) }

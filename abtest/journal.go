@@ -140,20 +140,17 @@ func parseJournal(path string, data []byte) (*Journal, error) {
 		}
 		err := j.addLine(line, lineNo)
 		if err != nil {
-			if last || off+nl+1 == len(data) {
-				if last {
-					// A crash mid-write: the line never got its newline.
-					j.Warnings = append(j.Warnings, fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes): %v", path, lineNo, len(line), err))
-					break
-				}
+			if last {
+				// A crash mid-write: the line never got its newline.
+				j.Warnings = append(j.Warnings, fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes): %v", path, lineNo, len(line), err))
+				break
 			}
 			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
 		if last {
-			// A complete record without its newline: keep it, but it is
-			// where the next write must start on a line of its own.
+			// A complete record without its newline: keep it; the next
+			// write (OpenJournal) first ends the line.
 			j.Warnings = append(j.Warnings, fmt.Sprintf("%s:%d: last line has no newline", path, lineNo))
-			off = len(data)
 			break
 		}
 		off += nl + 1

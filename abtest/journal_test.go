@@ -121,3 +121,29 @@ func TestJournalLock(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(string(b), "\n"))
 }
+
+func TestJournalCompleteLastLineWithoutNewline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Close())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"round","round":1,"attempt":1,"status":"ok"}`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	j, err := ReadJournal(path)
+	require.NoError(t, err)
+	assert.Len(t, j.Rounds, 1, "a complete record counts even without its newline")
+	assert.Contains(t, j.Warnings[0], "j.jsonl:2: last line has no newline")
+	w, _, err = OpenJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(RoundRecord{Type: lineRound, Round: 2, Attempt: 1, Status: RoundOK}))
+	require.NoError(t, w.Close())
+	j, err = ReadJournal(path)
+	require.NoError(t, err)
+	assert.Empty(t, j.Warnings)
+	assert.Len(t, j.Rounds, 2)
+}
