@@ -39,6 +39,8 @@ type Campaign struct {
 	// Progress, when set, is called after every block with the blocks done
 	// and the campaign's total.
 	Progress func(done, total int, label string)
+	// RoundDone, when set, is called after every closed round.
+	RoundDone func(r RoundRecord, total int)
 	// Exec lets a test shorten the model's work; nil runs runner.Run.
 	Exec func(ctx context.Context, r runtimeharness.Runner, spec runtimeharness.BlockSpec) (runtimeharness.BlockResult, error)
 }
@@ -116,6 +118,9 @@ func Run(ctx context.Context, c *Campaign) error {
 			return err
 		}
 		st.j.Rounds = append(st.j.Rounds, rec)
+		if c.RoundDone != nil {
+			c.RoundDone(rec, cfg.Rounds)
+		}
 		if rec.Status == RoundDropped {
 			st.dropped++
 			fmt.Fprintf(c.Warn, "hbgbench: round %d dropped: %s\n", i, rec.Reason)

@@ -484,8 +484,12 @@ func abRun(opts *AbOptions) error {
 		}
 	} else {
 		fmt.Fprintf(opts.Err, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
-			strings.Join([]string{header.Arms[0].Spec, header.Arms[1].Spec}, " vs "),
+			strings.Join([]string{header.Arms[0].Label(), header.Arms[1].Label()}, " vs "),
 			header.Config.Rounds, header.Config.Block, opts.Journal)
+		start := time.Now()
+		c.RoundDone = func(r abtest.RoundRecord, total int) {
+			fmt.Fprintf(opts.Err, "hbgbench: round %d of %d %s (%s)\n", r.Round, total, r.Status, time.Since(start).Round(time.Second))
+		}
 	}
 
 	ctx, stop := opts.context()

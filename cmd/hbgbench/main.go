@@ -16,6 +16,11 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == runtimeharness.ChildCommand {
+		// An embedded arm's block: straight to the model, without building
+		// the command tree, so the block's process starts as fast as it can.
+		os.Exit(runtimeharness.ChildMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
