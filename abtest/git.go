@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 )
 
 // git runs git in dir and returns its trimmed stdout; a failure's error
@@ -101,19 +100,14 @@ func (w *Worktrees) Path(sha string) string {
 	return filepath.Join(w.Cache, w.repoKey()+"-"+sha[:min(12, len(sha))])
 }
 
+// tryLock takes path's lock; ok is false when another process holds it.
 func tryLock(path string) (*os.File, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, false, err
+	f, err := flockFile(path)
+	var held *errLockHeld
+	if errors.As(err, &held) {
+		return nil, false, nil
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, false, nil
-		}
-		return nil, false, err
-	}
-	return f, true, nil
+	return f, err == nil, err
 }
 
 // CleanStale removes the worktrees of this repository that a killed run

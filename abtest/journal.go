@@ -273,26 +273,27 @@ var ErrJournalLocked = errors.New("journal is in use by another hbgbench")
 // LockPath returns the path of the lock file beside a journal.
 func LockPath(journal string) string { return journal + ".lock" }
 
-// lockJournal takes the journal's lock file with flock(2), which the
-// kernel drops when this process dies, so a killed campaign never leaves a
-// stale lock. The lock file holds the holder's pid for the message.
-func lockJournal(path string) (*os.File, error) {
-	lp := LockPath(path)
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
+// errLockHeld says that another process holds a lock file; holder is its pid.
+type errLockHeld struct{ holder string }
+
+func (e *errLockHeld) Error() string { return "held by pid " + e.holder }
+
+// flockFile takes an exclusive flock(2) on path, created when missing,
+// which the kernel drops when this process dies, so a killed campaign
+// never leaves a stale lock. The file then holds this process's pid, for
+// the message another process gets (an *errLockHeld).
+func flockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("locking journal: %w", err)
+		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder, _ := io.ReadAll(io.LimitReader(f, 32))
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			pid := strings.TrimSpace(string(holder))
-			if pid != "" {
-				return nil, fmt.Errorf("%s: %w (pid %s holds %s)", path, ErrJournalLocked, pid, lp)
-			}
-			return nil, fmt.Errorf("%s: %w (it holds %s)", path, ErrJournalLocked, lp)
+			return nil, &errLockHeld{holder: strings.TrimSpace(string(holder))}
 		}
-		return nil, fmt.Errorf("locking journal: %w", err)
+		return nil, err
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
@@ -300,21 +301,30 @@ func lockJournal(path string) (*os.File, error) {
 	return f, nil
 }
 
-// LockFile takes an exclusive flock on path (created when missing) for as
-// long as the returned file is open: --lock, so that two campaigns never
-// share a card.
+// lockJournal takes the journal's lock file (see flockFile).
+func lockJournal(path string) (*os.File, error) {
+	lp := LockPath(path)
+	f, err := flockFile(lp)
+	var held *errLockHeld
+	switch {
+	case errors.As(err, &held):
+		return nil, fmt.Errorf("%s: %w (pid %s holds %s)", path, ErrJournalLocked, held.holder, lp)
+	case err != nil:
+		return nil, fmt.Errorf("locking journal: %w", err)
+	}
+	return f, nil
+}
+
+// LockFile takes an exclusive lock on path for as long as the returned
+// file is open: --lock, so that two campaigns never share a card.
 func LockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
+	f, err := flockFile(path)
+	var held *errLockHeld
+	switch {
+	case errors.As(err, &held):
+		return nil, fmt.Errorf("--lock %s is held by another campaign (pid %s)", path, held.holder)
+	case err != nil:
 		return nil, fmt.Errorf("--lock: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := io.ReadAll(io.LimitReader(f, 32))
-		f.Close()
-		return nil, fmt.Errorf("--lock %s is held by another campaign (pid %s)", path, strings.TrimSpace(string(holder)))
-	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
 }
