@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +154,55 @@ func TestOutputTargets(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, fi.Mode()&os.ModeNamedPipe != 0)
 		})
+	}
+}
+
+// TestAccountingIgnoresLinePermutations: rounds and phases --accounting
+// print the same numbers whatever the order of a pass's lines, on E3
+// passes whose host_orch and upload spans share intervals.
+func TestAccountingIgnoresLinePermutations(t *testing.T) {
+	pass := func(inv, base int) []string {
+		sp := func(depth int, name string, ts, dur int) string {
+			return fmt.Sprintf("[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=%d name=%s ts=%d dur=%d \n", inv, depth, name, base+ts, dur)
+		}
+		return []string{
+			sp(2, "chip.run.bind.args", 0, 50_000),
+			sp(2, "chip.run.bind.host_orch", 100_000, 200_000),
+			sp(2, "chip.run.bind.h2d_graph", 100_000, 200_000),
+			sp(2, "chip.run.bind.graph_upload", 100_000, 200_000),
+			sp(2, "chip.run.bind.arena_h2d", 320_000, 40_000),
+			sp(2, "chip.run.bind.graph_pack", 400_000, 10_000),
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 11))
+	var first [2]string
+	for k := range 8 {
+		var b strings.Builder
+		for inv := 1; inv <= 3; inv++ {
+			base := inv * 10_000_000
+			lines := pass(inv, base)
+			if k > 0 {
+				rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+			}
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=900000 \n", inv, base)
+			for _, l := range lines {
+				b.WriteString(l)
+			}
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=1 name=chip.run.bind ts=%d dur=800000 \n", inv, base)
+		}
+		files := map[string]string{"e3.log": b.String()}
+		rounds, stderr, code := phasesExec(t, files, "", "rounds", "e3.log", "--format", "json")
+		require.Equal(t, 0, code, stderr)
+		acct, stderr, code := phasesExec(t, files, "", "phases", "e3.log", "--accounting", "--keep-first", "--format", "json")
+		require.Equal(t, 0, code, stderr)
+		if k == 0 {
+			first = [2]string{rounds, acct}
+			// By hand: HostOrch 200 − 200 = 0, H2dImage 200 + 40, Gate 240.
+			assert.Contains(t, rounds, `"gate_us": 240,`)
+			assert.Contains(t, rounds, `"hostorch_us": 0,`)
+			continue
+		}
+		assert.Equal(t, first[0], rounds, "rounds, permutation %d", k)
+		assert.Equal(t, first[1], acct, "phases --accounting, permutation %d", k)
 	}
 }
