@@ -206,3 +206,9 @@ func TestAccountingIgnoresLinePermutations(t *testing.T) {
 		assert.Equal(t, first[1], acct, "phases --accounting, permutation %d", k)
 	}
 }
+
+func TestVersionFlag(t *testing.T) {
+	stdout, stderr, code := phasesExec(t, nil, "", "--version")
+	assert.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `^hbgtrace hbgkit \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, stdout)
+}
