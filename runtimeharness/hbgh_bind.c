@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1310,6 +1311,32 @@ static int write_stamp(hbgh_model *m)
     return rc;
 }
 
+/* close_inherited closes every descriptor a rank inherited except the
+ * standard ones and the log: a rank must not keep the read end of its own
+ * log pipe open (its writes would then block instead of failing with EPIPE
+ * when the reader goes away), nor anything else of the parent's. */
+static void close_inherited(int keep)
+{
+    int fds[1024];
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL) {
+        return;
+    }
+    int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd > 2 && fd != keep && fd != dfd) {
+            fds[n++] = fd;
+        }
+    }
+    (void)closedir(d);
+    for (int i = 0; i < n; i++) {
+        (void)close(fds[i]);
+    }
+}
+
 /*
  * run_ranks forks one process per rank, as simpler's L3 forks its ranks:
  * each has its own pid, anchor, recorder threads and inv counter, and
@@ -1344,6 +1371,7 @@ static int run_ranks(hbgh_model *m)
             /* The child runs C only, then _exit: no Go code runs here. A
              * reader that went away gives EPIPE, not a signal. */
             (void)signal(SIGPIPE, SIG_IGN);
+            close_inherited(cfg->log_fd);
             hbgh_model *cm = new_model(cfg, &res[r]);
             int crc = -1;
             if (cm != NULL) {
