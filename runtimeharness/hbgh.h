@@ -123,6 +123,7 @@ typedef struct hbgh_result {
     int32_t bind_tid;
     int32_t rank_pids[2];     /* ranks=2: the two rank processes */
     int32_t dev_error;        /* ascend: the failing ACL call's aclError, else 0 */
+    int32_t aborted;          /* ranks=2: stopped because the other rank failed */
     int32_t log_errno; /* errno of a failed log write, else 0 */
     char error[256];
 } hbgh_result;

@@ -1233,7 +1233,8 @@ static int rank_barrier(hbgh_model *m, rank_sync *rs, int32_t round)
     int want = m->cfg.ranks * (round + 1);
     while (atomic_load(&rs->arrived) < want) {
         if (atomic_load(&rs->abort)) {
-            return hbgh_fail(m, "rank %d: the other rank failed", m->rank);
+            m->out->aborted = 1;
+            return hbgh_fail(m, "stopped: the other rank failed");
         }
         struct timespec d = {0, 20000};
         (void)nanosleep(&d, NULL);
@@ -1385,32 +1386,44 @@ static int run_ranks(hbgh_model *m)
         pids[r] = pid;
         out->rank_pids[r] = (int32_t)pid;
     }
+    int status[2] = {0, 0};
     for (int32_t r = 0; r < ranks; r++) {
         if (pids[r] < 0) {
             continue;
         }
-        int status = 0;
         pid_t w;
         do {
-            w = waitpid(pids[r], &status, 0);
+            w = waitpid(pids[r], &status[r], 0);
         } while (w < 0 && errno == EINTR);
         if (w < 0) {
             rc = hbgh_fail(m, "waitpid: %s", strerror(errno));
-        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            pids[r] = -1;
+        }
+    }
+    /* Report the rank that failed for a reason of its own before one that
+     * only stopped because the other did (hbgh_fail keeps the first). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t r = 0; r < ranks; r++) {
+            if (pids[r] < 0 || (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0)) {
+                continue;
+            }
+            int follower = res[r].error[0] == '\0' || res[r].aborted;
+            if (follower != pass) {
+                continue;
+            }
             if (res[r].error[0] != '\0') {
                 rc = hbgh_fail(m, "rank %d: %s", r, res[r].error);
             } else {
-                rc = hbgh_fail(m, "rank %d exited with status %d", r, status);
+                rc = hbgh_fail(m, "rank %d exited with status %d", r, status[r]);
             }
-            if (res[r].log_errno != 0) {
+            if (res[r].log_errno != 0 && out->log_errno == 0) {
                 out->log_errno = res[r].log_errno;
             }
-            if (res[r].dev_error != 0) {
+            if (res[r].dev_error != 0 && out->dev_error == 0) {
                 out->dev_error = res[r].dev_error;
             }
         }
     }
-    /* Rank 0's error first, if both failed, is what hbgh_fail kept. */
     out->binds_done = 0;
     for (int32_t r = 0; r < ranks; r++) {
         out->binds_done += res[r].binds_done;
@@ -1436,6 +1449,7 @@ int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
     out->error[0] = '\0';
     out->log_errno = 0;
     out->dev_error = 0;
+    out->aborted = 0;
     out->rank_pids[0] = out->rank_pids[1] = 0;
     hbgh_model *m = new_model(cfg, out);
     if (m == NULL) {
