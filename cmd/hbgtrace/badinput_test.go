@@ -212,3 +212,40 @@ func TestVersionFlag(t *testing.T) {
 	assert.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `^hbgtrace hbgkit \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, stdout)
 }
+
+// TestAccountingDocStderr checks that docs/accounting.md quotes the stderr
+// the E3-spool example really prints.
+func TestAccountingDocStderr(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "accounting.md"))
+	require.NoError(t, err)
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "hbg-e3-spool.log"))
+	require.NoError(t, err)
+	_, stderr, code := phasesExec(t, nil, "", "rounds", fixture)
+	require.Equal(t, 0, code)
+	require.NotEmpty(t, stderr)
+	for _, w := range strings.SplitAfter(strings.TrimSuffix(stderr, "\n"), "\n") {
+		assert.Contains(t, string(doc), "    "+strings.TrimSuffix(w, "\n")+"\n")
+	}
+}
+
+// TestExitStatusOnNoData pins the README's exit-status rule on an empty log
+// and on a log whose every record is torn.
+func TestExitStatusOnNoData(t *testing.T) {
+	for _, log := range []string{"", badRun(1, "-5 \n")} {
+		for _, tc := range []struct {
+			args []string
+			code int
+		}{
+			{[]string{"tpot", "x.log"}, 0},
+			{[]string{"rounds", "x.log"}, 0},
+			{[]string{"tree", "x.log"}, 0},
+			{[]string{"trace", "x.log", "-o", "t.json"}, 0},
+			{[]string{"swimlane", "x.log", "-o", "s.json"}, 0},
+			{[]string{"phases", "x.log"}, 1},  // refuses: no bind phase= lines
+			{[]string{"overlap", "x.log"}, 2}, // a failed assertion
+		} {
+			_, stderr, code := phasesExec(t, map[string]string{"x.log": log}, "", tc.args...)
+			assert.Equal(t, tc.code, code, "%v on %q: %s", tc.args, log, stderr)
+		}
+	}
+}
