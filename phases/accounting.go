@@ -122,9 +122,12 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	}
 	// contains reports whether segment o contains segment i: inclusive
 	// interval containment, nothing else (names and depths play no part).
-	// Two segments with the same interval would contain each other; the
-	// earlier one (o < i) is then the container, so exactly one of them is
-	// top-level.
+	// Two segments with the same interval would contain each other, so
+	// a rule that log order plays no part in picks one (DESIGN §4): a
+	// host_orch (or setup/entry) segment contains an H2D copy with its
+	// interval; otherwise the lower segment code is the container, and
+	// between two segments of one code and one interval — which are
+	// interchangeable, so it changes no number — the earlier one.
 	contains := func(o, i int) bool {
 		if o == i {
 			return false
@@ -134,6 +137,13 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 			return false
 		}
 		if a.ts == b.ts && a.end == b.end {
+			ao, bo := acctOrchCode[a.code], acctOrchCode[b.code]
+			if ao != bo && (a.h2d || b.h2d) {
+				return ao
+			}
+			if a.code != b.code {
+				return a.code < b.code
+			}
 			return o < i
 		}
 		return true
@@ -242,6 +252,15 @@ var acctKindCode, acctH2DCode = func() (kind [len(bpcSegNames)]uint8, h2d [len(b
 		h2d[c] = acctIsH2D(name)
 	}
 	return kind, h2d
+}()
+
+// acctOrchCode says whether a segment code is host_orch, host_orch.setup
+// or host_orch.entry: the segments HostOrch subtracts contained copies from.
+var acctOrchCode = func() (orch [len(bpcSegNames)]bool) {
+	for _, name := range []string{SegHostOrch, SegHostOrchSetup, SegHostOrchEntry} {
+		orch[bpcSegCode[name]] = true
+	}
+	return orch
 }()
 
 func acctCodeIn(c uint8, codes []uint8) bool {

@@ -2,6 +2,7 @@ package phases
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -520,5 +521,55 @@ func TestE1FixtureControlPlaneIsPerPassSum(t *testing.T) {
 				assert.Equal(t, sum, cp, "pass %d", i)
 			}
 		})
+	}
+}
+
+// TestEqualIntervalsHandBuilt is DESIGN §4's equal-interval rule on a
+// hand-built pass: host_orch and an h2d_graph copy share [1000, 201000),
+// an arena_h2d copy of 40 µs runs after them. By hand: HostOrch = 200 −
+// 200 = 0, H2dGraph 200, H2dArena 40, H2dImage 240, Gate 240, in either
+// log order (the old rule gave HostOrch 200 and Gate 440 for one).
+func TestEqualIntervalsHandBuilt(t *testing.T) {
+	orch := acctSeg(SegHostOrch, 1000, 200_000)
+	copy := acctSeg(SegH2dGraph, 1000, 200_000)
+	arena := acctSeg(SegArenaH2d, 300_000, 40_000)
+	want := acctWant{StageHostOrch: 0, StageH2dGraph: 200, StageH2dArena: 40, StageH2dImage: 240, StageGate: 240, StageControlPlane: 240}
+	for _, segs := range [][]Segment{{orch, copy, arena}, {copy, orch, arena}, {arena, copy, orch}} {
+		acctCheck(t, ComputePassMetrics(acctPass(1, 1, segs...)), want)
+	}
+	// Two copies with one interval count once, top-level of their kind
+	// and in H2dImage; setup/entry contain a copy of their interval too.
+	setup := acctSeg(SegHostOrchSetup, 0, 50_000)
+	up := acctSeg(SegGraphUpload, 0, 50_000)
+	up2 := acctSeg(SegH2dGraph, 0, 50_000)
+	want = acctWant{StageHostOrch: 0, StageH2dGraph: 50, StageH2dImage: 50, StageGate: 50, StageControlPlane: 50}
+	for _, segs := range [][]Segment{{setup, up, up2}, {up2, up, setup}, {up, setup, up2}} {
+		acctCheck(t, ComputePassMetrics(acctPass(1, 1, segs...)), want)
+	}
+}
+
+// TestAccountingIgnoresLineOrder is the property of DESIGN §4 "log order
+// never decides": for random passes rich in equal and nested intervals,
+// every permutation of the segments gives the same metrics.
+func TestAccountingIgnoresLineOrder(t *testing.T) {
+	names := []string{SegHostOrch, SegHostOrchSetup, SegHostOrchEntry, SegH2dGraph, SegGraphUpload, SegSmH2d, SegArenaH2d, SegH2dImage, SegRelocate, SegGraphPack, SegArgs}
+	rng := rand.New(rand.NewPCG(11, 3))
+	for k := range 3000 {
+		p := acctPass(1, 1)
+		for range 1 + rng.IntN(10) {
+			name := names[rng.IntN(len(names))]
+			ts, dur := int64(rng.IntN(4))*100, int64(1+rng.IntN(4))*100
+			if len(p.Segments) > 0 && rng.IntN(2) == 0 {
+				o := p.Segments[rng.IntN(len(p.Segments))]
+				ts, dur = o.Ts, o.Dur // an equal interval
+			}
+			p.Segments = append(p.Segments, acctSeg(name, ts, dur))
+		}
+		want := ComputePassMetrics(p)
+		for range 6 {
+			q := acctPass(1, 1, slices.Clone(p.Segments)...)
+			rng.Shuffle(len(q.Segments), func(i, j int) { q.Segments[i], q.Segments[j] = q.Segments[j], q.Segments[i] })
+			require.Equal(t, want, ComputePassMetrics(q), "pass %d: %+v vs %+v", k, p.Segments, q.Segments)
+		}
 	}
 }

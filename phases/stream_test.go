@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,10 +310,21 @@ func refAcctContains(segs []Segment, o, i int) bool {
 		return false
 	}
 	if a.Ts == b.Ts && a.End() == b.End() {
+		// DESIGN §4: host_orch (or setup/entry) contains an H2D copy of
+		// its interval; else the segment listed first in bpcSegNames.
+		orch := []string{SegHostOrch, SegHostOrchSetup, SegHostOrchEntry}
+		if ao, bo := refNameIn(a.Name, orch), refNameIn(b.Name, orch); ao != bo && (acctIsH2D(a.Name) || acctIsH2D(b.Name)) {
+			return ao
+		}
+		ia, ib := slices.Index(bpcSegNames[:], a.Name), slices.Index(bpcSegNames[:], b.Name)
+		if ia != ib {
+			return ia < ib
+		}
 		return o < i
 	}
 	return true
 }
+
 func refPassMetrics(p BindPass) PassMetrics {
 	var m PassMetrics
 	segs := make([]Segment, 0, len(p.Segments))

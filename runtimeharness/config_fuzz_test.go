@@ -17,6 +17,11 @@ func FuzzParseArmSpec(f *testing.F) {
 		"workload=qwen3-14b-decode",
 		"embedded:args_bytes=-1",
 		"embedded:recorders=ondemand,,mirror=per_bind",
+		"embedded:graph_pod=eager_pinned,epoch=e3,ranks=2",
+		"embedded:epoch=pr1870,graph-pod=deferred-pageable",
+		"embedded:device=ascend",
+		"embedded:device=ascend:call_ns=1",
+		"embedded:device=cuda",
 	} {
 		f.Add(s)
 	}

@@ -59,7 +59,7 @@ typedef struct hbgh_config {
     int64_t dev_dma_bytes_per_s; /* modelled DMA rate */
     int64_t dev_bounce_bytes;    /* driver bounce-buffer chunk (pageable) */
     int32_t log_fd;
-    int32_t keep_stats;          /* fill out->binds, cfg->rounds entries */
+    int32_t keep_stats;          /* fill out->binds, rounds x ranks entries */
     const char *stamp;           /* first log line, without newline; or NULL */
     const char *records_path;    /* host_phase_records.jsonl, or NULL */
     const char *ascend_lib;      /* libascendcl.so path for HBGH_DEV_ASCEND */
@@ -114,7 +114,7 @@ typedef struct hbgh_bind_stats {
 } hbgh_bind_stats;
 
 typedef struct hbgh_result {
-    hbgh_bind_stats *binds; /* caller's array of cfg->rounds entries, or NULL */
+    hbgh_bind_stats *binds; /* caller's array of rounds x ranks entries (rank-major), or NULL */
     int32_t binds_done;
     int32_t threads_created;  /* every thread the model created */
     int32_t threads_left;     /* of those, still in /proc/self/task at return */
@@ -123,6 +123,7 @@ typedef struct hbgh_result {
     int32_t bind_tid;
     int32_t rank_pids[2];     /* ranks=2: the two rank processes */
     int32_t dev_error;        /* ascend: the failing ACL call's aclError, else 0 */
+    int32_t aborted;          /* ranks=2: stopped because the other rank failed */
     int32_t log_errno; /* errno of a failed log write, else 0 */
     char error[256];
 } hbgh_result;

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1232,7 +1233,8 @@ static int rank_barrier(hbgh_model *m, rank_sync *rs, int32_t round)
     int want = m->cfg.ranks * (round + 1);
     while (atomic_load(&rs->arrived) < want) {
         if (atomic_load(&rs->abort)) {
-            return hbgh_fail(m, "rank %d: the other rank failed", m->rank);
+            m->out->aborted = 1;
+            return hbgh_fail(m, "stopped: the other rank failed");
         }
         struct timespec d = {0, 20000};
         (void)nanosleep(&d, NULL);
@@ -1310,6 +1312,32 @@ static int write_stamp(hbgh_model *m)
     return rc;
 }
 
+/* close_inherited closes every descriptor a rank inherited except the
+ * standard ones and the log: a rank must not keep the read end of its own
+ * log pipe open (its writes would then block instead of failing with EPIPE
+ * when the reader goes away), nor anything else of the parent's. */
+static void close_inherited(int keep)
+{
+    int fds[1024];
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL) {
+        return;
+    }
+    int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd > 2 && fd != keep && fd != dfd) {
+            fds[n++] = fd;
+        }
+    }
+    (void)closedir(d);
+    for (int i = 0; i < n; i++) {
+        (void)close(fds[i]);
+    }
+}
+
 /*
  * run_ranks forks one process per rank, as simpler's L3 forks its ranks:
  * each has its own pid, anchor, recorder threads and inv counter, and
@@ -1344,6 +1372,7 @@ static int run_ranks(hbgh_model *m)
             /* The child runs C only, then _exit: no Go code runs here. A
              * reader that went away gives EPIPE, not a signal. */
             (void)signal(SIGPIPE, SIG_IGN);
+            close_inherited(cfg->log_fd);
             hbgh_model *cm = new_model(cfg, &res[r]);
             int crc = -1;
             if (cm != NULL) {
@@ -1357,32 +1386,44 @@ static int run_ranks(hbgh_model *m)
         pids[r] = pid;
         out->rank_pids[r] = (int32_t)pid;
     }
+    int status[2] = {0, 0};
     for (int32_t r = 0; r < ranks; r++) {
         if (pids[r] < 0) {
             continue;
         }
-        int status = 0;
         pid_t w;
         do {
-            w = waitpid(pids[r], &status, 0);
+            w = waitpid(pids[r], &status[r], 0);
         } while (w < 0 && errno == EINTR);
         if (w < 0) {
             rc = hbgh_fail(m, "waitpid: %s", strerror(errno));
-        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            pids[r] = -1;
+        }
+    }
+    /* Report the rank that failed for a reason of its own before one that
+     * only stopped because the other did (hbgh_fail keeps the first). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t r = 0; r < ranks; r++) {
+            if (pids[r] < 0 || (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0)) {
+                continue;
+            }
+            int follower = res[r].error[0] == '\0' || res[r].aborted;
+            if (follower != pass) {
+                continue;
+            }
             if (res[r].error[0] != '\0') {
                 rc = hbgh_fail(m, "rank %d: %s", r, res[r].error);
             } else {
-                rc = hbgh_fail(m, "rank %d exited with status %d", r, status);
+                rc = hbgh_fail(m, "rank %d exited with status %d", r, status[r]);
             }
-            if (res[r].log_errno != 0) {
+            if (res[r].log_errno != 0 && out->log_errno == 0) {
                 out->log_errno = res[r].log_errno;
             }
-            if (res[r].dev_error != 0) {
+            if (res[r].dev_error != 0 && out->dev_error == 0) {
                 out->dev_error = res[r].dev_error;
             }
         }
     }
-    /* Rank 0's error first, if both failed, is what hbgh_fail kept. */
     out->binds_done = 0;
     for (int32_t r = 0; r < ranks; r++) {
         out->binds_done += res[r].binds_done;
@@ -1408,6 +1449,7 @@ int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
     out->error[0] = '\0';
     out->log_errno = 0;
     out->dev_error = 0;
+    out->aborted = 0;
     out->rank_pids[0] = out->rank_pids[1] = 0;
     hbgh_model *m = new_model(cfg, out);
     if (m == NULL) {

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// sanitizeEnv turns on TestSanitizers (a few minutes on 2 cores); .ci/run
-// sets it.
+// sanitizeEnv turns on TestSanitizers (about 70 s on 2 cores); it is meant
+// to be set by .ci/run.
 const sanitizeEnv = "HBGKIT_SANITIZE"
 
 // TestSanitizers builds the C model into a standalone driver twice, with

@@ -43,11 +43,14 @@ func parseTHP(s string) string {
 
 // Stamp returns the text of the [stamp] line the harness writes first
 // (without the "[stamp] " prefix): the harness, the variant's arm spec, the
-// rounds, the host facts and the model device's constants.
+// rounds, the host facts and the device, with the model device's constants.
 func Stamp(c Config, rounds int, h HostFacts) string {
 	d := c.Device
-	return fmt.Sprintf("hbgkit-harness %s rounds=%d nproc=%d thp=%s glibc=%s "+
-		"dev=%s call_ns=%d pin_ns=%d dma_bps=%d bounce=%d",
-		c.Spec(), rounds, h.NProc, h.THP, h.Glibc,
-		d.Kind, d.CallNS, d.PinNS, d.DMABytesPerSec, d.BounceBytes)
+	s := fmt.Sprintf("hbgkit-harness %s rounds=%d nproc=%d thp=%s glibc=%s dev=%s",
+		c.Spec(), rounds, h.NProc, h.THP, h.Glibc, d.Kind)
+	if d.Kind != "model" {
+		return s // a real device: no modelled constants apply
+	}
+	return s + fmt.Sprintf(" call_ns=%d pin_ns=%d dma_bps=%d bounce=%d",
+		d.CallNS, d.PinNS, d.DMABytesPerSec, d.BounceBytes)
 }

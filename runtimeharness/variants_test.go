@@ -5,9 +5,11 @@ package runtimeharness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -278,4 +280,29 @@ func TestSecondBindColdnessIsGlibc(t *testing.T) {
 	for _, f := range fixed[1:] {
 		assert.Less(t, f, int64(64), "with fixed thresholds only bind 1 is cold")
 	}
+}
+
+// TestTwoRanksLogFailure closes the log's reader mid-run: both ranks stop
+// (neither waits forever at the barrier for the other), and the error
+// keeps EPIPE so `hbgbench harness --ranks 2 | head` stops quietly.
+func TestTwoRanksLogFailure(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	go func() {
+		buf := make([]byte, 3000)
+		_, _ = io.ReadFull(r, buf)
+		r.Close()
+	}()
+	cfg := DefaultConfig()
+	cfg.Workload = WorkloadQwen3Decode
+	cfg.Ranks = 2
+	res, err := RunModel(cfg, ModelOptions{Rounds: 50, Log: w})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.EPIPE)
+	assert.Contains(t, err.Error(), "writing the log", "the cause, not the rank that followed")
+	assert.NotContains(t, err.Error(), "the other rank failed")
+	require.NotNil(t, res)
+	assert.Less(t, res.Binds, 100)
+	assert.Zero(t, res.ThreadsLeft)
 }

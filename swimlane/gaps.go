@@ -59,8 +59,12 @@ type Gap struct {
 	After int   `json:"after_submit"` // 0-based index of the graph_submit it follows
 	Start int64 `json:"start_ns"`     // end of that graph_submit
 	End   int64 `json:"end_ns"`       // start of the next one
+	// NextEnd is the end of the graph_submit that closes the gap.
+	NextEnd int64 `json:"next_submit_end_ns"`
 	// Created are the recorder lanes whose first record in the whole log
-	// starts inside the gap: threads that did not exist before it, the
+	// starts inside the gap or inside the graph_submit that closes it: a
+	// recorder created while the submitting thread waited gets its first
+	// job from that submission, so it cannot record earlier. This is the
 	// signature of a pthread_create on the submitting thread.
 	Created []RecorderLane `json:"created_lanes"`
 }
@@ -188,13 +192,13 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 		// next start, so an overlapping pair never makes a negative gap.
 		end := b.submits[0][1]
 		for i := 1; i < len(b.submits); i++ {
-			g := Gap{After: i - 1, Start: end, End: b.submits[i][0]}
+			g := Gap{After: i - 1, Start: end, End: b.submits[i][0], NextEnd: b.submits[i][1]}
 			end = max(end, b.submits[i][1])
 			if g.Dur() <= bg.MinGap {
 				continue
 			}
 			for _, f := range firsts {
-				if f.pid == k.pid && f.First >= g.Start && f.First <= g.End {
+				if f.pid == k.pid && f.First >= g.Start && f.First <= g.NextEnd {
 					g.Created = append(g.Created, f.RecorderLane)
 				}
 			}

@@ -33,7 +33,11 @@ func gapFixture() (*trace.Log, string) {
 		}
 	}
 	lastSubmitEnd := ts - 1_000
+	// Submission #3 closes the gap and runs gapEnd..gapEnd+10 µs; #4 runs
+	// from gapEnd+11 µs.
 	recs = append(recs,
+		rec("record_node", gapEnd+4_000, gapEnd+5_000, 1, 45),   // inside the closing submission: created in the gap
+		rec("record_node", gapEnd+12_000, gapEnd+13_000, 1, 46), // inside the next one: not
 		rec("record_node", 105_000, 106_000, 1, 42),
 		rec("record_node", gapStart+50_000, gapStart+60_000, 1, 43),
 		rec("record_node", gapEnd+5_000, gapEnd+6_000, 1, 42),
@@ -60,8 +64,10 @@ func TestGapsInjected(t *testing.T) {
 	assert.Equal(t, 2, g.Gaps[0].After)
 	assert.Equal(t, int64(300_000), g.Gaps[0].Dur())
 	assert.Equal(t, int64(132_000), g.Gaps[0].Start)
-	require.Len(t, g.Gaps[0].Created, 1, "tid 42 recorded before the gap")
+	require.Len(t, g.Gaps[0].Created, 2, "tid 42 recorded before the gap, tid 46 after the closing submission")
 	assert.Equal(t, RecorderLane{Name: "graph record worker (tid 43)", Tid: 43, First: 182_000}, g.Gaps[0].Created[0])
+	assert.Equal(t, RecorderLane{Name: "graph record worker (tid 45)", Tid: 45, First: 436_000}, g.Gaps[0].Created[1])
+	assert.Equal(t, int64(442_000), g.Gaps[0].NextEnd)
 	require.True(t, g.HasCommit)
 	assert.Equal(t, int64(37_000), g.CommitWait)
 	assert.Equal(t, g.LastSubmitEnd+37_000, g.LastBuildEnd)
@@ -69,11 +75,11 @@ func TestGapsInjected(t *testing.T) {
 	var b strings.Builder
 	WriteGapsText(&b, gs)
 	assert.Contains(t, b.String(), "bind pid=9 inv=5 round=3 (tid 9): 6 graph_submit")
-	assert.Contains(t, b.String(), "gap      300.0 us  after graph_submit #2  at +131.0 us  created: graph record worker (tid 43)")
+	assert.Contains(t, b.String(), "gap      300.0 us  after graph_submit #2  at +131.0 us  created: graph record worker (tid 43), graph record worker (tid 45)")
 	assert.Contains(t, b.String(), "commit wait 37.0 us")
 	b.Reset()
 	WriteGapsMarkdown(&b, gs)
-	assert.Contains(t, b.String(), "| 300.0 | 2 | 131.0 | graph record worker (tid 43) |")
+	assert.Contains(t, b.String(), "| 300.0 | 2 | 131.0 | graph record worker (tid 43), graph record worker (tid 45) |")
 	assert.Contains(t, b.String(), "commit wait 37.0 us")
 }
 

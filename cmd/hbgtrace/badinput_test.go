@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +154,98 @@ func TestOutputTargets(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, fi.Mode()&os.ModeNamedPipe != 0)
 		})
+	}
+}
+
+// TestAccountingIgnoresLinePermutations: rounds and phases --accounting
+// print the same numbers whatever the order of a pass's lines, on E3
+// passes whose host_orch and upload spans share intervals.
+func TestAccountingIgnoresLinePermutations(t *testing.T) {
+	pass := func(inv, base int) []string {
+		sp := func(depth int, name string, ts, dur int) string {
+			return fmt.Sprintf("[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=%d name=%s ts=%d dur=%d \n", inv, depth, name, base+ts, dur)
+		}
+		return []string{
+			sp(2, "chip.run.bind.args", 0, 50_000),
+			sp(2, "chip.run.bind.host_orch", 100_000, 200_000),
+			sp(2, "chip.run.bind.h2d_graph", 100_000, 200_000),
+			sp(2, "chip.run.bind.graph_upload", 100_000, 200_000),
+			sp(2, "chip.run.bind.arena_h2d", 320_000, 40_000),
+			sp(2, "chip.run.bind.graph_pack", 400_000, 10_000),
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 11))
+	var first [2]string
+	for k := range 8 {
+		var b strings.Builder
+		for inv := 1; inv <= 3; inv++ {
+			base := inv * 10_000_000
+			lines := pass(inv, base)
+			if k > 0 {
+				rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+			}
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=900000 \n", inv, base)
+			for _, l := range lines {
+				b.WriteString(l)
+			}
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=1 name=chip.run.bind ts=%d dur=800000 \n", inv, base)
+		}
+		files := map[string]string{"e3.log": b.String()}
+		rounds, stderr, code := phasesExec(t, files, "", "rounds", "e3.log", "--format", "json")
+		require.Equal(t, 0, code, stderr)
+		acct, stderr, code := phasesExec(t, files, "", "phases", "e3.log", "--accounting", "--keep-first", "--format", "json")
+		require.Equal(t, 0, code, stderr)
+		if k == 0 {
+			first = [2]string{rounds, acct}
+			// By hand: HostOrch 200 − 200 = 0, H2dImage 200 + 40, Gate 240.
+			assert.Contains(t, rounds, `"gate_us": 240,`)
+			assert.Contains(t, rounds, `"hostorch_us": 0,`)
+			continue
+		}
+		assert.Equal(t, first[0], rounds, "rounds, permutation %d", k)
+		assert.Equal(t, first[1], acct, "phases --accounting, permutation %d", k)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	stdout, stderr, code := phasesExec(t, nil, "", "--version")
+	assert.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `^hbgtrace hbgkit \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, stdout)
+}
+
+// TestAccountingDocStderr checks that docs/accounting.md quotes the stderr
+// the E3-spool example really prints.
+func TestAccountingDocStderr(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "accounting.md"))
+	require.NoError(t, err)
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "hbg-e3-spool.log"))
+	require.NoError(t, err)
+	_, stderr, code := phasesExec(t, nil, "", "rounds", fixture)
+	require.Equal(t, 0, code)
+	require.NotEmpty(t, stderr)
+	for _, w := range strings.SplitAfter(strings.TrimSuffix(stderr, "\n"), "\n") {
+		assert.Contains(t, string(doc), "    "+strings.TrimSuffix(w, "\n")+"\n")
+	}
+}
+
+// TestExitStatusOnNoData pins the README's exit-status rule on an empty log
+// and on a log whose every record is torn.
+func TestExitStatusOnNoData(t *testing.T) {
+	for _, log := range []string{"", badRun(1, "-5 \n")} {
+		for _, tc := range []struct {
+			args []string
+			code int
+		}{
+			{[]string{"tpot", "x.log"}, 0},
+			{[]string{"rounds", "x.log"}, 0},
+			{[]string{"tree", "x.log"}, 0},
+			{[]string{"trace", "x.log", "-o", "t.json"}, 0},
+			{[]string{"swimlane", "x.log", "-o", "s.json"}, 0},
+			{[]string{"phases", "x.log"}, 1},  // refuses: no bind phase= lines
+			{[]string{"overlap", "x.log"}, 2}, // a failed assertion
+		} {
+			_, stderr, code := phasesExec(t, map[string]string{"x.log": log}, "", tc.args...)
+			assert.Equal(t, tc.code, code, "%v on %q: %s", tc.args, log, stderr)
+		}
 	}
 }

@@ -85,9 +85,12 @@ func harnessGaps(t *testing.T, bench, recorders string) []swimlane.BindGaps {
 
 // TestGapsOnHarness checks the thread-creation signature end to end: with
 // four prewarmed recorders and seven Definitions per bind, the submitting
-// thread creates recorders mid-burst and some gap names a recorder lane
-// first seen inside it; with eight prewarmed, no lane is created in any
-// bind and no gap names one.
+// thread creates recorders mid-burst in every bind and some gap names a
+// recorder lane first seen inside it; with eight prewarmed, no recorder
+// is created and no gap after the first bind names one. The first bind
+// is left out of the negative check: there a prewarmed recorder records
+// for the first time too, and when the machine is busy its first record
+// can land in a gap; the records cannot tell it from a created one.
 func TestGapsOnHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the embedded harness")
@@ -104,15 +107,19 @@ func TestGapsOnHarness(t *testing.T) {
 		}
 		t.Fatalf("building hbgbench: %v\n%s", err, outb)
 	}
-	created := func(gs []swimlane.BindGaps) (n int) {
+	created := func(gs []swimlane.BindGaps, fromRound int) (n int) {
 		for _, g := range gs {
+			require.NotNil(t, g.Round, "every harness bind is a round")
+			assert.True(t, g.HasCommit, "every harness bind builds Definitions")
+			if *g.Round < fromRound {
+				continue
+			}
 			for _, p := range g.Gaps {
 				n += len(p.Created)
 			}
-			assert.True(t, g.HasCommit, "every harness bind builds Definitions")
 		}
 		return n
 	}
-	assert.Positive(t, created(harnessGaps(t, bench, "prewarm=4")), "prewarm=4: some gap names a created lane")
-	assert.Zero(t, created(harnessGaps(t, bench, "prewarm=8")), "prewarm=8: no gap names a created lane")
+	assert.Positive(t, created(harnessGaps(t, bench, "prewarm=4"), 0), "prewarm=4: some gap names a created lane")
+	assert.Zero(t, created(harnessGaps(t, bench, "prewarm=8"), 1), "prewarm=8: no gap after the first bind names a lane")
 }

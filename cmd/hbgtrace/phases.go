@@ -417,7 +417,12 @@ func (r *phasesReport) json() phasesJSON {
 // the control-plane total (kind "total").
 func (r *phasesReport) table(format string) *table {
 	sp, w := r.spread, r.words()
-	ms := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	// The number rule of every view: markdown rounds as the text does
+	// (here 0.001 ms); csv and json carry the unrounded value.
+	ms := shortest
+	if format == formatMarkdown {
+		ms = func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	}
 	t := &table{
 		Header: []string{"kind", "phase", "control_plane", "min_ms", "median_ms", "max_ms", "n"},
 		Right:  []bool{false, false, false, true, true, true, true},

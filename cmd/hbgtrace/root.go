@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
@@ -62,7 +63,11 @@ gzip-compressed.`,
   hbgtrace tpot spool/`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the module version and VCS revision the
+		// binary was built from (runtime/debug.ReadBuildInfo).
+		Version: buildinfo.Read().String(),
 	}
+	root.SetVersionTemplate("hbgtrace {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})

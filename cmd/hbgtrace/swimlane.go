@@ -14,13 +14,14 @@ import (
 // swimlaneOptions are the flags of `hbgtrace swimlane`.
 type swimlaneOptions struct {
 	out     string
+	html    string
 	records []string
 }
 
 func newSwimlaneCmd() *cobra.Command {
 	var opts swimlaneOptions
 	cmd := &cobra.Command{
-		Use:   "swimlane LOG... -o OUT.json [--records R.jsonl]...",
+		Use:   "swimlane LOG... -o OUT.json [--html OUT.html] [--records R]",
 		Short: "Write the host swimlane (real threads) for Perfetto",
 		Long: `swimlane writes every host span of a log on the real (pid, tid) that ran
 it, as a Chrome trace that Perfetto and chrome://tracing open: lanes named
@@ -37,23 +38,29 @@ operations on the recorder threads). A bind no artifact covers takes the
 "bind phase=" lines written by its own thread. OUT ending in .gz is
 written gzip-compressed; the file is replaced only once it is complete
 (-o - writes to standard output; a device or FIFO is written in place).
-See docs/swimlanes.md.`,
+
+--html writes the same swimlane as one self-contained page to open in a
+browser (no network, no Perfetto): zoom and pan, a bind selector, a
+utilisation strip and, with --records, the gaps of hbgtrace gaps.
+-o and --html may be given together or alone. See docs/swimlanes.md.`,
 		Example: `  hbgtrace swimlane run.log -o swimlane.json
   hbgtrace swimlane spool/ -o sw.json.gz
-  hbgtrace swimlane run.log -o sw.json --records out/host_phase_records.jsonl`,
+  hbgtrace swimlane run.log -o sw.json --records out/host_phase_records.jsonl
+  hbgtrace swimlane run.log -o sw.json --html sw.html`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return swimlaneRun(cmd, args, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the swimlane file to write (.gz: gzip)")
+	cmd.Flags().StringVar(&opts.html, "html", "", "also (or only) write a self-contained HTML view")
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
 		"a host_phase_records.jsonl to merge (repeatable)")
 	return cmd
 }
 
 func swimlaneRun(cmd *cobra.Command, args []string, opts swimlaneOptions) error {
-	if opts.out == "" {
+	if opts.out == "" && opts.html == "" {
 		return &usageError{cmd: cmd, err: errors.New("swimlane: -o OUT.json is required")}
 	}
 	log, err := readLog(cmd, args)
@@ -72,11 +79,16 @@ func swimlaneRun(cmd *cobra.Command, args []string, opts swimlaneOptions) error 
 	for _, w := range sw.Warnings() {
 		fmt.Fprintln(cmd.ErrOrStderr(), w)
 	}
-	if err := writeOutput(cmd, opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
-		return fmt.Errorf("swimlane: %w", err)
+	if opts.out != "" {
+		if err := writeOutput(cmd, opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
+			return fmt.Errorf("swimlane: %w", err)
+		}
+		wrote(cmd, opts.out, "Wrote host swimlane: %s (%s)\n", opts.out,
+			swimlaneCounts(sw.Summary(), len(opts.records) > 0))
 	}
-	wrote(cmd, opts.out, "Wrote host swimlane: %s (%s)\n", opts.out,
-		swimlaneCounts(sw.Summary(), len(opts.records) > 0))
+	if opts.html != "" {
+		return swimlaneHTML(cmd, log, sw, args, opts)
+	}
 	return nil
 }
 

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var pageDataRe = regexp.MustCompile(`(?s)<script id="swimlane-data" type="application/json">(.*?)</script>`)
+
+// TestGenerations runs pprof, swimlane --html and gaps on a log of every
+// generation the project reads: each span is one sample, the page holds
+// every span of the JSON swimlane, and gaps asks for records.
+func TestGenerations(t *testing.T) {
+	for _, name := range []string{"hbg-e1.log", "hbg-e2.log", "hbg-e3-spool.log", "hbg-pr1870.log", "hbg-e1-two-ranks-shared-t0x.log"} {
+		t.Run(name, func(t *testing.T) {
+			log, err := filepath.Abs(filepath.Join("../../fixtures", name))
+			require.NoError(t, err)
+			stdout, stderr, code, dir := laneExec(t, nil, "", "swimlane", log, "-o", "sw.json", "--html", "sw.html")
+			require.Equal(t, 0, code, stderr)
+			doc := laneReadDoc(t, filepath.Join(dir, "sw.json"))
+			events := 0
+			for _, e := range doc["traceEvents"].([]any) {
+				if e.(map[string]any)["ph"] == "X" {
+					events++
+				}
+			}
+			devices := len(doc["unalignedDeviceSpans"].([]any))
+			require.Positive(t, events)
+			page, err := os.ReadFile(filepath.Join(dir, "sw.html"))
+			require.NoError(t, err)
+			m := pageDataRe.FindSubmatch(page)
+			require.NotNil(t, m)
+			var data struct {
+				Spans []int64 `json:"spans"`
+				Binds []any   `json:"binds"`
+			}
+			require.NoError(t, json.Unmarshal(m[1], &data))
+			assert.Equal(t, events*8, len(data.Spans), "every host span is on the page")
+			assert.NotEmpty(t, data.Binds, "the selector has binds")
+			assert.Contains(t, stdout, "Wrote HTML swimlane: sw.html")
+
+			stdout, stderr, code, _ = laneExec(t, nil, "", "pprof", log, "-o", "p.pb.gz")
+			require.Equal(t, 0, code, stderr)
+			assert.True(t, strings.HasPrefix(stdout, "Wrote span profile: p.pb.gz ("), stdout)
+			b, err := os.ReadFile("p.pb.gz")
+			require.NoError(t, err)
+			p, err := profile.Parse(bytes.NewReader(b))
+			require.NoError(t, err)
+			require.NoError(t, p.CheckValid())
+			assert.Len(t, p.Sample, events+devices, "one sample per span")
+			var host, dev int
+			bind := false
+			for _, s := range p.Sample {
+				if s.Value[0] > 0 || s.Value[1] == 0 {
+					host++
+				} else {
+					dev++
+				}
+				if f := s.Location[0].Line[0].Function.Name; f == "chip.run.bind" || f == "simpler_run.bind" {
+					bind = true
+					assert.NotEmpty(t, s.Label["round"], "a bind has its rounds row")
+				}
+			}
+			assert.True(t, bind)
+			assert.LessOrEqual(t, dev, devices)
+
+			_, stderr, code, _ = laneExec(t, nil, "", "gaps", log)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "no graph_submit records")
+		})
+	}
+}
+
+func TestPprofCommandErrors(t *testing.T) {
+	_, stderr, code, _ := laneExec(t, nil, "", "pprof", "x.log")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-o OUT.pb.gz is required")
+	_, stderr, code, _ = laneExec(t, nil, "", "pprof", "missing.log", "-o", "p.pb.gz")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "hbgtrace: ")
+}
