@@ -32,9 +32,14 @@ func runScript(delayUS string) string {
 	return "#!/bin/sh\nexec env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us " + delayUS + " --rounds \"$1\"\n"
 }
 
+// headDelayUS is the busy delay c2's run.sh adds to every bind: 20 ms, so
+// that the head is found slower even while `go test ./...` loads both
+// cores with other packages' tests (a retained bind takes about 1.5 ms).
+const headDelayUS = "20000"
+
 // testRepo makes a repository with two commits: c1 (main) whose run.sh
-// adds no delay, and c2 (pr, checked out) whose run.sh adds 3000 µs per
-// bind. It returns the repo and the two shas.
+// adds no delay, and c2 (pr, checked out) whose run.sh adds headDelayUS
+// per bind. It returns the repo and the two shas.
 func testRepo(t *testing.T) (string, string, string) {
 	t.Helper()
 	t.Setenv("HBGBENCH_TEST_BIN", os.Args[0])
@@ -49,7 +54,7 @@ func testRepo(t *testing.T) (string, string, string) {
 	gitT(t, repo, "commit", "-q", "-m", "c1")
 	c1 := gitT(t, repo, "rev-parse", "HEAD")
 	gitT(t, repo, "checkout", "-q", "-b", "pr")
-	write("run.sh", runScript("3000"))
+	write("run.sh", runScript(headDelayUS))
 	gitT(t, repo, "commit", "-q", "-am", "c2")
 	c2 := gitT(t, repo, "rev-parse", "HEAD")
 	return repo, c1, c2
@@ -108,7 +113,7 @@ func cacheEntries(t *testing.T, cache string) []string {
 }
 
 // TestAbGitRefs is the campaign a simpler engineer runs: two commits of a
-// repository, built and run in worktrees, the head slower by 3000 µs per
+// repository, built and run in worktrees, the head slower by 20 ms per
 // bind; the user's checkout is untouched and no worktree is left.
 func TestAbGitRefs(t *testing.T) {
 	repo, c1, c2 := testRepo(t)
