@@ -2,6 +2,7 @@ package abtest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // git runs git in dir and returns its trimmed stdout; a failure's error
@@ -196,7 +198,7 @@ func (e *BuildError) Error() string {
 // toolchain): a marker beside the worktree remembers a build that
 // succeeded, so a resumed campaign does not build again. An empty command
 // builds nothing.
-func (w *Worktrees) Build(path, sha, command, toolchain string, env []string, log io.Writer) error {
+func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain string, env []string, log io.Writer) error {
 	if strings.TrimSpace(command) == "" {
 		return nil
 	}
@@ -204,8 +206,12 @@ func (w *Worktrees) Build(path, sha, command, toolchain string, env []string, lo
 	if b, err := os.ReadFile(path + ".build"); err == nil && string(b) == key {
 		return nil
 	}
-	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = path
+	// The build's own process group, killed whole when ctx ends (Ctrl-C)
+	// and when hbgbench dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -213,6 +219,9 @@ func (w *Worktrees) Build(path, sha, command, toolchain string, env []string, lo
 		fmt.Fprintf(log, "hbgbench: building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
 	}
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
 		return &BuildError{Sha: sha, Command: command, Output: tail(out.String(), 20), Err: err}
 	}
 	return os.WriteFile(path+".build", []byte(key), 0o644)

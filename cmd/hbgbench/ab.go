@@ -392,6 +392,8 @@ func blockDir(journal string) string {
 
 // abRun runs (or resumes) the campaign, then writes its report.
 func abRun(opts *AbOptions) error {
+	ctx, stop := opts.context()
+	defer stop()
 	arms, err := opts.arms()
 	if err != nil {
 		return &usageError{err: err}
@@ -442,13 +444,17 @@ func abRun(opts *AbOptions) error {
 		header.Repo, header.Artifact = opts.Repo, opts.Artifact
 	}
 	dirs := [2]string{opts.Dir, opts.Dir}
-	wt, err := opts.worktrees(&header, &dirs)
+	wt, err := opts.worktrees(ctx, &header, &dirs)
 	if wt != nil {
 		defer wt.Close()
 	}
 	if err != nil {
 		if w != nil {
 			w.Close()
+		}
+		if errors.Is(err, abtest.ErrInterrupted) {
+			fmt.Fprintln(opts.Err, "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed")
+			return &exitError{code: exitInterrupted}
 		}
 		return err
 	}
@@ -492,8 +498,6 @@ func abRun(opts *AbOptions) error {
 		}
 	}
 
-	ctx, stop := opts.context()
-	defer stop()
 	runErr := abtest.Run(ctx, c)
 	if bar != nil {
 		_ = bar.Finish()
@@ -539,7 +543,7 @@ func abRun(opts *AbOptions) error {
 // left it, then removes what earlier killed runs left behind. dirs gets
 // each arm's working directory. The caller closes the returned manager,
 // which removes the worktrees.
-func (opts *AbOptions) worktrees(h *abtest.Header, dirs *[2]string) (*abtest.Worktrees, error) {
+func (opts *AbOptions) worktrees(ctx context.Context, h *abtest.Header, dirs *[2]string) (*abtest.Worktrees, error) {
 	if h.Arms[abtest.Base].Kind != abtest.KindGit && h.Arms[abtest.Head].Kind != abtest.KindGit {
 		return nil, nil
 	}
@@ -560,7 +564,7 @@ func (opts *AbOptions) worktrees(h *abtest.Header, dirs *[2]string) (*abtest.Wor
 		if err != nil {
 			return wt, err
 		}
-		if err := wt.Build(path, a.Sha, a.Build, h.Env.Toolchain, a.Env, opts.Err); err != nil {
+		if err := wt.Build(ctx, path, a.Sha, a.Build, h.Env.Toolchain, a.Env, opts.Err); err != nil {
 			return wt, err
 		}
 		dirs[i] = path
