@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/stretchr/testify/assert"
@@ -305,4 +306,38 @@ func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.Empty(t, cacheEntries(t, cache))
 	assert.Equal(t, 1, worktreeCount(t, repo))
+}
+
+// TestAbGitInterruptDuringBuild: Ctrl-C while a build runs kills the
+// build's process group, removes the worktrees and exits 130.
+func TestAbGitInterruptDuringBuild(t *testing.T) {
+	repo, _, _ := testRepo(t)
+	cache := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "build-started")
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	cmd := exec.Command(os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
+		"--build", "touch "+marker+"; sleep 300", "--run", "./run.sh {rounds} {out}", "--journal", j, "--cache", cache)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the build never started: %s", errb.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 130, ee.ExitCode(), errb.String())
+	assert.Contains(t, errb.String(), "interrupted while building the worktrees")
+	assert.Empty(t, cacheEntries(t, cache))
+	assert.Equal(t, 1, worktreeCount(t, repo))
+	out, _ := exec.Command("pgrep", "-f", "sleep 300").Output()
+	assert.Empty(t, strings.TrimSpace(string(out)), "the build's sleep outlived it")
 }
