@@ -146,6 +146,17 @@ func Analyze(j *Journal) *Analysis {
 		a.AAReason = fmt.Sprintf("identical binaries: the files %s are byte-identical in both builds", h.Artifact)
 	}
 	a.Warnings = append(a.Warnings, j.Warnings...)
+	if a.Primary == "" {
+		// The header was written before any block counted (a campaign
+		// that failed at first and was resumed): the first block that
+		// counts chooses, as it would have.
+		for k := range j.Blocks {
+			if b := &j.Blocks[k]; b.OK() && len(b.Passes) > 0 {
+				a.Primary = choosePrimary(b.Passes)
+				break
+			}
+		}
+	}
 	var pairs []roundPair
 	for i := 1; i <= cfg.Rounds; i++ {
 		r := j.doneRound(i)
@@ -178,9 +189,9 @@ func Analyze(j *Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d rounds: with fewer than %d no Wilcoxon p can fall below 0.05, and the interval is wide", a.Complete, stats.MinRounds))
 	}
 
-	names := metricsOf(pairs, cfg.PerRank, h.Primary)
+	names := metricsOf(pairs, cfg.PerRank, a.Primary)
 	for _, m := range names {
-		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, m.Name == h.Primary || (cfg.PerRank && strings.HasPrefix(m.Name, h.Primary+rankSep))))
+		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, m.Name == a.Primary || (cfg.PerRank && strings.HasPrefix(m.Name, a.Primary+rankSep))))
 	}
 	holmFamilies(a.Metrics)
 	for i := range a.Metrics {

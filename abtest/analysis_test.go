@@ -147,3 +147,16 @@ func TestBlockStat(t *testing.T) {
 	assert.Equal(t, 1.0, blockStat(v, BlockMin))
 	assert.True(t, slices.Equal(v, []float64{5, 1, 3, 100}), "blockStat must not reorder its input")
 }
+
+func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
+	var vals [][2][]float64
+	for range 3 {
+		vals = append(vals, [2][]float64{{100, 101}, {90, 91}})
+	}
+	j := synthJournal(t, vals)
+	j.Header.Primary = ""
+	a := Analyze(j)
+	assert.Equal(t, "ControlPlane", a.Primary)
+	require.NotNil(t, a.PrimaryResult())
+	assert.Equal(t, "faster", a.PrimaryResult().Verdict)
+}
