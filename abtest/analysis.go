@@ -130,9 +130,9 @@ type Analysis struct {
 	Metrics  []MetricResult `json:"metrics"`
 	Noise    Noise          `json:"noise"`
 	Warnings []string       `json:"warnings"`
-	// Logs are compare's input logs per arm (base, head); empty for a
+	// Logs are compare's input logs, per arm (base, head); absent for a
 	// campaign, whose block logs the journal names.
-	Logs [2][]LogInfo `json:"logs,omitempty"`
+	Logs [][]LogInfo `json:"logs,omitempty"`
 }
 
 // A LogInfo is one log compare read: its path, its [stamp] text and how

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
 )
@@ -38,8 +37,10 @@ func ReadLogs(opts CompareOptions) (*Journal, error) {
 	cfg.Rounds = max(len(opts.Base), len(opts.Head))
 	cfg.Block, cfg.Warmup, cfg.Order = 0, 0, ""
 	j := &Journal{unpaired: true}
+	// Created stays zero: when the logs were captured is not known, and
+	// the report is a function of the logs alone.
 	j.Header = Header{
-		Type: lineHeader, Format: JournalFormat, Hbgkit: opts.Version, Created: time.Now().UTC(),
+		Type: lineHeader, Format: JournalFormat, Hbgkit: opts.Version,
 		Command: opts.Command, Config: cfg, Shards: []string{}, Looks: []int{},
 		Arms: [2]Arm{{Kind: KindLogs, Spec: strings.Join(opts.Base, " ")}, {Kind: KindLogs, Spec: strings.Join(opts.Head, " ")}},
 	}
@@ -85,7 +86,7 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 	cfg := h.Config
 	var logs [2][][]Pass
 	a := &Analysis{Schema: AnalysisSchema, Design: DesignUnpaired, Test: RankSumTest, Header: h,
-		Primary: h.Primary, Margin: cfg.Margin}
+		Primary: h.Primary, Margin: cfg.Margin, Logs: make([][]LogInfo, 2)}
 	a.Warnings = append(a.Warnings, j.Warnings...)
 	for _, cb := range j.Counted() {
 		logs[cb.Arm] = append(logs[cb.Arm], cb.Block.Passes)

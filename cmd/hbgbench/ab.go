@@ -150,7 +150,7 @@ spec (default embedded:, the default model) or, with --cmd, a command.`
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the campaign of --journal")
-	f.StringVar(&opts.Format, "format", "text", "`format`: "+formatList)
+	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	return cmd

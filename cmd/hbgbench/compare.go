@@ -109,7 +109,7 @@ passes only: no interval can be computed honestly.`,
 	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "`stat` of a log: median, mean, min")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
-	f.StringVar(&opts.Format, "format", "text", "`format`: "+formatList)
+	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
 	f.BoolP("help", "h", false, "help for compare")
 	return cmd
@@ -117,8 +117,9 @@ passes only: no interval can be computed honestly.`,
 
 // splitLogArgs takes the logs that follow --base and --head out of args:
 // each of those flags takes every following argument up to the next one
-// that starts with "-" (a lone "-" is standard input, a log). The rest is
-// returned for the flag parser; --base=LOG and --head=LOG are left in it.
+// that starts with "-" (a lone "-" is standard input, a log), and "--"
+// after them makes every later argument a log. The rest is returned, in
+// order, for the flag parser; --base=LOG and --head=LOG are left in it.
 func splitLogArgs(args []string) (base, head, rest []string, err error) {
 	var into *[]string
 	for i := 0; i < len(args); i++ {
@@ -139,13 +140,10 @@ func splitLogArgs(args []string) (base, head, rest []string, err error) {
 				return nil, nil, nil, fmt.Errorf("%s needs at least one LOG", a)
 			}
 		case strings.HasPrefix(a, "-") && a != "-":
+			// Another flag ends the list; its value, if separate, follows
+			// it into rest.
 			into = nil
 			rest = append(rest, a)
-			// A flag's separate value stays with it.
-			if !strings.Contains(a, "=") && flagTakesValue(a) && i+1 < len(args) {
-				i++
-				rest = append(rest, args[i])
-			}
 		case into != nil:
 			*into = append(*into, a)
 		default:
@@ -153,15 +151,6 @@ func splitLogArgs(args []string) (base, head, rest []string, err error) {
 		}
 	}
 	return base, head, rest, nil
-}
-
-// flagTakesValue reports whether compare's flag a takes a value.
-func flagTakesValue(a string) bool {
-	switch strings.TrimLeft(a, "-") {
-	case "keep-first", "redact", "help", "h":
-		return false
-	}
-	return true
 }
 
 // compareRun reads the logs, analyses them unpaired and writes the report.

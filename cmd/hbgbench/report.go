@@ -47,7 +47,7 @@ for benchstat -col /arm. --redact drops host names and absolute paths.`,
 			return reportRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "`format`: "+formatList)
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
 	return cmd
 }
