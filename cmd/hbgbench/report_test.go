@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -423,4 +424,49 @@ func TestAbFormatsBenchfmtAndRedacts(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.True(t, strings.HasPrefix(out, "A/A calibration of ControlPlane"), out)
 	assert.Len(t, markdownShape(t, out), 1)
+}
+
+// TestJSONSchemaIsDocumented: every field the json format writes, at the
+// top level and per metric, is named in docs/ab.md's schema section.
+func TestJSONSchemaIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ab.md"))
+	require.NoError(t, err)
+	_, sec, ok := strings.Cut(string(doc), "### The json schema")
+	require.True(t, ok)
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	assert.Contains(t, sec, fmt.Sprintf("version, **%d**", abtest.AnalysisSchema))
+	seen := map[string]bool{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if prefix == "" || prefix == "metrics" || prefix == "metrics.arms" || prefix == "noise" || prefix == "logs" {
+					seen[k] = true
+				}
+				walk(strings.TrimPrefix(prefix+"."+k, "."), c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(prefix, c)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"report", campaignJournal, "--format", "json"},
+		append([]string{"compare", "--format", "json"}, compareSets["compare-4v4"]...),
+		append([]string{"compare", "--format", "json"}, compareSets["compare-1v1"]...),
+	} {
+		code, out, errText := runCLI(args...)
+		require.Equal(t, 0, code, errText)
+		var v any
+		require.NoError(t, json.Unmarshal([]byte(out), &v))
+		walk("", v)
+	}
+	for _, k := range []string{"extra_rounds", "gated", "error"} {
+		require.True(t, seen[k], "the fixtures exercise %s", k)
+	}
+	for k := range seen {
+		assert.Contains(t, sec, "`"+k+"`", "docs/ab.md does not document the json field %s", k)
+	}
 }
