@@ -424,6 +424,27 @@ func TestAbFormatsBenchfmtAndRedacts(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.True(t, strings.HasPrefix(out, "A/A calibration of ControlPlane"), out)
 	assert.Len(t, markdownShape(t, out), 1)
+	// report prints an A/A journal as aa did.
+	code, again, errText := runCLI("report", filepath.Join(dir, "aa.jsonl"), "--format", "markdown")
+	require.Equal(t, 0, code, errText)
+	assert.Equal(t, out, again)
+}
+
+// TestReportPartialJournal reports the first lines of a campaign's
+// journal, as a campaign still running has written them: the verdict
+// covers the rounds complete, and the report says so.
+func TestReportPartialJournal(t *testing.T) {
+	data, err := os.ReadFile(campaignJournal)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	path := filepath.Join(t.TempDir(), "running.jsonl")
+	// The header, then rounds 1 and 2 (two blocks and a round line each),
+	// and the first block of round 3.
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines[:8], "")), 0o644))
+	code, out, errText := runCLI("report", path)
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "PARTIAL: 2 of 6 rounds complete")
+	assert.Contains(t, out, "only 2 rounds")
 }
 
 // TestJSONSchemaIsDocumented: every field the json format writes, at the
