@@ -222,7 +222,7 @@ func (a *Analysis) unpairedMethod(first, trim string) []string {
 	if a.Design == DesignDescriptive {
 		return append(out,
 			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
-			fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim),
+			fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim),
 			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
 	}
 	return append(out,
