@@ -167,3 +167,70 @@ func TestCompareWarnsFewLogs(t *testing.T) {
 	assert.Contains(t, errText, "only 3 base and 3 head logs")
 	assert.Contains(t, out, "rank-sum p=0.100")
 }
+
+// exampleLines returns the commands of a help Example: continuation lines
+// joined, the part before a pipe or &&, split into fields with shell globs
+// expanded in dir.
+func exampleLines(t *testing.T, example, dir string) [][]string {
+	t.Helper()
+	var out [][]string
+	joined := strings.ReplaceAll(example, "\\\n", " ")
+	for _, line := range strings.Split(joined, "\n") {
+		line, _, _ = strings.Cut(line, "|")
+		line, _, _ = strings.Cut(line, "&&")
+		line, _, _ = strings.Cut(line, ">")
+		var args []string
+		for _, f := range strings.Fields(line) {
+			if strings.ContainsAny(f, "*?[") {
+				m, err := filepath.Glob(filepath.Join(dir, f))
+				for i := range m {
+					m[i], _ = filepath.Rel(dir, m[i])
+				}
+				require.NoError(t, err)
+				require.NotEmpty(t, m, "glob %s", f)
+				args = append(args, m...)
+				continue
+			}
+			args = append(args, f)
+		}
+		if len(args) > 0 && args[0] == "hbgbench" {
+			out = append(out, args[1:])
+		}
+	}
+	return out
+}
+
+// TestCompareAndReportExamplesRun runs every example of the compare and
+// report help, on copies of fixture logs and of the campaign journal
+// under the names the examples use.
+func TestCompareAndReportExamplesRun(t *testing.T) {
+	src, err := os.ReadFile(fixtureLog(t, "hbg-e1.log"))
+	require.NoError(t, err)
+	other, err := os.ReadFile(fixtureLog(t, "hbg-e1-two-ranks-shared-t0x.log"))
+	require.NoError(t, err)
+	journal, err := os.ReadFile(campaignJournal)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for i, name := range []string{"main-1.log", "main-2.log", "pr-1.log", "pr-2.log", "a1.log", "a2.log", "a3.log", "a4.log",
+		"b1.log", "b2.log", "b3.log", "b4.log", "old.log", "new.log"} {
+		data := src
+		if i%2 == 1 {
+			data = other
+		}
+		require.NoError(t, os.WriteFile(name, data, 0o644))
+	}
+	require.NoError(t, os.WriteFile("c.jsonl", journal, 0o644))
+	require.NoError(t, os.WriteFile("hbgbench-20261202T010000Z.jsonl", journal, 0o644))
+	var cmds [][]string
+	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil).Example, dir)...)
+	cmds = append(cmds, exampleLines(t, NewCmdReport(nil).Example, dir)...)
+	require.Len(t, cmds, 6)
+	for _, args := range cmds {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errText := runCLI(args...)
+			require.Equal(t, 0, code, errText)
+			assert.NotEmpty(t, out)
+		})
+	}
+}
