@@ -94,9 +94,32 @@ type Noise struct {
 	Dropped         int    `json:"dropped_rounds"`
 }
 
+// AnalysisSchema is the version of the JSON form of an Analysis (`hbgbench
+// report --format json`, docs/ab.md "The json schema"). It grows when a
+// field changes meaning or goes away; new fields keep the version.
+const AnalysisSchema = 1
+
+// The designs an Analysis can come from.
+const (
+	// DesignInterleaved is a campaign of rounds (ab, aa): paired analysis.
+	DesignInterleaved = "interleaved"
+	// DesignUnpaired is compare with 2 or more logs per arm: one block
+	// statistic per log, unpaired analysis.
+	DesignUnpaired = "unpaired"
+	// DesignDescriptive is compare with a single log on an arm: pass-level
+	// descriptives only, no interval and no test.
+	DesignDescriptive = "descriptive"
+)
+
 // An Analysis is a campaign's analysed state: what ran, each metric's
 // paired result and verdict, the noise footer and the warnings.
 type Analysis struct {
+	Schema int `json:"schema"` // AnalysisSchema
+	// Design is DesignInterleaved, DesignUnpaired or DesignDescriptive.
+	Design string `json:"design"`
+	// Test names the test behind P: "wilcoxon signed-rank" (rounds),
+	// "wilcoxon rank-sum" (compare) or "" (descriptive).
+	Test     string         `json:"test"`
 	Header   Header         `json:"header"`
 	Planned  int            `json:"planned_rounds"`
 	Complete int            `json:"complete_rounds"` // rounds analysed
@@ -108,6 +131,17 @@ type Analysis struct {
 	Metrics  []MetricResult `json:"metrics"`
 	Noise    Noise          `json:"noise"`
 	Warnings []string       `json:"warnings"`
+	// Logs are compare's input logs, per arm (base, head); absent for a
+	// campaign, whose block logs the journal names.
+	Logs [][]LogInfo `json:"logs,omitempty"`
+}
+
+// A LogInfo is one log compare read: its path, its [stamp] text and how
+// many passes it yielded.
+type LogInfo struct {
+	Path   string `json:"path"`
+	Stamp  string `json:"stamp"`
+	Passes int    `json:"passes"`
 }
 
 // PrimaryResult returns the primary metric's result, or nil.
@@ -133,6 +167,7 @@ func Analyze(j *Journal) *Analysis {
 	h := j.Header
 	cfg := h.Config
 	a := &Analysis{
+		Schema: AnalysisSchema, Design: DesignInterleaved, Test: "wilcoxon signed-rank",
 		Header: h, Planned: cfg.Rounds, Primary: h.Primary, Margin: cfg.Margin,
 		AA: h.Arms[Base].Same(h.Arms[Head]),
 	}

@@ -111,6 +111,40 @@ type Journal struct {
 	// good is the length of the journal's valid prefix; a torn last line
 	// lies beyond it.
 	good int64
+	// unpaired marks the journal compare builds from captured logs: every
+	// block counts, and Round numbers a log within its arm.
+	unpaired bool
+}
+
+// A CountedBlock is a block the analysis uses, with its arm's index.
+type CountedBlock struct {
+	Arm   int
+	Block *BlockRecord
+}
+
+// Counted returns the blocks the analysis uses, in order: for a campaign
+// the counted block of each arm of each closed round, round by round (base
+// first); for compare every log, base logs first.
+func (j *Journal) Counted() []CountedBlock {
+	var out []CountedBlock
+	if j.unpaired {
+		for arm := range 2 {
+			for k := range j.Blocks {
+				if b := &j.Blocks[k]; b.Arm == armNames[arm] && b.OK() {
+					out = append(out, CountedBlock{arm, b})
+				}
+			}
+		}
+		return out
+	}
+	for i := 1; i <= j.Header.Config.Rounds; i++ {
+		for arm := range 2 {
+			if b := j.countedBlock(i, armNames[arm]); b != nil {
+				out = append(out, CountedBlock{arm, b})
+			}
+		}
+	}
+	return out
 }
 
 // ReadJournal reads a journal. A last line cut short by a crash (no

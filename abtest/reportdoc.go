@@ -52,6 +52,10 @@ func (a *Analysis) Headline() string {
 	if m == nil {
 		return "no verdict: no primary metric was measured"
 	}
+	if a.Design == DesignDescriptive && !math.IsNaN(float64(m.Delta)) {
+		return fmt.Sprintf("NO VERDICT: %s: head's trimmed mean is %s against base's (descriptive only: %d base log(s), %d head log(s); no interval can be computed honestly)",
+			m.Label, pct(m.Delta), len(a.Logs[Base]), len(a.Logs[Head]))
+	}
 	if m.Error != "" {
 		return fmt.Sprintf("%s: no verdict: %s", m.Label, m.Error)
 	}
@@ -60,6 +64,9 @@ func (a *Analysis) Headline() string {
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[Base].Sha != a.Header.Arms[Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), facts)
+	}
+	if a.Design == DesignUnpaired {
+		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum p=%s", m.Arms[Base].Blocks, m.Arms[Head].Blocks, pval(m.P))
 	}
 	switch m.Verdict {
 	case "faster":
@@ -75,9 +82,13 @@ func (a *Analysis) Headline() string {
 		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (95%% CI %s), real but inside the ±%s margin (%s)",
 			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), facts)
 	}
-	more := "more rounds would settle it"
+	unit := "rounds"
+	if a.Design == DesignUnpaired {
+		unit = "logs per arm"
+	}
+	more := "more " + unit + " would settle it"
 	if m.Extra > 0 {
-		more = fmt.Sprintf("about %d more rounds would settle it if Δ stayed there", m.Extra)
+		more = fmt.Sprintf("about %d more %s would settle it if Δ stayed there", m.Extra, unit)
 	}
 	return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, 95%% CI %s straddles the ±%s margin; %s (%s)",
 		m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), more, facts)
@@ -115,7 +126,7 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 				row = append(row, "", "", "", "", "", "")
 			} else {
 				sign := "-"
-				if m.SignN > 0 || m.Rounds > 0 {
+				if m.SignN > 0 || (m.Rounds > 0 && a.Design != DesignUnpaired && a.Design != DesignDescriptive) {
 					sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 				}
 				p := m.P
@@ -141,13 +152,28 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 func (a *Analysis) NoiseLines() []string {
 	n := a.Noise
 	var out []string
+	unpaired := a.Design == DesignUnpaired || a.Design == DesignDescriptive
 	if p := a.PrimaryResult(); p != nil && !math.IsNaN(float64(n.SigmaD)) {
-		out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
-			p.Label, 100*float64(n.SigmaD), p.Rounds, absPct(float64(n.MDE))))
-		if float64(n.MDE) > a.Margin && n.RoundsForMargin > 0 {
-			out = append(out, fmt.Sprintf("a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d rounds",
-				absPct(float64(n.MDE)), absPct(a.Margin), n.RoundsForMargin))
+		if unpaired {
+			out = append(out, fmt.Sprintf("noise of %s: σ %.1f%% between one base log and one head log (the spreads of ln(block statistic) of both arms combined); minimum detectable effect at 80%% power with these logs: %s",
+				p.Label, 100*float64(n.SigmaD), absPct(float64(n.MDE))))
+		} else {
+			out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
+				p.Label, 100*float64(n.SigmaD), p.Rounds, absPct(float64(n.MDE))))
 		}
+		if float64(n.MDE) > a.Margin && n.RoundsForMargin > 0 {
+			unit := "rounds"
+			if unpaired {
+				unit = "logs per arm"
+			}
+			out = append(out, fmt.Sprintf("a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d %s",
+				absPct(float64(n.MDE)), absPct(a.Margin), n.RoundsForMargin, unit))
+		}
+	}
+	if unpaired {
+		out = append(out, fmt.Sprintf("lag-1 autocorrelation of passes: base %s, head %s; drift: not measurable (the logs carry no common clock)",
+			num2(n.Lag1[Base]), num2(n.Lag1[Head])))
+		return out
 	}
 	out = append(out, fmt.Sprintf("lag-1 autocorrelation of passes: base %s, head %s; drift per round: base %s, head %s",
 		num2(n.Lag1[Base]), num2(n.Lag1[Head]), pct(n.Drift[Base]), pct(n.Drift[Head])))
@@ -176,6 +202,9 @@ func (a *Analysis) MethodLines() []string {
 	if c.Trim >= 0 {
 		trim = fmt.Sprintf("%d passes", c.Trim)
 	}
+	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
+		return a.unpairedMethod(first, trim)
+	}
 	return []string{
 		fmt.Sprintf("base: %s", h.Arms[Base].Label()),
 		fmt.Sprintf("head: %s", h.Arms[Head].Label()),
@@ -186,8 +215,34 @@ func (a *Analysis) MethodLines() []string {
 	}
 }
 
+// unpairedMethod is MethodLines for compare.
+func (a *Analysis) unpairedMethod(first, trim string) []string {
+	c := a.Header.Config
+	out := []string{
+		fmt.Sprintf("base: %d log(s): %s", len(a.Logs[Base]), a.Header.Arms[Base].Spec),
+		fmt.Sprintf("head: %d log(s): %s", len(a.Logs[Head]), a.Header.Arms[Head].Spec),
+		fmt.Sprintf("per log: %s; each log is one block, its statistic the %s of its warm passes", first, c.BlockStat),
+	}
+	if a.Design == DesignDescriptive {
+		return append(out,
+			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
+			fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim),
+			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
+	}
+	return append(out,
+		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",
+		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; phase rows Holm-adjusted",
+		"why unpaired: captured logs are not rounds; nothing pairs a base log with a head log, so a paired test would invent the pairs; the rank-sum test assumes only independent logs and is robust to outliers",
+		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ",
+		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),
+		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima", a.Primary))
+}
+
 // EnvLines describe the host and the ruler.
 func (a *Analysis) EnvLines() []string {
+	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
+		return a.logEnvLines()
+	}
 	e := a.Header.Env
 	return []string{
 		fmt.Sprintf("host %s: %s, %d CPUs, kernel %s, governor %s, boost %s, SMT %s, THP %s", e.Host, e.CPUModel, e.NCPU, e.Kernel, e.Governor, e.Boost, e.SMT, e.THP),
@@ -197,12 +252,79 @@ func (a *Analysis) EnvLines() []string {
 	}
 }
 
+// logEnvLines are compare's host and ruler lines: the stamps of the logs,
+// and the words in which the first base and head stamps differ.
+func (a *Analysis) logEnvLines() []string {
+	out := []string{"host: not recorded (the logs were captured elsewhere; a [stamp] line names what ran)"}
+	var first [2]string
+	for arm := range 2 {
+		stamps := map[string]bool{}
+		for _, l := range a.Logs[arm] {
+			if !stamps[l.Stamp] {
+				stamps[l.Stamp] = true
+				s := l.Stamp
+				if s == "" {
+					s = "(none)"
+				}
+				out = append(out, fmt.Sprintf("%s stamp: %s", armNames[arm], s))
+			}
+		}
+		if len(a.Logs[arm]) > 0 {
+			first[arm] = a.Logs[arm][0].Stamp
+		}
+	}
+	if first[Base] != "" && first[Head] != "" {
+		if first[Base] == first[Head] {
+			out = append(out, "ruler: base and head stamps are identical")
+		} else {
+			out = append(out, "ruler: the stamps differ in "+stampWords(first[Base], first[Head]))
+		}
+	}
+	return append(out, a.Header.Hbgkit)
+}
+
+// stampWords lists the words only a has (-w) and only b has (+w).
+func stampWords(a, b string) string {
+	var parts []string
+	for _, l := range strings.Split(RulerDiff(a, b), "\n") {
+		l = strings.TrimSpace(l)
+		if w, ok := strings.CutPrefix(l, "- "); ok {
+			parts = append(parts, "-"+w)
+		} else if w, ok := strings.CutPrefix(l, "+ "); ok {
+			parts = append(parts, "+"+w)
+		}
+	}
+	if len(parts) == 0 {
+		return "spacing only"
+	}
+	return strings.Join(parts, " ")
+}
+
+// designNote is the paragraph under the headline of a compare report.
+func (a *Analysis) designNote() string {
+	switch a.Design {
+	case DesignUnpaired:
+		return fmt.Sprintf("UNPAIRED: %d base logs against %d head logs, captured outside a campaign; each log is one block. "+
+			"Δ is the ratio of the arms' trimmed geometric means with Yuen's 95%% CI and p the Wilcoxon rank-sum test, because nothing pairs a base log with a head log. "+
+			"This is weaker than an interleaved campaign (hbgbench ab): drift and machine state between the captures are not cancelled.",
+			len(a.Logs[Base]), len(a.Logs[Head]))
+	case DesignDescriptive:
+		return fmt.Sprintf("DESCRIPTIVE ONLY: %d base log(s), %d head log(s). With one log on an arm there is no spread between logs, and the passes of one process are not independent, "+
+			"so no interval or test can be computed honestly; Δ is the ratio of the pass-level trimmed means. Capture 4 or more logs per arm, or run an interleaved campaign (hbgbench ab).",
+			len(a.Logs[Base]), len(a.Logs[Head]))
+	}
+	return ""
+}
+
 // Document returns the campaign's report: the headline, one table per
 // metric family, the noise footer, warnings, and the method, host and
 // command.
 func (a *Analysis) Document() *report.Document {
 	d := &report.Document{}
 	d.Add(&report.Paragraph{Text: a.Headline()})
+	if n := a.designNote(); n != "" {
+		d.Add(&report.Paragraph{Text: n})
+	}
 	if a.Partial {
 		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
@@ -222,6 +344,81 @@ func (a *Analysis) Document() *report.Document {
 	}
 	d.Add(det)
 	return d
+}
+
+// MarkdownDocument returns the report for a pull request (STATS.md
+// "Reports"): the headline, one table of every metric (one row each: the
+// arms' trimmed means, Δ, its 95% CI, Δmin, sign, p and verdict), the
+// warnings, and a <details> block with the method, the noise, the ruler,
+// the host and the exact command.
+func (a *Analysis) MarkdownDocument() *report.Document {
+	d := &report.Document{}
+	d.Add(&report.Paragraph{Text: a.Headline()})
+	if n := a.designNote(); n != "" {
+		d.Add(&report.Paragraph{Text: n})
+	}
+	if a.Partial {
+		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
+	}
+	if t := a.CombinedTable(); t != nil {
+		d.Add(t)
+	}
+	if len(a.Warnings) > 0 {
+		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+	}
+	det := &report.Details{Summary: "method, noise, ruler, host and command"}
+	items := append(a.NoiseLines(), a.MethodLines()...)
+	det.Blocks = append(det.Blocks, &report.List{Items: append(items, a.EnvLines()...)})
+	if len(a.Header.Command) > 0 {
+		det.Blocks = append(det.Blocks, &report.Code{Text: strings.Join(a.Header.Command, " ")})
+	}
+	d.Add(det)
+	return d
+}
+
+var combinedHeader = []string{"metric", "base µs", "head µs", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
+
+var combinedAlign = []report.Align{report.Left, report.Right, report.Right, report.Right, report.Right,
+	report.Right, report.Right, report.Right, report.Left}
+
+// CombinedTable returns one table of every metric, family by family, one
+// row per metric: the arms' trimmed means of warm passes (µs) and the
+// results of the analysis. Phase rows are named phase.NAME. nil when no
+// metric was analysed.
+func (a *Analysis) CombinedTable() *report.Table {
+	t := &report.Table{Header: combinedHeader, Align: combinedAlign}
+	for _, f := range Families() {
+		for _, m := range a.Metrics {
+			if m.Family != f {
+				continue
+			}
+			name := m.Label
+			if m.Family == FamilyPhases {
+				name = m.Name
+			}
+			if m.Primary {
+				name += " *"
+			}
+			sign := "-"
+			if m.SignN > 0 {
+				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
+			}
+			p := m.P
+			if !m.Primary {
+				p = m.HolmP
+			}
+			verdict := m.Verdict
+			if m.Gated {
+				verdict += " (p)"
+			}
+			t.Rows = append(t.Rows, []string{name, us(m.Arms[Base].TrimmedMean), us(m.Arms[Head].TrimmedMean),
+				pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(p), verdict})
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
 }
 
 // SuggestedMargin is the --margin an A/A campaign suggests: its minimum
@@ -255,18 +452,13 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 		}
 	}
 	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
-	for i := 1; i <= a.Planned; i++ {
-		for arm := range 2 {
-			b := j.countedBlock(i, armNames[arm])
-			if b == nil {
-				continue
-			}
-			for _, p := range b.Passes {
-				for _, mi := range KnownMetrics() {
-					if v, ok := p.Values[mi.Name]; ok {
-						passes.Rows = append(passes.Rows, []string{fmt.Sprint(i), armNames[arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
-							fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
-					}
+	for _, cb := range j.Counted() {
+		b := cb.Block
+		for _, p := range b.Passes {
+			for _, mi := range KnownMetrics() {
+				if v, ok := p.Values[mi.Name]; ok {
+					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), armNames[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
+						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
 				}
 			}
 		}

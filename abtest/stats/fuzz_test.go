@@ -168,3 +168,37 @@ func FuzzNoise(f *testing.F) {
 		}
 	})
 }
+
+func FuzzUnpaired(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s, uint8(1), 0.0)
+		f.Add(s, uint8(3), 0.9)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, split uint8, level float64) {
+		x := fuzzFloats(data)
+		k := 0
+		if len(x) > 0 {
+			k = int(split) % (len(x) + 1)
+		}
+		a, b := x[:k], x[k:]
+		if r, err := RankSum(a, b); err == nil {
+			if !(r.P >= 0 && r.P <= 1) || !(r.U >= 0 && r.U <= float64(len(a)*len(b))) {
+				t.Fatalf("rank sum: p %v, U %v of %d×%d", r.P, r.U, len(a), len(b))
+			}
+		}
+		u, err := Unpaired(a, b, level)
+		if err != nil {
+			if !math.IsNaN(u.Delta) {
+				t.Fatalf("failed analysis returned Δ = %v", u.Delta)
+			}
+			return
+		}
+		tol := 1e-9 * math.Max(1, math.Abs(u.Delta))
+		if !(u.CI.Lo-tol <= u.Delta && u.Delta <= u.CI.Hi+tol) && !math.IsInf(u.Delta, 0) {
+			t.Fatalf("Δ %v outside CI %v", u.Delta, u.CI)
+		}
+		if !(u.RankSum.P >= 0 && u.RankSum.P <= 1) {
+			t.Fatalf("p %v", u.RankSum.P)
+		}
+	})
+}

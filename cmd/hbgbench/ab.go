@@ -17,7 +17,6 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -61,6 +60,7 @@ type AbOptions struct {
 	Journal string
 	Resume  bool
 	Format  string
+	Redact  bool // --redact: no host names or absolute paths in the report
 	FailOn  string
 	// Changed names the campaign flags given on the command line, checked
 	// against the journal on --resume.
@@ -179,7 +179,8 @@ spec (default embedded:, the default model) or, with --cmd, a command.`
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the campaign of --journal")
-	f.StringVar(&opts.Format, "format", "text", "`format`: text, markdown, json, csv")
+	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
+	f.BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	return cmd
 }
@@ -230,10 +231,8 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 		}
 		opts.Base = args[0]
 	}
-	switch opts.Format {
-	case "text", "markdown", "json", "csv":
-	default:
-		return usage("--format %q: want text, markdown, json or csv", opts.Format)
+	if err := checkFormat(opts.Format); err != nil {
+		return usage("%v", err)
 	}
 	switch opts.FailOn {
 	case "", "slower", "change":
@@ -516,17 +515,17 @@ func abRun(opts *AbOptions) error {
 	case errors.Is(runErr, abtest.ErrInterrupted):
 		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
 			map[bool]string{true: "aa", false: "ab"}[opts.AA], opts.Journal)
-		if err := writeReport(opts, a, j); err != nil {
+		if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 			return err
 		}
 		return &exitError{code: exitInterrupted}
 	case runErr != nil:
 		if a.Complete > 0 {
-			_ = writeReport(opts, a, j)
+			_ = writeReport(opts.Out, opts.reportOptions(), a, j)
 		}
 		return runErr
 	}
-	if err := writeReport(opts, a, j); err != nil {
+	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 		return err
 	}
 	if p := a.PrimaryResult(); p != nil {
@@ -650,41 +649,7 @@ func (opts *AbOptions) checkResume(h abtest.Header, arms [2]abtest.Arm, env abte
 	return nil
 }
 
-// writeReport writes the analysis in the chosen format.
-func writeReport(opts *AbOptions, a *abtest.Analysis, j *abtest.Journal) error {
-	doc := a.Document()
-	if opts.AA {
-		doc = aaDocument(a)
-	}
-	switch opts.Format {
-	case "markdown":
-		return report.WriteMarkdown(opts.Out, doc)
-	case "json":
-		return report.WriteJSON(opts.Out, a)
-	case "csv":
-		return report.WriteCSV(opts.Out, a.CSVTables(j)...)
-	}
-	return report.WriteText(opts.Out, doc)
-}
-
-// aaDocument is the calibration report: the campaign's report with the
-// noise figures and the suggested margin first.
-func aaDocument(a *abtest.Analysis) *report.Document {
-	d := &report.Document{}
-	p := a.PrimaryResult()
-	lines := []string{}
-	if p != nil && p.Error == "" {
-		lines = append(lines, fmt.Sprintf("A/A calibration of %s: verdict %s (an A/A campaign should not be faster or slower)", p.Label, p.Verdict))
-		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %.1f%%",
-			100*float64(a.Noise.SigmaD), p.Rounds, 100*float64(a.Noise.MDE)))
-		if m := a.SuggestedMargin(); m == m {
-			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds))
-		}
-	} else {
-		lines = append(lines, "A/A calibration: "+a.Headline())
-	}
-	d.Add(&report.Paragraph{Text: strings.Join(lines, "\n")})
-	full := a.Document()
-	d.Add(full.Blocks[1:]...)
-	return d
+// reportOptions are the report settings of the run.
+func (opts *AbOptions) reportOptions() reportFormat {
+	return reportFormat{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}
 }

@@ -126,7 +126,7 @@ func TestAbUsageErrors(t *testing.T) {
 		{"block 2", []string{"--block", "2"}, "--block 2 with --cold 2"},
 		{"cold and keep-first", []string{"--cold", "1", "--keep-first"}, "not both"},
 		{"unknown metric", []string{"--metric", "latency"}, `--metric "latency": unknown metric; known: ControlPlane`},
-		{"format", []string{"--format", "xml"}, `--format "xml"`},
+		{"format", []string{"--format", "xml"}, `--format "xml": want one of text, markdown, json, csv, benchfmt`},
 		{"margin", []string{"--margin", "abc"}, "--margin"},
 		{"one arm", []string{"--base", "embedded:"}, "give both arms"},
 		{"git ref without --run", []string{"--base", "main", "--head", "pr"}, "is a git ref: give --run"},

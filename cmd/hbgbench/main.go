@@ -1,6 +1,8 @@
 // Command hbgbench runs simpler's runtime, or the embedded model of its HBG
 // bind path, and compares arms of it: ab and aa run interleaved campaigns,
-// harness runs the embedded runtime model once and writes the runtime's log.
+// report re-analyses a campaign's journal, compare analyses captured logs
+// unpaired, harness runs the embedded runtime model once and writes the
+// runtime's log.
 package main
 
 import (
@@ -61,10 +63,13 @@ func newRootCmd() *cobra.Command {
 		Use:   "hbgbench",
 		Short: "Run simpler's runtime or its embedded model, and compare arms",
 		Long: `hbgbench runs interleaved A/B campaigns between two arms of simpler's
-runtime (ab), calibrates their noise (aa), and runs the embedded model of
-the host_build_graph bind path once (harness).`,
+runtime (ab), calibrates their noise (aa), re-analyses a campaign's journal
+(report), compares logs captured elsewhere (compare), and runs the
+embedded model of the host_build_graph bind path once (harness).`,
 		Example: `  hbgbench ab
   hbgbench aa --rounds 12
+  hbgbench report c.jsonl --format markdown
+  hbgbench compare --base old-*.log --head new-*.log
   hbgbench harness --rounds 5 -o bind.log`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -74,7 +79,7 @@ the host_build_graph bind path once (harness).`,
 	})
 	root.Version = buildinfo.Read().String()
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdHarness(nil), newCmdChild())
+	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdReport(nil), NewCmdCompare(nil), NewCmdHarness(nil), newCmdChild())
 	return root
 }
 

@@ -7,6 +7,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -313,13 +314,17 @@ func WriteCSV(w io.Writer, tables ...*Table) error {
 	return cw.Error()
 }
 
-// WriteJSON writes v as indented JSON and a newline.
+// WriteJSON writes v as indented JSON and a newline. <, > and & are
+// written as they are, not \u-escaped: the output is read by people and
+// programs, never embedded in HTML.
 func WriteJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("writing json: %w", err)
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
+	_, err := w.Write(buf.Bytes())
 	return err
 }

@@ -1,0 +1,68 @@
+package abtest
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// BenchName returns the Go benchmark name of a metric: "ControlPlane" is
+// BenchmarkControlPlane, "phase.host_orch" BenchmarkPhase_host_orch.
+func BenchName(metric string) string {
+	n := strings.NewReplacer(".", "_", " ", "_").Replace(metric)
+	r, size := utf8.DecodeRuneInString(n)
+	return "Benchmark" + string(unicode.ToUpper(r)) + n[size:]
+}
+
+// WriteBenchfmt writes the analysed passes in the Go benchmark format, so
+// that benchstat can cross-check the analysis: configuration lines first
+// (hbgkit, design, primary, base, head, block-stat, cold), then one line per
+// counted warm pass and analysed metric, "BenchmarkControlPlane/arm=base 1
+// 18812100 ns/op", one op being one pass (one bind). `benchstat -col /arm`
+// then compares base with head, passes taken as independent samples: a
+// cross-check of the per-arm columns, never a substitute for the paired
+// analysis.
+func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
+	h := a.Header
+	ew := &errWriter{w: w}
+	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	ew.printf("hbgkit: %s\n", oneLine(h.Hbgkit))
+	ew.printf("design: %s\n", a.Design)
+	ew.printf("primary: %s\n", a.Primary)
+	ew.printf("base: %s\n", oneLine(h.Arms[Base].Spec))
+	ew.printf("head: %s\n", oneLine(h.Arms[Head].Spec))
+	ew.printf("block-stat: %s\n", h.Config.BlockStat)
+	ew.printf("cold: %d\n", h.Config.Cold)
+	ew.printf("\n")
+	for _, cb := range j.Counted() {
+		for i := range cb.Block.Passes {
+			p := &cb.Block.Passes[i]
+			if p.Index < h.Config.Cold {
+				continue
+			}
+			for _, m := range a.Metrics {
+				v, ok := p.value(m.Name)
+				if !ok {
+					continue
+				}
+				ew.printf("%s/arm=%s 1 %s ns/op\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64))
+			}
+		}
+	}
+	return ew.err
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

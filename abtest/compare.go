@@ -1,0 +1,208 @@
+package abtest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/stats"
+)
+
+// KindLogs is the kind of an arm of compare: logs captured elsewhere.
+const KindLogs = "logs"
+
+// RankSumTest is the test of compare's p.
+const RankSumTest = "wilcoxon rank-sum"
+
+// CompareOptions are the inputs of Compare.
+type CompareOptions struct {
+	Base, Head []string // log files, one block each
+	// Config supplies Cold, BlockStat, Trim, Margin and Metric; the rest
+	// is ignored.
+	Config  Config
+	Version string   // hbgkit version, for the report
+	Command []string // the command line, for the report
+}
+
+// ReadLogs reads compare's logs into a journal of its own: one block per
+// log, numbered within its arm, every block counted. A log with no pass is
+// an error naming it.
+func ReadLogs(opts CompareOptions) (*Journal, error) {
+	if len(opts.Base) == 0 || len(opts.Head) == 0 {
+		return nil, errors.New("compare: give at least one --base and one --head log")
+	}
+	cfg := opts.Config
+	cfg.Rounds = max(len(opts.Base), len(opts.Head))
+	cfg.Block, cfg.Warmup, cfg.Order = 0, 0, ""
+	j := &Journal{unpaired: true}
+	// Created stays zero: when the logs were captured is not known, and
+	// the report is a function of the logs alone.
+	j.Header = Header{
+		Type: lineHeader, Format: JournalFormat, Hbgkit: opts.Version,
+		Command: opts.Command, Config: cfg, Shards: []string{}, Looks: []int{},
+		Arms: [2]Arm{{Kind: KindLogs, Spec: strings.Join(opts.Base, " ")}, {Kind: KindLogs, Spec: strings.Join(opts.Head, " ")}},
+	}
+	var all []Pass
+	for arm, paths := range [2][]string{opts.Base, opts.Head} {
+		for i, path := range paths {
+			bp, err := ReadBlockLog([]string{path})
+			if err != nil {
+				return nil, fmt.Errorf("compare: reading %s: %w", path, err)
+			}
+			if len(bp.Passes) == 0 {
+				return nil, fmt.Errorf("compare: %s has no passes (no chip.run span and no bind phase= line)", path)
+			}
+			for _, w := range bp.Warnings {
+				j.Warnings = append(j.Warnings, path+": "+w)
+			}
+			j.Blocks = append(j.Blocks, BlockRecord{Type: lineBlock, Round: i + 1, Arm: armNames[arm], Attempt: 1, Try: 1,
+				Seq: len(j.Blocks) + 1, Stamp: bp.Stamp, Log: path, Passes: bp.Passes, Warnings: bp.Warnings})
+			all = append(all, bp.Passes...)
+		}
+	}
+	j.Header.Primary = choosePrimary(all)
+	if cfg.Metric != "" {
+		m, ok := LookupMetric(cfg.Metric)
+		if !ok {
+			return nil, fmt.Errorf("compare: --metric %q: unknown metric; known: %s", cfg.Metric, metricNames())
+		}
+		j.Header.Primary = m.Name
+	}
+	j.Header.Ruler = j.Blocks[0].Stamp
+	j.Header.RulerHash = RulerHash(j.Header.Ruler)
+	return j, nil
+}
+
+// AnalyzeUnpaired analyses compare's journal (ReadLogs): per metric, one
+// block statistic per log, and with at least 2 logs per arm Δ with Yuen's
+// interval on the log scale and the Wilcoxon rank-sum p (stats.Unpaired).
+// With a single log on an arm it describes the passes only: no interval
+// and no test, because the passes of one process are not independent
+// samples of the arm.
+func AnalyzeUnpaired(j *Journal) *Analysis {
+	h := j.Header
+	cfg := h.Config
+	var logs [2][][]Pass
+	a := &Analysis{Schema: AnalysisSchema, Design: DesignUnpaired, Test: RankSumTest, Header: h,
+		Primary: h.Primary, Margin: cfg.Margin, Logs: make([][]LogInfo, 2)}
+	a.Warnings = append(a.Warnings, j.Warnings...)
+	for _, cb := range j.Counted() {
+		logs[cb.Arm] = append(logs[cb.Arm], cb.Block.Passes)
+		a.Logs[cb.Arm] = append(a.Logs[cb.Arm], LogInfo{Path: cb.Block.Log, Stamp: cb.Block.Stamp, Passes: len(cb.Block.Passes)})
+	}
+	n := min(len(logs[Base]), len(logs[Head]))
+	a.Planned, a.Complete = n, n
+	if n < 2 {
+		a.Design, a.Test = DesignDescriptive, ""
+	} else if len(logs[Base]) < 4 || len(logs[Head]) < 4 {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and the interval is wide",
+			len(logs[Base]), len(logs[Head])))
+	}
+	for _, m := range metricsOfLogs(logs, h.Primary) {
+		a.Metrics = append(a.Metrics, analyseUnpaired(m, logs, cfg, m.Name == h.Primary, a.Design))
+	}
+	holmFamilies(a.Metrics)
+	for i := range a.Metrics {
+		decide(&a.Metrics[i], cfg.Margin)
+	}
+	a.Noise = unpairedNoise(a, logs, cfg)
+	return a
+}
+
+// metricsOfLogs lists the metrics both arms recorded in some log, in
+// report order, and the primary.
+func metricsOfLogs(logs [2][][]Pass, primary string) []MetricInfo {
+	seen := [2]map[string]bool{{}, {}}
+	for arm := range 2 {
+		for _, ps := range logs[arm] {
+			for _, p := range ps {
+				for k := range p.Values {
+					seen[arm][k] = true
+				}
+			}
+		}
+	}
+	var out []MetricInfo
+	for _, m := range KnownMetrics() {
+		if (seen[Base][m.Name] && seen[Head][m.Name]) || m.Name == primary {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func warmOf(ps []Pass, metric string, cold int) []float64 {
+	b := BlockRecord{Passes: ps}
+	return warmValues(&b, metric, cold)
+}
+
+func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, design string) MetricResult {
+	res := MetricResult{
+		Name: m.Name, Label: m.Label, Family: m.Family, Primary: primary,
+		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
+		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
+		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
+	}
+	var stat, mins, pooled [2][]float64
+	for arm := range 2 {
+		for _, ps := range logs[arm] {
+			v := warmOf(ps, m.Name, cfg.Cold)
+			if len(v) == 0 {
+				continue
+			}
+			stat[arm] = append(stat[arm], blockStat(v, cfg.BlockStat))
+			mins[arm] = append(mins[arm], slices.Min(v))
+			pooled[arm] = append(pooled[arm], v...)
+		}
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]))
+	}
+	res.Rounds = min(len(stat[Base]), len(stat[Head]))
+	if res.Rounds == 0 {
+		res.Error = "no warm pass of it in one of the arms"
+		return res
+	}
+	res.GlobalMin = Num(slices.Min(mins[Head])/slices.Min(mins[Base]) - 1)
+	if design == DesignDescriptive || len(stat[Base]) < 2 || len(stat[Head]) < 2 {
+		// Descriptive only: the ratio of the pass-level trimmed means.
+		res.Delta = Num(float64(res.Arms[Head].TrimmedMean)/float64(res.Arms[Base].TrimmedMean) - 1)
+		res.DeltaMin = res.GlobalMin
+		res.Error = "one log on an arm: no interval can be computed honestly"
+		return res
+	}
+	ur, err := stats.Unpaired(stat[Base], stat[Head], 0)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Delta, res.CILo, res.CIHi = Num(ur.Delta), Num(ur.CI.Lo), Num(ur.CI.Hi)
+	res.P, res.HolmP = Num(ur.RankSum.P), Num(ur.RankSum.P)
+	res.SigmaD = Num(math.Hypot(ur.SigmaA, ur.SigmaB))
+	res.MDE = Num(ur.MDE)
+	if mr, err := stats.Unpaired(mins[Base], mins[Head], 0); err == nil {
+		res.DeltaMin, res.MinCILo, res.MinCIHi = Num(mr.Delta), Num(mr.CI.Lo), Num(mr.CI.Hi)
+	}
+	return res
+}
+
+func unpairedNoise(a *Analysis, logs [2][][]Pass, cfg Config) Noise {
+	n := Noise{SigmaD: nan(), MDE: nan(), Lag1: [2]Num{nan(), nan()}, Drift: [2]Num{nan(), nan()}}
+	if p := a.PrimaryResult(); p != nil {
+		n.SigmaD, n.MDE = p.SigmaD, p.MDE
+		if sd := float64(p.SigmaD); sd > 0 && cfg.Margin > 0 {
+			z := 2.8016 // z(0.975) + z(0.80)
+			n.RoundsForMargin = int(math.Ceil(math.Pow(z*sd/math.Log1p(cfg.Margin), 2)))
+		}
+	}
+	for arm := range 2 {
+		var seq []float64
+		for _, ps := range logs[arm] {
+			seq = append(seq, warmOf(ps, a.Primary, cfg.Cold)...)
+		}
+		if r, err := stats.Lag1(seq); err == nil {
+			n.Lag1[arm] = Num(r)
+		}
+	}
+	return n
+}

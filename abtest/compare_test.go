@@ -1,0 +1,106 @@
+package abtest
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func compareConfig() Config { return DefaultConfig() }
+
+func TestReadLogsOneBlockPerLog(t *testing.T) {
+	j, err := ReadLogs(CompareOptions{Base: []string{fixture("hbg-e1.log"), fixture("hbg-e2.log")},
+		Head: []string{fixture("hbg-e3-spool.log")}, Config: compareConfig()})
+	require.NoError(t, err)
+	require.Len(t, j.Blocks, 3)
+	c := j.Counted()
+	require.Len(t, c, 3)
+	assert.Equal(t, []int{Base, Base, Head}, []int{c[0].Arm, c[1].Arm, c[2].Arm})
+	assert.Equal(t, []int{1, 2, 1}, []int{c[0].Block.Round, c[1].Block.Round, c[2].Block.Round})
+	assert.Equal(t, "ControlPlane", j.Header.Primary)
+	assert.Equal(t, 8, len(c[0].Block.Passes), "e1: two pids of 4 binds")
+	assert.True(t, j.Header.Created.IsZero(), "a report of logs is a function of the logs")
+}
+
+func TestReadLogsErrors(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.log")
+	require.NoError(t, os.WriteFile(empty, []byte("nothing here\n"), 0o644))
+	for name, tc := range map[string]struct {
+		opts CompareOptions
+		want string
+	}{
+		"no head":        {CompareOptions{Base: []string{fixture("hbg-e1.log")}}, "at least one --base and one --head"},
+		"missing":        {CompareOptions{Base: []string{"nope.log"}, Head: []string{fixture("hbg-e1.log")}}, "nope.log"},
+		"no passes":      {CompareOptions{Base: []string{empty}, Head: []string{fixture("hbg-e1.log")}}, "empty.log has no passes"},
+		"unknown metric": {CompareOptions{Base: []string{fixture("hbg-e1.log")}, Head: []string{fixture("hbg-e1.log")}, Config: Config{Metric: "latency"}}, `--metric "latency"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadLogs(tc.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestAnalyzeUnpairedOneLogPerArm: one log per arm gives descriptives
+// only, no interval, no p, no verdict.
+func TestAnalyzeUnpairedOneLogPerArm(t *testing.T) {
+	j, err := ReadLogs(CompareOptions{Base: []string{fixture("hbg-e1.log")}, Head: []string{fixture("hbg-e1-two-ranks-shared-t0x.log")}, Config: compareConfig()})
+	require.NoError(t, err)
+	a := AnalyzeUnpaired(j)
+	assert.Equal(t, DesignDescriptive, a.Design)
+	assert.Empty(t, a.Test)
+	p := a.PrimaryResult()
+	require.NotNil(t, p)
+	assert.True(t, math.IsNaN(float64(p.CILo)) && math.IsNaN(float64(p.P)))
+	assert.Equal(t, "n/a", p.Verdict)
+	assert.InDelta(t, float64(p.Arms[Head].TrimmedMean)/float64(p.Arms[Base].TrimmedMean)-1, float64(p.Delta), 1e-12)
+	assert.Contains(t, a.Headline(), "no interval can be computed honestly")
+	assert.Equal(t, 4, p.Arms[Base].N, "2 pids × (4 binds − 2 cold)")
+}
+
+// TestAnalyzeUnpairedIdenticalArms: the same logs on both sides give
+// Δ = 0, p = 1 and no change.
+func TestAnalyzeUnpairedIdenticalArms(t *testing.T) {
+	logs := []string{fixture("hbg-e1.log"), fixture("hbg-e2.log"), fixture("hbg-e3-spool.log")}
+	j, err := ReadLogs(CompareOptions{Base: logs, Head: logs, Config: compareConfig()})
+	require.NoError(t, err)
+	a := AnalyzeUnpaired(j)
+	assert.Equal(t, DesignUnpaired, a.Design)
+	assert.Equal(t, RankSumTest, a.Test)
+	p := a.PrimaryResult()
+	assert.InDelta(t, 0, float64(p.Delta), 1e-12)
+	assert.InDelta(t, 1, float64(p.P), 1e-12)
+	assert.Less(t, float64(p.CILo), 0.0)
+	assert.Greater(t, float64(p.CIHi), 0.0)
+	assert.Equal(t, 0, p.SignN)
+	assert.Contains(t, a.Warnings[len(a.Warnings)-1], "fewer than 4 per arm")
+}
+
+func TestRedactor(t *testing.T) {
+	r := newRedactor("box7")
+	for in, want := range map[string]string{
+		"/home/a/x.log":                       "<path>/x.log",
+		"cat /home/a/x.log {out}":             "cat <path>/x.log {out}",
+		"--journal=/tmp/j/c.jsonl":            "--journal=<path>/c.jsonl",
+		"relative/x.log stays":                "relative/x.log stays",
+		"host box7 ran host=other.example":    "host <host> ran host=<host>",
+		"box70 is another word":               "box70 is another word",
+		"'/opt/simpler/run.sh' and \"/a/b\"":  "'<path>/run.sh' and \"<path>/b\"",
+		"root /":                              "root <path>",
+		"/a/b:12: ignoring a torn last line":  "<path>/b:12: ignoring a torn last line",
+		"embedded:mirror=retained,delay_us=0": "embedded:mirror=retained,delay_us=0",
+	} {
+		assert.Equal(t, want, r.str(in), in)
+	}
+}
+
+func TestBenchName(t *testing.T) {
+	assert.Equal(t, "BenchmarkControlPlane", BenchName("ControlPlane"))
+	assert.Equal(t, "BenchmarkPhase_host_orch", BenchName("phase.host_orch"))
+	assert.Equal(t, "BenchmarkControlPlane@rank1", BenchName("ControlPlane@rank1"))
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitLogArgs(t *testing.T) {
+	tests := []struct {
+		name             string
+		args             []string
+		base, head, rest []string
+		err              string
+	}{
+		{"globs", []string{"--base", "a1", "a2", "--head", "b1", "b2", "b3"}, []string{"a1", "a2"}, []string{"b1", "b2", "b3"}, nil, ""},
+		{"flags between", []string{"--format", "markdown", "--base", "a", "--cold", "1", "--head", "b", "--redact"},
+			[]string{"a"}, []string{"b"}, []string{"--format", "markdown", "--cold", "1", "--redact"}, ""},
+		{"bool flag ends a list", []string{"--base", "a", "--keep-first", "--head", "b"}, []string{"a"}, []string{"b"}, []string{"--keep-first"}, ""},
+		{"repeated", []string{"--base", "a", "--head", "b", "--base", "c"}, []string{"a", "c"}, []string{"b"}, nil, ""},
+		{"stdin", []string{"--base", "-", "--head", "b"}, []string{"-"}, []string{"b"}, nil, ""},
+		{"equals form is the parser's", []string{"--base=a", "--head", "b"}, nil, []string{"b"}, []string{"--base=a"}, ""},
+		{"double dash", []string{"--head", "b", "--base", "--", "-odd.log"}, nil, nil, nil, "--base needs at least one LOG"},
+		{"double dash ok", []string{"--head", "b", "--base", "a", "--", "-odd.log"}, []string{"a", "-odd.log"}, []string{"b"}, nil, ""},
+		{"empty base", []string{"--base", "--head", "b"}, nil, nil, nil, "--base needs at least one LOG"},
+		{"trailing head", []string{"--base", "a", "--head"}, nil, nil, nil, "--head needs at least one LOG"},
+		{"stray", []string{"x.log", "--base", "a"}, []string{"a"}, nil, []string{"x.log"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base, head, rest, err := splitLogArgs(tc.args)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.base, base)
+			assert.Equal(t, tc.head, head)
+			assert.Equal(t, tc.rest, rest)
+		})
+	}
+}
+
+// FuzzSplitLogArgs: every argument but the --base, --head and -- markers
+// lands in exactly one of base, head and rest, in its order.
+func FuzzSplitLogArgs(f *testing.F) {
+	f.Add("--base a b --head c --format json")
+	f.Add("--head - --base -- -x")
+	f.Add("--cold 1 --base a --keep-first x --head")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		base, head, rest, err := splitLogArgs(args)
+		if err != nil {
+			return
+		}
+		var kept []string
+		dd := false
+		for _, a := range args {
+			if dd {
+				kept = append(kept, a)
+				continue
+			}
+			switch a {
+			case "--base", "--head":
+				continue
+			case "--":
+				dd = true
+				continue
+			}
+			kept = append(kept, a)
+		}
+		got := append(append(slices.Clone(base), head...), rest...)
+		slices.Sort(got)
+		slices.Sort(kept)
+		if !slices.Equal(got, kept) {
+			t.Fatalf("args %q: base %q head %q rest %q", args, base, head, rest)
+		}
+	})
+}
+
+func compareArgs(extra ...string) []string {
+	return append(append([]string{"compare"}, compareSets["compare-4v4"]...), extra...)
+}
+
+// TestCompareFlags captures the options compare parses.
+func TestCompareFlags(t *testing.T) {
+	var got *CompareOptions
+	cmd := NewCmdCompare(func(o *CompareOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--cold", "1", "--base", "a.log", "b.log", "--block-stat", "min", "--head", "c.log", "--margin", "2%", "--format", "benchfmt", "--redact", "--head=d.log"})
+	require.NoError(t, cmd.Execute())
+	assert.Equal(t, []string{"a.log", "b.log"}, got.Base)
+	assert.Equal(t, []string{"c.log", "d.log"}, got.Head)
+	assert.Equal(t, 1, got.Config.Cold)
+	assert.Equal(t, "min", got.Config.BlockStat)
+	assert.InDelta(t, 0.02, got.Config.Margin, 1e-12)
+	assert.Equal(t, "benchfmt", got.Format)
+	assert.True(t, got.Redact)
+
+	cmd = NewCmdCompare(func(o *CompareOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--keep-first", "--base", "a", "--head", "b"})
+	require.NoError(t, cmd.Execute())
+	assert.Equal(t, 0, got.Config.Cold)
+}
+
+func TestCompareUsageErrors(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.log")
+	require.NoError(t, os.WriteFile(empty, []byte("no passes\n"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no head", []string{"compare", "--base", "a.log"}, 2, "one after --head"},
+		{"empty base", []string{"compare", "--base", "--head", "b.log"}, 2, "--base needs at least one LOG"},
+		{"stray", []string{"compare", "x.log", "--base", "a", "--head", "b"}, 2, `unexpected argument "x.log"`},
+		{"format", compareArgs("--format", "xml"), 2, `--format "xml"`},
+		{"block-stat", compareArgs("--block-stat", "max"), 2, `--block-stat "max"`},
+		{"cold and keep-first", compareArgs("--cold", "1", "--keep-first"), 2, "not both"},
+		{"unknown flag", compareArgs("--rounds", "3"), 2, "unknown flag"},
+		{"metric", compareArgs("--metric", "latency"), 2, `--metric "latency"`},
+		{"no passes", []string{"compare", "--base", empty, "--head", empty}, 1, "empty.log has no passes"},
+		{"missing log", []string{"compare", "--base", "nope.log", "--head", "nope.log"}, 1, "nope.log"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errText := runCLI(tc.args...)
+			assert.Equal(t, tc.code, code, errText)
+			assert.Contains(t, errText, tc.want)
+		})
+	}
+}
+
+func TestCompareHelp(t *testing.T) {
+	code, out, errText := runCLI("compare", "--help")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "--base LOG... --head LOG...")
+	assert.Contains(t, out, "Wilcoxon rank-sum")
+	assert.Contains(t, out, "--block-stat")
+}
+
+// TestCompareFindsTheDelay: 4 logs of delay_us=3000 against 4 of none
+// (retained mirror, ControlPlane about 1.7 ms): slower, with the rank-sum
+// p the exact minimum for 4 against 4 (2/70), and the report says it is
+// unpaired and weaker than a campaign.
+func TestCompareFindsTheDelay(t *testing.T) {
+	code, out, errText := runCLI(compareArgs()...)
+	require.Equal(t, 0, code, errText)
+	assert.Regexp(t, `^SLOWER: ControlPlane: head takes \d+\.\d% more time than base .*4 base logs, 4 head logs, unpaired, rank-sum p=0\.029\)`, out)
+	assert.Contains(t, out, "weaker than an interleaved campaign")
+	assert.Contains(t, out, "Wilcoxon rank-sum")
+	assert.Contains(t, out, "drift and machine state between the captures are not cancelled")
+}
+
+// TestCompareWarnsFewLogs: 3 logs per arm cannot reach p < 0.05.
+func TestCompareWarnsFewLogs(t *testing.T) {
+	set := compareSets["compare-4v4"]
+	args := []string{"compare", "--base", set[1], set[2], set[3], "--head", set[6], set[7], set[8]}
+	code, out, errText := runCLI(args...)
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "only 3 base and 3 head logs")
+	assert.Contains(t, out, "rank-sum p=0.100")
+}
+
+// exampleLines returns the commands of a help Example: continuation lines
+// joined, the part before a pipe or &&, split into fields with shell globs
+// expanded in dir.
+func exampleLines(t *testing.T, example, dir string) [][]string {
+	t.Helper()
+	var out [][]string
+	joined := strings.ReplaceAll(example, "\\\n", " ")
+	for _, line := range strings.Split(joined, "\n") {
+		line, _, _ = strings.Cut(line, "|")
+		line, _, _ = strings.Cut(line, "&&")
+		line, _, _ = strings.Cut(line, ">")
+		var args []string
+		for _, f := range strings.Fields(line) {
+			if strings.ContainsAny(f, "*?[") {
+				m, err := filepath.Glob(filepath.Join(dir, f))
+				for i := range m {
+					m[i], _ = filepath.Rel(dir, m[i])
+				}
+				require.NoError(t, err)
+				require.NotEmpty(t, m, "glob %s", f)
+				args = append(args, m...)
+				continue
+			}
+			args = append(args, f)
+		}
+		if len(args) > 0 && args[0] == "hbgbench" {
+			out = append(out, args[1:])
+		}
+	}
+	return out
+}
+
+// TestCompareAndReportExamplesRun runs every example of the compare and
+// report help, on copies of fixture logs and of the campaign journal
+// under the names the examples use.
+func TestCompareAndReportExamplesRun(t *testing.T) {
+	src, err := os.ReadFile(fixtureLog(t, "hbg-e1.log"))
+	require.NoError(t, err)
+	other, err := os.ReadFile(fixtureLog(t, "hbg-e1-two-ranks-shared-t0x.log"))
+	require.NoError(t, err)
+	journal, err := os.ReadFile(campaignJournal)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for i, name := range []string{"main-1.log", "main-2.log", "pr-1.log", "pr-2.log", "a1.log", "a2.log", "a3.log", "a4.log",
+		"b1.log", "b2.log", "b3.log", "b4.log", "old.log", "new.log"} {
+		data := src
+		if i%2 == 1 {
+			data = other
+		}
+		require.NoError(t, os.WriteFile(name, data, 0o644))
+	}
+	require.NoError(t, os.WriteFile("c.jsonl", journal, 0o644))
+	require.NoError(t, os.WriteFile("hbgbench-20261202T010000Z.jsonl", journal, 0o644))
+	var cmds [][]string
+	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil).Example, dir)...)
+	cmds = append(cmds, exampleLines(t, NewCmdReport(nil).Example, dir)...)
+	require.Len(t, cmds, 6)
+	for _, args := range cmds {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errText := runCLI(args...)
+			require.Equal(t, 0, code, errText)
+			assert.NotEmpty(t, out)
+		})
+	}
+}

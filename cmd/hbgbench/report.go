@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/spf13/cobra"
+)
+
+// ReportOptions are the settings of one `hbgbench report` run.
+type ReportOptions struct {
+	Out, Err io.Writer
+	Journal  string
+	Format   string
+	Redact   bool
+}
+
+// NewCmdReport builds the report command. runF replaces reportRun in
+// tests; nil means reportRun.
+func NewCmdReport(runF func(*ReportOptions) error) *cobra.Command {
+	opts := &ReportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report JOURNAL [--format FORMAT] [--redact]",
+		Short: "Re-analyse a campaign's journal and print its report",
+		Long: `report re-reads the journal of an ab or aa campaign and prints the
+report ab prints, in any format. It only reads the journal (no lock), so
+it also reports a campaign that is still running; a torn last line is a
+warning. --format markdown gives the pull-request report (a headline, one
+table, a <details> block); json the whole analysis (schema in docs/ab.md);
+csv one row per (metric, arm) and every pass; benchfmt Go benchmark lines
+for benchstat -col /arm. --redact drops host names and absolute paths.`,
+		Example: `  hbgbench report hbgbench-20261202T010000Z.jsonl
+  hbgbench report c.jsonl --format markdown --redact
+  hbgbench report c.jsonl --format benchfmt > c.txt
+  benchstat -col /arm c.txt`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			opts.Journal = args[0]
+			if err := checkFormat(opts.Format); err != nil {
+				return &usageError{cmd: cmd, err: fmt.Errorf("report: %w", err)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return reportRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
+	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
+	return cmd
+}
+
+// reportRun reads the journal, analyses it and writes the report.
+func reportRun(opts *ReportOptions) error {
+	j, err := abtest.ReadJournal(opts.Journal)
+	if err != nil {
+		return err
+	}
+	a := abtest.Analyze(j)
+	// The journal's warnings lead the analysis's (Analyze copies them).
+	ws := j.Warnings
+	if opts.Redact {
+		ws = a.Redacted().Warnings[:len(j.Warnings)]
+	}
+	for _, w := range ws {
+		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
+	}
+	return writeReport(opts.Out, reportFormat{Format: opts.Format, Redact: opts.Redact, AA: a.AA}, a, j)
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/internal/report"
+)
+
+// formats are the report formats of ab, aa, report and compare.
+var formats = []string{"text", "markdown", "json", "csv", "benchfmt"}
+
+// formatList is formats for flag help.
+var formatList = strings.Join(formats, ", ")
+
+// checkFormat refuses a format hbgbench does not write.
+func checkFormat(f string) error {
+	if slices.Contains(formats, f) {
+		return nil
+	}
+	return fmt.Errorf("--format %q: want one of %s", f, formatList)
+}
+
+// A reportFormat says how a report is written.
+type reportFormat struct {
+	Format string // one of formats
+	Redact bool   // drop host names and absolute paths
+	AA     bool   // the calibration report of aa
+}
+
+// writeReport writes the analysis of journal j in the chosen format:
+// text and markdown documents, the Analysis as JSON, CSV tables, or Go
+// benchmark lines.
+func writeReport(w io.Writer, f reportFormat, a *abtest.Analysis, j *abtest.Journal) error {
+	if f.Redact {
+		a, j = a.Redacted(), j.Redacted()
+	}
+	switch f.Format {
+	case "markdown":
+		doc := a.MarkdownDocument()
+		if f.AA {
+			doc = aaDocument(a, doc)
+		}
+		return report.WriteMarkdown(w, doc)
+	case "json":
+		return report.WriteJSON(w, a)
+	case "csv":
+		return report.WriteCSV(w, a.CSVTables(j)...)
+	case "benchfmt":
+		return abtest.WriteBenchfmt(w, a, j)
+	}
+	doc := a.Document()
+	if f.AA {
+		doc = aaDocument(a, doc)
+	}
+	return report.WriteText(w, doc)
+}
+
+// aaDocument is the calibration report: the campaign's report full with
+// the noise figures and the suggested margin in place of its headline.
+func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
+	d := &report.Document{}
+	p := a.PrimaryResult()
+	lines := []string{}
+	if p != nil && p.Error == "" {
+		lines = append(lines, fmt.Sprintf("A/A calibration of %s: verdict %s (an A/A campaign should not be faster or slower)", p.Label, p.Verdict))
+		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %.1f%%",
+			100*float64(a.Noise.SigmaD), p.Rounds, 100*float64(a.Noise.MDE)))
+		if m := a.SuggestedMargin(); m == m {
+			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds))
+		}
+	} else {
+		lines = append(lines, "A/A calibration: "+a.Headline())
+	}
+	d.Add(&report.Paragraph{Text: strings.Join(lines, "\n")})
+	d.Add(full.Blocks[1:]...)
+	return d
+}
