@@ -135,16 +135,22 @@ func bucketsBySize(bs []*summaryBucket) []*summaryBucket {
 	return out
 }
 
-// bucketLabel is trace.BucketLabel over summary buckets.
-func bucketLabel(bs []*summaryBucket, i int) string {
+// busiestSummary is trace.Busiest over summary buckets.
+func busiestSummary(bs []*summaryBucket) int {
 	busiest := -1
 	for k, b := range bs {
 		if busiest < 0 || len(b.invs) > len(bs[busiest].invs) {
 			busiest = k
 		}
 	}
-	b := bs[i]
-	if i == busiest && len(b.invs) > 1 {
+	return busiest
+}
+
+// bucketLabelAt is trace.BucketLabel of bucket b, which busiest says is
+// (or is not) the busiest of its set: computing that once for every bucket
+// keeps labelling linear in the number of callables.
+func bucketLabelAt(b *summaryBucket, busiest bool) string {
+	if busiest && len(b.invs) > 1 {
 		return "decode"
 	}
 	if len(b.invs) == 1 {

@@ -68,8 +68,9 @@ func ComputeTree(invs []*trace.Invocation) *Tree {
 func treeOf(sm *summaries, refSpans func(*invSummary) []*trace.Span) *Tree {
 	buckets := sm.buckets()
 	labels := make(map[*summaryBucket]string, len(buckets))
+	busiest := busiestSummary(buckets)
 	for i, b := range buckets {
-		labels[b] = bucketLabel(buckets, i)
+		labels[b] = bucketLabelAt(b, i == busiest)
 	}
 	out := &Tree{}
 	for _, b := range bucketsBySize(buckets) {

@@ -12,6 +12,15 @@
 #                  missing ones are generated there
 #   HBG_GEN_PERF   the generator (default ../shared/tools/gen_perf.py)
 #   HBG_BENCH_RUNS runs per command (default 5)
+#   SIMPLER_TOOLS  simpler's simpler_setup/tools: when set, the reference
+#                  (strace_timing.py --rounds-table, hbg_bind_phases.py
+#                  --ranks 2) runs side by side on this machine, and the
+#                  ratio uses its median; else the recorded times of
+#                  perf-baseline.md (another machine) are used, with a note
+#
+# Every table is headed by the machine: architecture, CPU count and model,
+# Go version and load. The targets are ratios (DESIGN §7) so that they hold
+# on any machine; compare only numbers measured side by side.
 #
 # Runs are interleaved (grep, rounds, phases, tpot, tree, then again) so
 # that a burst of load on a shared machine hits every command alike. Take
@@ -69,8 +78,18 @@ ref() {
 }
 
 names=(grep rounds phases tpot tree)
+tools=${SIMPLER_TOOLS:-}
+if [ -n "$tools" ]; then
+	if [ ! -f "$tools/strace_timing.py" ] || [ ! -f "$tools/hbg_bind_phases.py" ]; then
+		echo "bench.sh: SIMPLER_TOOLS=$tools holds no strace_timing.py and hbg_bind_phases.py" >&2
+		exit 1
+	fi
+	names+=(ref-rounds ref-phases)
+fi
 command_of() {
 	case "$1" in
+	ref-rounds) echo "strace_timing.py --rounds-table" ;;
+	ref-phases) echo "hbg_bind_phases.py --ranks 2" ;;
 	grep) echo "grep -c \\[STRACE\\]" ;;
 	rounds) echo "hbgtrace rounds" ;;
 	phases) echo "hbgtrace phases --ranks 2" ;;
@@ -102,6 +121,8 @@ run_one() {
 	phases) cmd=("$work/hbgtrace" phases --ranks 2 "$log") ;;
 	tpot) cmd=("$work/hbgtrace" tpot "$log") ;;
 	tree) cmd=("$work/hbgtrace" tree "$log") ;;
+	ref-rounds) cmd=(python3 "$tools/strace_timing.py" "$log" --rounds-table) ;;
+	ref-phases) cmd=(python3 "$tools/hbg_bind_phases.py" "$log" --ranks 2) ;;
 	esac
 	# Output goes to a file, not /dev/null: GNU grep stops at the first
 	# match when its output is /dev/null.
@@ -147,6 +168,13 @@ for size in "${sizes[@]}"; do
 		fi
 		ratio=$(awk -v a="$med" -v b="$grep_ms" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
 		r=$(ref "$size" "$name")
+		if [ -n "$tools" ]; then
+			# The reference measured here, side by side.
+			case "$name" in
+			rounds | phases) r=$(awk -v a="$(median "$work/ref-$name.ms")" 'BEGIN { printf "%.3f", a / 1000 }') ;;
+			*) r="" ;;
+			esac
+		fi
 		vs="–"
 		if [ -n "$r" ]; then
 			vs=$(awk -v r="$r" -v a="$med" 'BEGIN { printf "%.0f×", r / (a / 1000) }')
@@ -157,3 +185,9 @@ for size in "${sizes[@]}"; do
 			"$(awk -v a="$med" 'BEGIN { print a / 1000 }')" "$(awk -v a="$lo" 'BEGIN { print a / 1000 }')" "$rss" "$ratio" "$r" "$vs"
 	done
 done
+echo
+if [ -n "$tools" ]; then
+	echo "Reference: measured side by side on this machine from $tools."
+else
+	echo "Reference: the recorded times of shared/tools/perf-baseline.md, taken on another machine; set SIMPLER_TOOLS to simpler's simpler_setup/tools to run it side by side here."
+fi

@@ -560,16 +560,6 @@ type phaseLine struct {
 // dur_ns whose digits run on into other text (dur_ns=9e30) is no match.
 func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phaseLine) (hasBind, hasOrch bool, bindWhy string) {
 	from := 0
-	failed := func(why string) {
-		if bindWhy == "" {
-			bindWhy = why
-		}
-	}
-	defer func() {
-		if hasBind {
-			bindWhy = ""
-		}
-	}()
 	for wantBind && !hasBind || wantOrch && !hasOrch {
 		to := len(b)
 		for len(skip) >= 2 && skip[1] <= from {
@@ -600,7 +590,7 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 		isBind := wantBind && !hasBind && k >= len(tokBindSp) && string(b[k-len(tokBindSp):k]) == "bind "
 		if e == j {
 			if isBind {
-				failed("no phase name")
+				bindWhy = firstWhy(bindWhy, "no phase name")
 			}
 			continue
 		}
@@ -608,16 +598,16 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 		case isBind:
 			start, e2, ok := int64Field(b, e, " start_ns=")
 			if !ok {
-				failed(phaseFieldWhy(b, e, " start_ns="))
+				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e, " start_ns="))
 				continue
 			}
 			dur, e3, ok := int64Field(b, e2, " dur_ns=")
 			if !ok {
-				failed(phaseFieldWhy(b, e2, " dur_ns="))
+				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e2, " dur_ns="))
 				continue
 			}
 			if e3 < len(b) && !isSpaceByte(b[e3]) {
-				failed("dur_ns is not an integer")
+				bindWhy = firstWhy(bindWhy, "dur_ns is not an integer")
 				continue
 			}
 			bind.at = k - len(tokBindSp)
@@ -633,7 +623,18 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 			hasOrch = true
 		}
 	}
+	if hasBind {
+		bindWhy = ""
+	}
 	return hasBind, hasOrch, bindWhy
+}
+
+// firstWhy keeps the first reason: cur unless it is empty.
+func firstWhy(cur, why string) string {
+	if cur != "" {
+		return cur
+	}
+	return why
 }
 
 // phaseFieldWhy says why key (" start_ns=" or " dur_ns=") did not parse at

@@ -93,6 +93,16 @@ func GroupInvocations(spans []*Span) []*Invocation {
 type Bucket struct {
 	Hid  string
 	Invs []*Invocation
+	set  *bucketSet // the BucketByHid result the bucket belongs to
+}
+
+// bucketSet remembers, for a slice BucketByHid returned, its backing array
+// and its busiest bucket, so that labelling every bucket is linear in the
+// number of buckets rather than quadratic.
+type bucketSet struct {
+	first   **Bucket // &out[0]
+	n       int
+	busiest int
 }
 
 // BucketByHid groups invocations by hid; buckets come in order of first
@@ -112,7 +122,24 @@ func BucketByHid(invs []*Invocation) []*Bucket {
 	for _, b := range out {
 		sort.SliceStable(b.Invs, func(i, j int) bool { return b.Invs[i].Inv < b.Invs[j].Inv })
 	}
+	if len(out) > 0 {
+		set := &bucketSet{first: &out[0], n: len(out), busiest: Busiest(out)}
+		for _, b := range out {
+			b.set = set
+		}
+	}
 	return out
+}
+
+// busiestOf is Busiest, in constant time when buckets is the slice
+// BucketByHid returned, as it returned it.
+func busiestOf(buckets []*Bucket) int {
+	if len(buckets) > 0 {
+		if set := buckets[0].set; set != nil && set.n == len(buckets) && set.first == &buckets[0] {
+			return set.busiest
+		}
+	}
+	return Busiest(buckets)
 }
 
 // Busiest returns the index of the bucket with the most invocations (ties:
@@ -130,13 +157,16 @@ func Busiest(buckets []*Bucket) int {
 // BucketLabel labels bucket i: "decode" for the busiest bucket with more
 // than one invocation, else "prefill" for a bucket of exactly one, else the
 // first eight characters of the hid.
+//
+// On the slice BucketByHid returned (not reordered in place) it takes
+// constant time; on any other slice, time linear in its length.
 func BucketLabel(buckets []*Bucket, i int) string {
 	b := buckets[i]
-	if i == Busiest(buckets) && len(b.Invs) > 1 {
-		return "decode"
-	}
 	if len(b.Invs) == 1 {
 		return "prefill"
+	}
+	if len(b.Invs) > 1 && i == busiestOf(buckets) {
+		return "decode"
 	}
 	if len(b.Hid) > 8 {
 		return b.Hid[:8]

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -300,4 +302,34 @@ func TestFindBindsOnBindSpansOnly(t *testing.T) {
 		assert.Equal(t, *p.Bind, binds[idx[i]], "pass %d", i)
 	}
 	assert.Equal(t, []int{0, 1, 2, -1, -1}, idx)
+}
+
+// TestBucketLabelFastPathAgrees checks that BucketLabel on BucketByHid's own
+// slice (constant time) labels as it does on a copy (the linear path).
+func TestBucketLabelFastPathAgrees(t *testing.T) {
+	for seed := range 200 {
+		var spans []Span
+		n := 1 + seed%17
+		for i := range 3 * n {
+			hid := fmt.Sprintf("%x", 0xabcdef00+(i*7+seed)%n)
+			spans = append(spans, Span{Pid: 1, Inv: uint64(i + 1), Hid: hid, Name: "chip.run"})
+			if (i+seed)%3 == 0 {
+				spans = append(spans, Span{Pid: 1, Inv: uint64(i + 1000), Hid: hid, Name: "chip.run"})
+			}
+		}
+		buckets := BucketByHid(GroupInvocations(InvocationSpans(spans)))
+		cp := append([]*Bucket(nil), buckets...)
+		for i := range buckets {
+			if got, want := BucketLabel(buckets, i), BucketLabel(cp, i); got != want {
+				t.Fatalf("seed %d bucket %d: %q, copy %q", seed, i, got, want)
+			}
+		}
+		// Reordered, the labels follow the new order's busiest.
+		rev := append([]*Bucket(nil), buckets...)
+		slices.Reverse(rev)
+		b := Busiest(rev)
+		if len(rev[b].Invs) > 1 && BucketLabel(rev, b) != "decode" {
+			t.Fatalf("seed %d: reversed busiest not decode", seed)
+		}
+	}
 }

@@ -47,3 +47,8 @@ func BenchmarkRounds(b *testing.B) { benchView(b, "rounds") }
 func BenchmarkPhases(b *testing.B) { benchView(b, "phases", "--ranks", "2") }
 func BenchmarkTPOT(b *testing.B)   { benchView(b, "tpot") }
 func BenchmarkTree(b *testing.B)   { benchView(b, "tree") }
+
+// BenchmarkTraceView writes the per-invocation Chrome trace of the log.
+func BenchmarkTraceView(b *testing.B) {
+	benchView(b, "trace", "-o", filepath.Join(b.TempDir(), "t.json"))
+}
