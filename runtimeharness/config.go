@@ -444,7 +444,7 @@ func ParseArmSpec(spec string) (Config, error) {
 	c := DefaultConfig()
 	body, ok := strings.CutPrefix(strings.TrimSpace(spec), specPrefix)
 	if !ok {
-		return c, fmt.Errorf("arm spec %q: want embedded:key=value,...", spec)
+		return c, fmt.Errorf("arm spec %q: want embedded:key=value[,key=value]", spec)
 	}
 	seen := map[string]bool{}
 	if strings.TrimSpace(body) == "" {

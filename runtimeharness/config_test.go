@@ -56,7 +56,7 @@ func TestNonsenseIsRejected(t *testing.T) {
 	for _, tc := range []struct {
 		spec, want string
 	}{
-		{"workload=dsv4", "arm spec \"workload=dsv4\": want embedded:key=value,..."},
+		{"workload=dsv4", "arm spec \"workload=dsv4\": want embedded:key=value[,key=value]"},
 		{"embedded:workload=llama", "workload=llama: want one of dsv4-pair, qwen3-14b-decode, dsv4-blocks7"},
 		{"embedded:mirror=sometimes", "mirror=sometimes: want one of per_bind, retained"},
 		{"embedded:recorders=8", "recorders=8: want prewarm=N or ondemand"},

@@ -324,7 +324,7 @@ func TestLogCheckerCatchesDefects(t *testing.T) {
 		{name: "two anchors", mutate: two},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			bad := good
+			var bad string
 			if tc.mutate != nil {
 				bad = tc.mutate(good)
 			} else {

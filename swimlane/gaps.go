@@ -89,11 +89,11 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 		laneName[[2]int64{ln.pid, ln.id}] = ln.name
 	}
 	type bind struct {
-		tid            int64
-		ts             int64
-		submits        [][2]int64
-		lastBuild      int64
-		hasBuild, seen bool
+		tid       int64
+		ts        int64
+		submits   [][2]int64
+		lastBuild int64
+		hasBuild  bool
 	}
 	binds := make(map[invKey]*bind)
 	get := func(k invKey) *bind {
