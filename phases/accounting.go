@@ -2,6 +2,7 @@ package phases
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -170,12 +171,12 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 		c := segs[i].code
 		rec[c] = true
 		if topKind {
-			sum[c] += segs[i].dur
+			sum[c] = satAdd(sum[c], segs[i].dur)
 		}
 		if segs[i].h2d {
 			imageRec = true
 			if top {
-				image += segs[i].dur
+				image = satAdd(image, segs[i].dur)
 			}
 		}
 		topH2D = append(topH2D, top)
@@ -188,7 +189,7 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 		r := false
 		for _, nm := range names {
 			c := bpcSegCode[nm]
-			v += sum[c]
+			v = satAdd(v, sum[c])
 			r = r || rec[c]
 		}
 		set(s, v, r)
@@ -210,7 +211,7 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	orch, orchRec := sum[orchCodes[0]], rec[orchCodes[0]]
 	if !orchRec {
 		orchCodes = []uint8{bpcSegCode[SegHostOrchSetup], bpcSegCode[SegHostOrchEntry]}
-		orch = sum[orchCodes[0]] + sum[orchCodes[1]]
+		orch = satAdd(sum[orchCodes[0]], sum[orchCodes[1]])
 		orchRec = rec[orchCodes[0]] || rec[orchCodes[1]]
 	}
 	if orchRec {
@@ -221,7 +222,7 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 			}
 			for o := range segs {
 				if acctCodeIn(segs[o].code, orchCodes) && contains(o, i) {
-					inside += segs[i].dur
+					inside = satAdd(inside, segs[i].dur)
 					break
 				}
 			}
@@ -229,11 +230,22 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 		set(StageHostOrch, max(0, orch-inside), true)
 	}
 
-	gate := m.Value[StageHostOrch] + m.Value[StageH2dImage]
+	gate := satAdd(m.Value[StageHostOrch], m.Value[StageH2dImage])
 	set(StageGate, gate, m.Recorded[StageHostOrch] || m.Recorded[StageH2dImage])
-	set(StageControlPlane, gate+m.Value[StageGraphPack]+m.Value[StageRelocate],
+	set(StageControlPlane, satAdd(satAdd(gate, m.Value[StageGraphPack]), m.Value[StageRelocate]),
 		m.Recorded[StageGate] || m.Recorded[StageGraphPack] || m.Recorded[StageRelocate])
 	return m
+}
+
+// satAdd adds two durations, which are never negative (the readers take
+// unsigned digits only), stopping at the largest int64 instead of wrapping
+// to a negative sum: a log of absurd durations shows an absurd number, not
+// a plausible wrong one.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // acctSegCode is a canonical segment of a pass as ComputePassMetrics reads

@@ -573,3 +573,20 @@ func TestAccountingIgnoresLineOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountingSumsDoNotWrap: durations near int64's limit saturate
+// instead of wrapping into a negative (then clamped to 0) HostOrch.
+func TestAccountingSumsDoNotWrap(t *testing.T) {
+	// Two copies that overlap without containing each other are both
+	// top-level: 2 × 1.25·2^62 does not fit int64.
+	const d = 5 << 60
+	p := acctPass(1, 1, acctSeg(SegArenaH2d, 0, d), acctSeg(SegSmH2d, 1<<60, d), acctSeg(SegHostOrch, 0, 10))
+	m := ComputePassMetrics(p)
+	image, ok := m.Get(StageH2dImage)
+	require.True(t, ok)
+	assert.Equal(t, int64(1<<63-1), image)
+	gate, _ := m.Get(StageGate)
+	assert.Equal(t, int64(1<<63-1), gate)
+	orch, _ := m.Get(StageHostOrch)
+	assert.Equal(t, int64(10), orch)
+}

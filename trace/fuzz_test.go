@@ -135,6 +135,7 @@ func FuzzParseAttrs(f *testing.F) {
 	f.Add("k=v n=12 neg=-0 big=123456789012345678901234567890 p=%31 d=%5Bx%5D k=w")
 	f.Add("noeq =x y= -=- %=% ==")
 	f.Add("\t a=1\r\nb=%zz~ ")
+	f.Add("d=%31%32 e=003 s=%207 p=+7 u=1_0 x=1__0 h=0x10 f=1.5 z=")
 	f.Fuzz(func(t *testing.T, raw string) {
 		attrs := ParseAttrs(raw)
 		seen := make(map[string]bool)
@@ -150,6 +151,10 @@ func FuzzParseAttrs(f *testing.F) {
 				if a.Value == "" || a.Value == "-0" || (a.Value[0] == '0' && a.Value != "0") || (strings.HasPrefix(a.Value, "-0")) {
 					t.Fatalf("non-canonical int %q", a.Value)
 				}
+			}
+			// Int never panics; an integer attribute is its own value.
+			if n, ok := a.Int(); a.IsInt && (!ok || n.String() != a.Value) {
+				t.Fatalf("Int of integer %q: %v %v", a.Value, n, ok)
 			}
 			got, ok := attrs.Get(a.Key)
 			if !ok || got != a {

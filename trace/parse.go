@@ -1,6 +1,9 @@
 package trace
 
-import "bytes"
+import (
+	"bytes"
+	"sync/atomic"
+)
 
 // A batch holds the records of one chunk of lines, in log order. Line
 // numbers in its records count from 1 at the chunk's first line; the
@@ -23,6 +26,7 @@ type batch struct {
 	torn      []Torn
 	malformed []Malformed
 	binary    bool // the chunk's first bytes do not look like text (looksBinary)
+	bytes     int  // the chunk's length
 }
 
 type queued struct {
@@ -36,7 +40,7 @@ type queued struct {
 func (b *batch) reset(file string, src int) {
 	b.file, b.src = file, src
 	b.lines, b.heads, b.parsed = 0, 0, 0
-	b.binary = false
+	// binary and bytes are parseChunk's to set, for the whole chunk.
 	b.recs = b.recs[:0]
 	b.spans = b.spans[:0]
 	b.anch = b.anch[:0]
@@ -58,6 +62,7 @@ type readConfig struct {
 	phases   bool                   // bind phases or host-orch lines are wanted
 	chunk    int                    // bytes per chunk; chunkSize when zero (tests make it small)
 	maxLine  int                    // the longest line; MaxLineBytes when zero (tests make it small)
+	progress *atomic.Int64          // ReadOptions.Progress
 	lean     *readConfig            // without the kinds a chunk with bind phases skips
 	noMap    bool                   // read files, never map them (tests)
 }
@@ -71,6 +76,7 @@ func newReadConfig(o ReadOptions) readConfig {
 		kinds:    k,
 		keepSpan: o.KeepSpan,
 		firsts:   o.FirstSpans,
+		progress: o.Progress,
 		brackets: k.Has(KindSpan) || k.Has(KindTorn) || k.Has(KindAnchor) || k.Has(KindDrops),
 		phases:   k.Has(KindBindPhase) || k.Has(KindHostOrch),
 	}
@@ -117,6 +123,7 @@ func newParser(cfg readConfig) *parser {
 // its terminator.
 func (p *parser) parseChunk(data []byte, final bool, b *batch) {
 	b.binary = looksBinary(data[:min(len(data), binarySample)])
+	b.bytes = len(data)
 	if lean := p.cfg.lean; lean != nil {
 		// First the chunk without the kinds to skip: if it has a bind
 		// phase, that is all; else again, in full.

@@ -1,6 +1,9 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // A Kind says what record a Reader is positioned on.
 type Kind int
@@ -106,6 +109,10 @@ type ReadOptions struct {
 	// with the same positions. 0 or 1: the goroutine calling Scan parses.
 	// A Reader with workers must be closed (Close).
 	Workers int
+	// Progress, when not nil, is advanced by the bytes of every chunk as
+	// the Reader yields its records (decompressed bytes for gzip input),
+	// so another goroutine can report how far a long read is.
+	Progress *atomic.Int64
 }
 
 // A Reader reads simpler host logs record by record. Its API is modelled on
@@ -270,6 +277,9 @@ func (r *Reader) nextBatch() bool {
 	r.nextBase += b.lines
 	r.heads += b.heads
 	r.parsed += b.parsed
+	if r.cfg.progress != nil {
+		r.cfg.progress.Add(int64(b.bytes))
+	}
 	r.b, r.bi = b, 0
 	return true
 }

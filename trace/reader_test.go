@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -697,4 +698,26 @@ func TestLogWarningsNameBadLines(t *testing.T) {
 	l := readText(t, "bind phase=a start_ns=x dur_ns=1 bind phase=args start_ns=1 dur_ns=2\n")
 	assert.Empty(t, l.Warnings())
 	require.Len(t, l.BindPhases, 1)
+}
+
+// TestReaderProgressCountsBytes checks ReadOptions.Progress against the
+// input's length, sequential and parallel, and that the lean path of
+// SkipIfBindPhases still names binary input.
+func TestReaderProgressCountsBytes(t *testing.T) {
+	text := strings.Repeat(bare(1, 1, 1, "chip.run", "", 1, 2), 5000)
+	for _, workers := range []int{0, 2} {
+		var n atomic.Int64
+		r := NewReaderOptions([]Source{ReaderSource("a", strings.NewReader(text)), ReaderSource("b", strings.NewReader(text))},
+			ReadOptions{Workers: workers, Progress: &n})
+		for r.Scan() {
+		}
+		require.NoError(t, r.Err())
+		r.Close()
+		assert.Equal(t, int64(2*len(text)), n.Load(), "workers %d", workers)
+	}
+	r := NewReaderOptions([]Source{ReaderSource("bin", strings.NewReader("\x00\x01\x02"))},
+		ReadOptions{Kinds: Kinds(KindBindPhase, KindSpan), SkipIfBindPhases: Kinds(KindSpan)})
+	for r.Scan() {
+	}
+	assert.Equal(t, []string{"bin"}, r.Binary())
 }

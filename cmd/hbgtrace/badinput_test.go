@@ -8,9 +8,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // These tests pin issue 11 §2: every bad input gives the right number or
@@ -248,4 +251,30 @@ func TestExitStatusOnNoData(t *testing.T) {
 			assert.Equal(t, tc.code, code, "%v on %q: %s", tc.args, log, stderr)
 		}
 	}
+}
+
+// TestProgressOnLongReads: a read that outlasts the delay shows "read X of
+// Y MB" and clears its line; a short one and a non-terminal show nothing.
+func TestProgressOnLongReads(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.log")
+	require.NoError(t, os.WriteFile(p, make([]byte, 3<<20), 0o644))
+	srcs := []trace.Source{trace.FileSource(p)}
+
+	var long strings.Builder
+	pr := newProgress(&long, srcs, time.Millisecond, time.Millisecond)
+	pr.counter().Store(1 << 20)
+	time.Sleep(20 * time.Millisecond)
+	pr.finish()
+	assert.Contains(t, long.String(), "\rhbgtrace: read 1 of 3 MB (33%)")
+	assert.True(t, strings.HasSuffix(long.String(), "\r\x1b[K"), "the line is cleared")
+
+	var short strings.Builder
+	pr = newProgress(&short, srcs, time.Hour, time.Millisecond)
+	pr.finish()
+	assert.Empty(t, short.String())
+
+	assert.Equal(t, int64(0), inputBytes([]trace.Source{trace.ReaderSource("-", strings.NewReader(""))}), "stdin: no total")
+	var buf strings.Builder
+	assert.Nil(t, startProgress(&buf, srcs), "not a terminal: no progress")
 }

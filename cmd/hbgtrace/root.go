@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
@@ -138,7 +139,9 @@ func readLog(cmd *cobra.Command, args []string) (*trace.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return trace.ReadLog(srcs)
+	pr := startProgress(cmd.ErrOrStderr(), srcs)
+	defer pr.finish()
+	return trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter()})
 }
 
 // printWarnings writes the log's warnings to stderr, one per line.

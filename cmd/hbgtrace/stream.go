@@ -20,6 +20,9 @@ func streamLog(cmd *cobra.Command, args []string, opts trace.ReadOptions, v trac
 		return nil, err
 	}
 	opts.Workers = runtime.GOMAXPROCS(0)
+	pr := startProgress(cmd.ErrOrStderr(), srcs)
+	opts.Progress = pr.counter()
+	defer pr.finish()
 	return trace.StreamLog(srcs, opts, v)
 }
 
