@@ -43,11 +43,19 @@ func browser(t *testing.T, width, height int) (context.Context, func() []string,
 	if path == "" {
 		t.Skip("chromium is not installed (Debian: apt-get install chromium)")
 	}
+	// A fresh profile, removed after the browser is gone. Not t.TempDir:
+	// Chromium's helper processes may still write to it for a moment
+	// after the browser is cancelled, and its removal would then fail the
+	// test; here the removal retries instead.
+	profile, err := os.MkdirTemp("", "hbgkit-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("no-first-run", true),
@@ -56,7 +64,18 @@ func browser(t *testing.T, width, height int) (context.Context, func() []string,
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() {
+		cancelT()
+		cancelC()
+		cancelA()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
+	})
 
 	var mu sync.Mutex
 	var errs, reqs []string
