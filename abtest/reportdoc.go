@@ -46,6 +46,24 @@ func ci(lo, hi Num) string {
 	return "[" + pct(lo) + ", " + pct(hi) + "]"
 }
 
+// shownP is the p a report prints for m: its Wilcoxon p for the primary
+// metric, the Holm-adjusted one for a secondary row.
+func (m *MetricResult) shownP() Num {
+	if m.Primary {
+		return m.P
+	}
+	return m.HolmP
+}
+
+// shownVerdict is m's verdict as printed; "(p)" marks a row the interval
+// alone would have called but whose Holm-adjusted p did not.
+func (m *MetricResult) shownVerdict() string {
+	if m.Gated {
+		return m.Verdict + " (p)"
+	}
+	return m.Verdict
+}
+
 // Headline returns the one-line verdict on the primary metric.
 func (a *Analysis) Headline() string {
 	m := a.PrimaryResult()
@@ -129,15 +147,7 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 				if m.SignN > 0 || (m.Rounds > 0 && a.Design != DesignUnpaired && a.Design != DesignDescriptive) {
 					sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 				}
-				p := m.P
-				if !m.Primary {
-					p = m.HolmP
-				}
-				verdict := m.Verdict
-				if m.Gated {
-					verdict += " (p)"
-				}
-				row = append(row, pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(p), verdict)
+				row = append(row, pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict())
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -403,16 +413,8 @@ func (a *Analysis) CombinedTable() *report.Table {
 			if m.SignN > 0 {
 				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 			}
-			p := m.P
-			if !m.Primary {
-				p = m.HolmP
-			}
-			verdict := m.Verdict
-			if m.Gated {
-				verdict += " (p)"
-			}
 			t.Rows = append(t.Rows, []string{name, us(m.Arms[Base].TrimmedMean), us(m.Arms[Head].TrimmedMean),
-				pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(p), verdict})
+				pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict()})
 		}
 	}
 	if len(t.Rows) == 0 {
