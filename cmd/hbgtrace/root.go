@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
@@ -153,10 +154,10 @@ func printWarnings(cmd *cobra.Command, l *trace.Log) {
 
 // Output formats of the table commands.
 const (
-	formatText     = "text"
-	formatMarkdown = "markdown"
-	formatJSON     = "json"
-	formatCSV      = "csv"
+	formatText     = report.FormatText
+	formatMarkdown = report.FormatMarkdown
+	formatJSON     = report.FormatJSON
+	formatCSV      = report.FormatCSV
 )
 
 // addFormatFlag adds --format to a table command.
