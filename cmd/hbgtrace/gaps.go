@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
@@ -103,20 +102,7 @@ func gapsRun(cmd *cobra.Command, args []string, opts gapsOptions) error {
 		}
 		return errors.New("gaps: no graph_submit records in the artifacts for the binds of this log")
 	}
-	out := cmd.OutOrStdout()
-	var b strings.Builder
-	switch opts.format {
-	case formatJSON:
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(gs)
-	case formatMarkdown:
-		swimlane.WriteGapsMarkdown(&b, gs)
-	default:
-		swimlane.WriteGapsText(&b, gs)
-	}
-	_, err = fmt.Fprint(out, b.String())
-	return err
+	return report.WriteGaps(cmd.OutOrStdout(), opts.format, gs)
 }
 
 // roundIndex maps each bind to its row of `hbgtrace rounds`.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -54,6 +55,5 @@ func overlapRun(cmd *cobra.Command, args []string, opts overlapOptions) error {
 	if err != nil {
 		return fmt.Errorf("overlap: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Native overlap verified for %d adjacent dispatch pair(s).\n", len(checks))
-	return nil
+	return report.WriteOverlap(cmd.OutOrStdout(), len(checks))
 }
