@@ -13,6 +13,8 @@ import (
 
 // phasesOptions are the flags of `hbgtrace phases`.
 type phasesOptions struct {
+	ioStreams
+	logs      []string
 	rounds    int
 	ranks     int
 	ranksSet  bool
@@ -23,8 +25,10 @@ type phasesOptions struct {
 	accounting bool
 }
 
-func newPhasesCmd() *cobra.Command {
-	var opts phasesOptions
+// newPhasesCmd builds the phases command. runF replaces phasesRun in tests; nil
+// means phasesRun.
+func newPhasesCmd(runF func(*phasesOptions) error) *cobra.Command {
+	opts := &phasesOptions{}
 	cmd := &cobra.Command{
 		Use:   "phases LOG...",
 		Short: "Per-segment min/median/max of the warm bind passes",
@@ -77,7 +81,12 @@ Output formats (--format):
 				return &usageError{cmd: cmd, err: errors.New("--rounds and --ranks must not be negative")}
 			}
 			opts.ranksSet = cmd.Flags().Changed("ranks")
-			return phasesRun(cmd, args, opts)
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return phasesRun(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -105,14 +114,14 @@ const (
 		"--keep-first reports the cold binds instead."
 )
 
-func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
+func phasesRun(opts *phasesOptions) error {
 	// The lines stream into per-pass durations; E3 bind spans and the
 	// warnings matter only to a log without `bind phase=` lines, so a
 	// chunk of the log that has such lines is not searched for them.
 	lines := phases.NewSpreadCollector(opts.accounting)
 	var e3 phases.SpanBindSpans
 	nlines := 0
-	log, err := streamLog(cmd, args, trace.ReadOptions{
+	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
 		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp, trace.KindAutoload),
 		KeepSpan:         phases.SpanBindName,
 		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan, trace.KindAutoload),
@@ -123,8 +132,8 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := &report.BindPhases{Logs: args, Stamp: log.Stamp, Autoloads: log.Autoloads}
-	name := strings.Join(args, " ")
+	rep := &report.BindPhases{Logs: opts.logs, Stamp: log.Stamp, Autoloads: log.Autoloads}
+	name := strings.Join(opts.logs, " ")
 	refuse := func(format string, a ...any) error {
 		return &exitError{code: 1, text: name + ": " + fmt.Sprintf(format, a...) + "\n"}
 	}
@@ -135,10 +144,10 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 		// and hbgkit's count of the bind-phase lines it left out: one
 		// bad line changes the pass and rank counts.
 		for _, w := range log.MalformedWarnings(trace.Kinds(trace.KindBindPhase)) {
-			fmt.Fprintln(cmd.ErrOrStderr(), w)
+			fmt.Fprintln(opts.Stderr, w)
 		}
 	} else {
-		printWarnings(cmd, log)
+		printWarnings(opts.Stderr, log)
 	}
 	rep.Spans = src.Spans
 	rep.Spread, err = src.Spread(phases.BindSpreadOptions{
@@ -162,8 +171,8 @@ func phasesRun(cmd *cobra.Command, args []string, opts phasesOptions) error {
 		rep.Acct = &acct
 		rep.AcctWarning = acct.Warning(src.AccountingWhat(opts.keepFirst))
 		if rep.AcctWarning != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), rep.AcctWarning)
+			fmt.Fprintln(opts.Stderr, rep.AcctWarning)
 		}
 	}
-	return report.WriteBindPhases(cmd.OutOrStdout(), opts.format, rep)
+	return report.WriteBindPhases(opts.Stdout, opts.format, rep)
 }

@@ -12,13 +12,16 @@ import (
 
 // roundsOptions are the flags and arguments of `hbgtrace rounds`.
 type roundsOptions struct {
+	ioStreams
 	logs    []string
 	perRank bool
 	format  string
 	records []string // host_phase_records.jsonl artifacts
 }
 
-func newRoundsCmd() *cobra.Command {
+// newRoundsCmd builds the rounds command. runF replaces roundsRun in tests; nil
+// means roundsRun.
+func newRoundsCmd(runF func(*roundsOptions) error) *cobra.Command {
 	opts := &roundsOptions{}
 	cmd := &cobra.Command{
 		Use:   "rounds LOG...",
@@ -77,11 +80,15 @@ Output formats (--format):
   hbgtrace rounds host.log --records out/host_phase_records.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.logs = args
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			return roundsRun(cmd, opts)
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return roundsRun(opts)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
@@ -91,7 +98,7 @@ Output formats (--format):
 	return cmd
 }
 
-func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
+func roundsRun(opts *roundsOptions) error {
 	// The table keeps per invocation only what a row reads, and the
 	// accounting the bind passes' segments: the log streams through.
 	rc := phases.NewRoundsCollector()
@@ -102,11 +109,11 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 			return err
 		}
 		for _, w := range warns {
-			fmt.Fprintln(cmd.ErrOrStderr(), w)
+			fmt.Fprintln(opts.Stderr, w)
 		}
 		bc.Records(rps)
 	}
-	l, err := streamLog(cmd, opts.logs, trace.ReadOptions{
+	l, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
 		Kinds:      warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
 		KeepSpan:   phases.RoundsReads,
 		FirstSpans: phases.RoundsSpan,
@@ -117,7 +124,7 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, l)
+	printWarnings(opts.Stderr, l)
 	var tables []*report.RoundsTable
 	if opts.perRank {
 		for _, rr := range rc.RoundsPerRank() {
@@ -129,12 +136,12 @@ func roundsRun(cmd *cobra.Command, opts *roundsOptions) error {
 	}
 	for _, t := range tables {
 		for _, w := range t.Warnings() {
-			fmt.Fprintln(cmd.ErrOrStderr(), w)
+			fmt.Fprintln(opts.Stderr, w)
 		}
 	}
 	// Tables of a long log run to megabytes: write them through a buffer
 	// rather than build them in memory.
-	b := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	b := bufio.NewWriterSize(opts.Stdout, 64<<10)
 	if opts.perRank {
 		err = report.WriteRoundsPerRank(b, opts.format, tables)
 	} else {

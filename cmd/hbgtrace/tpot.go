@@ -9,11 +9,14 @@ import (
 
 // tpotOptions are the flags and arguments of `hbgtrace tpot`.
 type tpotOptions struct {
+	ioStreams
 	logs   []string
 	format string
 }
 
-func newTpotCmd() *cobra.Command {
+// newTpotCmd builds the tpot command. runF replaces tpotRun in tests; nil
+// means tpotRun.
+func newTpotCmd(runF func(*tpotOptions) error) *cobra.Command {
 	opts := &tpotOptions{}
 	cmd := &cobra.Command{
 		Use:   "tpot LOG...",
@@ -40,22 +43,26 @@ Output formats (--format):
   cat host.log | hbgtrace tpot -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.logs = args
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			return tpotRun(cmd, opts)
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return tpotRun(opts)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
 	return cmd
 }
 
-func tpotRun(cmd *cobra.Command, opts *tpotOptions) error {
-	c, err := summariseInvocations(cmd, opts.logs, false)
+func tpotRun(opts *tpotOptions) error {
+	c, err := summariseInvocations(opts.ioStreams, opts.logs, false)
 	if err != nil {
 		return err
 	}
 	tp := c.TPOT()
-	return writeView(cmd, "tpot", func(w io.Writer) error { return report.WriteTPOT(w, opts.format, tp) })
+	return writeView(opts.Stdout, "tpot", func(w io.Writer) error { return report.WriteTPOT(w, opts.format, tp) })
 }

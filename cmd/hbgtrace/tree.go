@@ -9,11 +9,14 @@ import (
 
 // treeOptions are the flags and arguments of `hbgtrace tree`.
 type treeOptions struct {
+	ioStreams
 	logs   []string
 	format string
 }
 
-func newTreeCmd() *cobra.Command {
+// newTreeCmd builds the tree command. runF replaces treeRun in tests; nil
+// means treeRun.
+func newTreeCmd(runF func(*treeOptions) error) *cobra.Command {
 	opts := &treeOptions{}
 	cmd := &cobra.Command{
 		Use:   "tree LOG...",
@@ -44,22 +47,26 @@ Output formats (--format):
   hbgtrace tree --format json spool/ > tree.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.logs = args
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			return treeRun(cmd, opts)
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return treeRun(opts)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
 	return cmd
 }
 
-func treeRun(cmd *cobra.Command, opts *treeOptions) error {
-	c, err := summariseInvocations(cmd, opts.logs, true)
+func treeRun(opts *treeOptions) error {
+	c, err := summariseInvocations(opts.ioStreams, opts.logs, true)
 	if err != nil {
 		return err
 	}
 	tr := c.Tree()
-	return writeView(cmd, "tree", func(w io.Writer) error { return report.WriteTree(w, opts.format, tr) })
+	return writeView(opts.Stdout, "tree", func(w io.Writer) error { return report.WriteTree(w, opts.format, tr) })
 }
