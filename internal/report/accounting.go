@@ -72,9 +72,9 @@ const (
 	acctTotalLine = "    %-23s %8.1f us"
 )
 
-// GateLabel is the Gate stage as the share blocks name it, with what it
+// gateLabel is the Gate stage as the share blocks name it, with what it
 // sums.
-const GateLabel = "Gate(HostOrch+H2dImage)"
+const gateLabel = "Gate(HostOrch+H2dImage)"
 
 // sharesText returns the share blocks of DESIGN §4: a blank line, the
 // blocks all rounds, cold and warm, each over its own common round set
@@ -113,7 +113,7 @@ func writeBlockText(b *strings.Builder, blk *phases.AccountingBlock) {
 		b.WriteString("\n")
 	}
 	if blk.Present[phases.StageGate] {
-		fmt.Fprintf(b, acctTotalLine+"  (target <= %.0f us)\n", GateLabel, blk.Mean[phases.StageGate], phases.GateTargetUS)
+		fmt.Fprintf(b, acctTotalLine+"  (target <= %.0f us)\n", gateLabel, blk.Mean[phases.StageGate], phases.GateTargetUS)
 	}
 	if blk.Present[phases.StageControlPlane] {
 		fmt.Fprintf(b, acctTotalLine+"\n", phases.StageControlPlane.Label(), blk.Mean[phases.StageControlPlane])

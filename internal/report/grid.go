@@ -17,13 +17,13 @@ const (
 	FormatCSV      = "csv"
 )
 
-// NoMarkers is what the table views print when the log has nothing to
+// noMarkers is what the table views print when the log has nothing to
 // show.
-const NoMarkers = "No [STRACE] markers found."
+const noMarkers = "No [STRACE] markers found."
 
-// writeNoMarkers writes the NoMarkers line.
+// writeNoMarkers writes the noMarkers line.
 func writeNoMarkers(w io.Writer) error {
-	_, err := fmt.Fprintln(w, NoMarkers)
+	_, err := fmt.Fprintln(w, noMarkers)
 	return err
 }
 

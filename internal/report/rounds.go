@@ -296,7 +296,7 @@ func writeRoundsBlockMarkdown(w io.Writer, blk *phases.AccountingBlock) error {
 		tb.addRow(s.Label(), fixed1(blk.Mean[s]), share, note)
 	}
 	if blk.Present[phases.StageGate] {
-		tb.addRow(GateLabel, fixed1(blk.Mean[phases.StageGate]), "",
+		tb.addRow(gateLabel, fixed1(blk.Mean[phases.StageGate]), "",
 			fmt.Sprintf("target <= %.0f us", phases.GateTargetUS))
 	}
 	if blk.Present[phases.StageControlPlane] {
