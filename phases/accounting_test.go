@@ -252,8 +252,8 @@ func TestCommonRoundSet(t *testing.T) {
 		"warning: HBG accounting, all rounds: left out 1 of 4 rounds that lack H2dArena: rounds 2",
 		"warning: HBG accounting, warm: left out 1 of 3 rounds that lack H2dArena: rounds 2",
 	}, a.Warnings())
-	assert.Contains(t, a.SharesText(), "  HBG bind accounting, all rounds (n=3 of 4):\n")
-	assert.Contains(t, a.SharesText(), "  HBG bind accounting, warm (n=2 of 3):\n")
+	assert.Equal(t, [2]int{3, 4}, [2]int{a.All.K(), a.All.M()}, "all rounds: n=3 of 4")
+	assert.Equal(t, [2]int{2, 3}, [2]int{a.WarmBlock.K(), a.WarmBlock.M()}, "warm: n=2 of 3")
 }
 
 // acctFixture reads a fixture log.

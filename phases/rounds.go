@@ -16,6 +16,16 @@ const (
 	MetricSched     = "Sched"
 )
 
+// roundsMetrics are the metrics of the reference columns, in column order.
+var roundsMetrics = [...]string{MetricHost, MetricDevice, MetricEffective, MetricOrch, MetricSched}
+
+// RoundsMetrics returns the metrics of the reference rounds table, in
+// column order (a copy).
+func RoundsMetrics() []string {
+	m := roundsMetrics
+	return m[:]
+}
+
 // UnitMicros is the unit of every rounds column: microseconds, as ns / 1000.
 const UnitMicros = "us"
 
@@ -321,7 +331,7 @@ func newRounds(hid string, rows []*roundsInv) *Rounds {
 	}
 	n := len(rows)
 	vals := map[string][]float64{}
-	for _, m := range []string{MetricHost, MetricDevice, MetricEffective, MetricOrch, MetricSched} {
+	for _, m := range roundsMetrics {
 		vals[m] = make([]float64, n)
 	}
 	r.Rows = make([]RoundRow, 0, n)
@@ -334,7 +344,7 @@ func newRounds(hid string, rows []*roundsInv) *Rounds {
 		vals[MetricSched][i] = roundsMicros(sched)
 		vals[MetricEffective][i] = roundsEffective(orch, sched)
 	}
-	for _, m := range []string{MetricHost, MetricDevice, MetricEffective, MetricOrch, MetricSched} {
+	for _, m := range roundsMetrics {
 		v := vals[m]
 		if m != MetricHost && len(roundsNonZero(v)) == 0 {
 			continue

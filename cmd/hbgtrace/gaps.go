@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
@@ -17,13 +16,19 @@ import (
 
 // gapsOptions are the flags of `hbgtrace gaps`.
 type gapsOptions struct {
+	ioStreams
+	logs    []string
 	records []string
 	minGap  string
 	format  string
+	// minGapNs is minGap parsed (parseMinGap), 0 for the default.
+	minGapNs int64
 }
 
-func newGapsCmd() *cobra.Command {
-	var opts gapsOptions
+// newGapsCmd builds the gaps command. runF replaces gapsRun in tests; nil
+// means gapsRun.
+func newGapsCmd(runF func(*gapsOptions) error) *cobra.Command {
+	opts := &gapsOptions{}
 	cmd := &cobra.Command{
 		Use:   "gaps LOG... --records R.jsonl... [--min-gap 20us]",
 		Short: "Find the waits between Graph submissions, annotated",
@@ -43,7 +48,22 @@ See docs/swimlanes.md.`,
   hbgtrace gaps run.log --records r.jsonl --min-gap 50us --format json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return gapsRun(cmd, args, opts)
+			switch opts.format {
+			case formatText, formatMarkdown, formatJSON:
+			default:
+				return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
+			}
+			minGap, err := parseMinGap(opts.minGap)
+			if err != nil {
+				return &usageError{cmd: cmd, err: err}
+			}
+			opts.minGapNs = minGap
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return gapsRun(opts)
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
@@ -73,50 +93,28 @@ func parseMinGap(s string) (int64, error) {
 	return d.Nanoseconds(), nil
 }
 
-func gapsRun(cmd *cobra.Command, args []string, opts gapsOptions) error {
-	switch opts.format {
-	case formatText, formatMarkdown, formatJSON:
-	default:
-		return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
-	}
-	minGap, err := parseMinGap(opts.minGap)
-	if err != nil {
-		return &usageError{cmd: cmd, err: err}
-	}
-	log, err := readLog(cmd, args)
+func gapsRun(opts *gapsOptions) error {
+	log, err := readLog(opts.ioStreams, opts.logs)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, log)
+	printWarnings(opts.Stderr, log)
 	passes, err := trace.LoadPhaseRecords(opts.records)
 	if err != nil {
 		return fmt.Errorf("gaps: %w", err)
 	}
 	sw := swimlane.Build(log, passes)
 	for _, w := range sw.Warnings() {
-		fmt.Fprintln(cmd.ErrOrStderr(), w)
+		fmt.Fprintln(opts.Stderr, w)
 	}
-	gs := sw.Gaps(swimlane.GapOptions{MinGap: minGap, Round: roundIndex(log)})
+	gs := sw.Gaps(swimlane.GapOptions{MinGap: opts.minGapNs, Round: roundIndex(log)})
 	if len(gs) == 0 {
 		if len(opts.records) == 0 {
 			return errors.New("gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records")
 		}
 		return errors.New("gaps: no graph_submit records in the artifacts for the binds of this log")
 	}
-	out := cmd.OutOrStdout()
-	var b strings.Builder
-	switch opts.format {
-	case formatJSON:
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(gs)
-	case formatMarkdown:
-		swimlane.WriteGapsMarkdown(&b, gs)
-	default:
-		swimlane.WriteGapsText(&b, gs)
-	}
-	_, err = fmt.Fprint(out, b.String())
-	return err
+	return report.WriteGaps(opts.Stdout, opts.format, gs)
 }
 
 // roundIndex maps each bind to its row of `hbgtrace rounds`.

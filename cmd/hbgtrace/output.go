@@ -8,15 +8,14 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/outfile"
-	"github.com/spf13/cobra"
 )
 
 // writeOutput writes the -o target path by the rule of internal/outfile
 // ("-" is stdout, a device or FIFO is written in place, a directory is an
 // error, a regular file is replaced atomically); a name ending in .gz is
 // written gzip-compressed.
-func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
-	return outfile.Write(path, cmd.OutOrStdout(), func(w io.Writer) error {
+func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) error {
+	return outfile.Write(path, stdout, func(w io.Writer) error {
 		if !strings.HasSuffix(path, ".gz") {
 			return write(w)
 		}
@@ -32,10 +31,10 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 // wrote prints a command's "Wrote …" summary line: on stdout, as the
 // reference does, unless the output itself went to stdout (-o -), where it
 // would corrupt it; then on stderr.
-func wrote(cmd *cobra.Command, path, format string, a ...any) {
-	w := cmd.OutOrStdout()
+func wrote(st ioStreams, path, format string, a ...any) {
+	w := st.Stdout
 	if path == "-" {
-		w = cmd.ErrOrStderr()
+		w = st.Stderr
 	}
 	fmt.Fprintf(w, format, a...)
 }

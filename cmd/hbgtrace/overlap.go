@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -11,11 +12,15 @@ import (
 
 // overlapOptions are the flags of `hbgtrace overlap`.
 type overlapOptions struct {
+	ioStreams
+	logs          []string
 	requireHidden bool
 }
 
-func newOverlapCmd() *cobra.Command {
-	var opts overlapOptions
+// newOverlapCmd builds the overlap command. runF replaces overlapRun in tests; nil
+// means overlapRun.
+func newOverlapCmd(runF func(*overlapOptions) error) *cobra.Command {
+	opts := &overlapOptions{}
 	cmd := &cobra.Command{
 		Use:   "overlap LOG...",
 		Short: "Assert that each run's preparation overlaps the device work",
@@ -31,7 +36,12 @@ exits with status 2. Legacy simpler_run* span names are accepted.`,
   hbgtrace overlap --require-hidden spool/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return overlapRun(cmd, args, opts)
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return overlapRun(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.requireHidden, "require-hidden", false,
@@ -39,12 +49,12 @@ exits with status 2. Legacy simpler_run* span names are accepted.`,
 	return cmd
 }
 
-func overlapRun(cmd *cobra.Command, args []string, opts overlapOptions) error {
-	log, err := readLog(cmd, args)
+func overlapRun(opts *overlapOptions) error {
+	log, err := readLog(opts.ioStreams, opts.logs)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, log)
+	printWarnings(opts.Stderr, log)
 	invs := trace.GroupInvocations(trace.InvocationSpans(log.Spans))
 	checks, err := phases.VerifyOverlap(invs, phases.OverlapOptions{RequireHidden: opts.requireHidden})
 	var oe *phases.OverlapError
@@ -54,6 +64,5 @@ func overlapRun(cmd *cobra.Command, args []string, opts overlapOptions) error {
 	if err != nil {
 		return fmt.Errorf("overlap: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Native overlap verified for %d adjacent dispatch pair(s).\n", len(checks))
-	return nil
+	return report.WriteOverlap(opts.Stdout, len(checks))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -77,16 +78,24 @@ func phasesLines(th string, n int) []trace.BindPhase {
 	return out
 }
 
-func phasesThreeReport(t *testing.T) *phasesReport {
+func phasesThreeReport(t *testing.T) *report.BindPhases {
 	t.Helper()
 	sp, err := phases.SnapshotBindSpread(phases.SnapshotBindPasses(phasesLines("7f3c", 3)),
 		phases.BindSpreadOptions{Rounds: 3})
 	require.NoError(t, err)
-	return &phasesReport{
-		logs:   []string{"bind.log"},
-		stamp:  &trace.Stamp{Text: "abc1234 env SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 python examples/x/test_q.py --rounds 3"},
-		spread: sp,
+	return &report.BindPhases{
+		Logs:   []string{"bind.log"},
+		Stamp:  &trace.Stamp{Text: "abc1234 env SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 python examples/x/test_q.py --rounds 3"},
+		Spread: sp,
 	}
+}
+
+// phasesWrite returns rep as report.WriteBindPhases writes it in format.
+func phasesWrite(t *testing.T, format string, rep *report.BindPhases) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, report.WriteBindPhases(&b, format, rep))
+	return b.String()
 }
 
 func TestPhasesReportText(t *testing.T) {
@@ -111,7 +120,7 @@ func TestPhasesReportText(t *testing.T) {
   Compare by min, over the same phase set, against a log with the same
   stamp; see docs/dfx/hbg-bind-phases.md 'Comparing two branches'.
 `
-	assert.Equal(t, want, phasesThreeReport(t).text())
+	assert.Equal(t, want, phasesWrite(t, formatText, phasesThreeReport(t)))
 }
 
 func TestPhasesReportTextVariants(t *testing.T) {
@@ -177,18 +186,18 @@ func TestPhasesReportTextVariants(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := &phasesReport{logs: []string{"a.log", "b.log"}, spans: tc.spans}
+			rep := &report.BindPhases{Logs: []string{"a.log", "b.log"}, Spans: tc.spans}
 			if tc.stamp {
-				rep.stamp = &trace.Stamp{Text: "s"}
+				rep.Stamp = &trace.Stamp{Text: "s"}
 			}
 			var err error
 			if tc.spans {
-				rep.spread, err = phases.SpanBindSpread(tc.passes, false)
+				rep.Spread, err = phases.SpanBindSpread(tc.passes, false)
 			} else {
-				rep.spread, err = phases.SnapshotBindSpread(tc.passes, phases.BindSpreadOptions{})
+				rep.Spread, err = phases.SnapshotBindSpread(tc.passes, phases.BindSpreadOptions{})
 			}
 			require.NoError(t, err)
-			got := rep.text()
+			got := phasesWrite(t, formatText, rep)
 			assert.True(t, strings.HasPrefix(got, "a.log b.log\n"), got)
 			for _, s := range tc.contains {
 				assert.Contains(t, got, s)
@@ -204,23 +213,14 @@ func TestPhasesReportFormats(t *testing.T) {
 	rep := phasesThreeReport(t)
 	for _, format := range []string{formatText, formatMarkdown, formatJSON, formatCSV} {
 		t.Run(format, func(t *testing.T) {
-			var b strings.Builder
-			switch format {
-			case formatText:
-				b.WriteString(rep.text())
-			case formatJSON:
-				require.NoError(t, writeJSON(&b, rep.json()))
-			default:
-				require.NoError(t, writeTable(&b, format, rep.table(format)))
-			}
-			phasesGolden(t, "phases_three_passes."+format, b.String())
+			phasesGolden(t, "phases_three_passes."+format, phasesWrite(t, format, rep))
 		})
 	}
 }
 
 func TestPhasesReportJSON(t *testing.T) {
 	var b strings.Builder
-	require.NoError(t, writeJSON(&b, phasesThreeReport(t).json()))
+	b.WriteString(phasesWrite(t, formatJSON, phasesThreeReport(t)))
 	var doc struct {
 		Logs         []string
 		Stamp        *string

@@ -13,12 +13,16 @@ import (
 
 // pprofOptions are the flags of `hbgtrace pprof`.
 type pprofOptions struct {
+	ioStreams
+	logs    []string
 	out     string
 	records []string
 }
 
-func newPprofCmd() *cobra.Command {
-	var opts pprofOptions
+// newPprofCmd builds the pprof command. runF replaces pprofRun in tests; nil
+// means pprofRun.
+func newPprofCmd(runF func(*pprofOptions) error) *cobra.Command {
+	opts := &pprofOptions{}
 	cmd := &cobra.Command{
 		Use:   "pprof LOG... -o OUT.pb.gz [--records R.jsonl]...",
 		Short: "Write the spans as a pprof profile (self time, ancestry stacks)",
@@ -36,7 +40,15 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
   go tool pprof -top -sample_index=device spans.pb.gz`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pprofRun(cmd, args, opts)
+			if opts.out == "" {
+				return &usageError{cmd: cmd, err: errors.New("pprof: -o OUT.pb.gz is required")}
+			}
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return pprofRun(opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the profile to write (gzip-compressed protobuf)")
@@ -45,22 +57,19 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 	return cmd
 }
 
-func pprofRun(cmd *cobra.Command, args []string, opts pprofOptions) error {
-	if opts.out == "" {
-		return &usageError{cmd: cmd, err: errors.New("pprof: -o OUT.pb.gz is required")}
-	}
-	log, err := readLog(cmd, args)
+func pprofRun(opts *pprofOptions) error {
+	log, err := readLog(opts.ioStreams, opts.logs)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, log)
+	printWarnings(opts.Stderr, log)
 	passes, err := trace.LoadPhaseRecords(opts.records)
 	if err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
 	sw := swimlane.Build(log, passes)
 	for _, w := range sw.Warnings() {
-		fmt.Fprintln(cmd.ErrOrStderr(), w)
+		fmt.Fprintln(opts.Stderr, w)
 	}
 	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log)})
 	if err := p.CheckValid(); err != nil {
@@ -75,6 +84,6 @@ func pprofRun(cmd *cobra.Command, args []string, opts pprofOptions) error {
 	if err := swimlane.WriteFile(opts.out, func(w io.Writer) error { return write(w) }); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Sample))
+	fmt.Fprintf(opts.Stdout, "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Sample))
 	return nil
 }

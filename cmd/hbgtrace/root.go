@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
@@ -73,15 +74,15 @@ gzip-compressed.`,
 		return &usageError{cmd: c, err: err}
 	})
 	root.AddCommand(
-		newTpotCmd(),
-		newRoundsCmd(),
-		newTreeCmd(),
-		newOverlapCmd(),
-		newPhasesCmd(),
-		newTraceCmd(),
-		newSwimlaneCmd(),
-		newGapsCmd(),
-		newPprofCmd(),
+		newTpotCmd(nil),
+		newRoundsCmd(nil),
+		newTreeCmd(nil),
+		newOverlapCmd(nil),
+		newPhasesCmd(nil),
+		newTraceCmd(nil),
+		newSwimlaneCmd(nil),
+		newGapsCmd(nil),
+		newPprofCmd(nil),
 	)
 	for _, c := range root.Commands() {
 		wrapArgsAsUsage(c)
@@ -133,30 +134,31 @@ func isFlagError(err error) bool {
 	return false
 }
 
-// readLog reads the logs named by args (see trace.Inputs) as one stream.
-func readLog(cmd *cobra.Command, args []string) (*trace.Log, error) {
-	srcs, err := trace.Inputs(args, cmd.InOrStdin())
+// readLog reads the logs named by args (see trace.Inputs; "-" is
+// st.Stdin) as one stream.
+func readLog(st ioStreams, args []string) (*trace.Log, error) {
+	srcs, err := trace.Inputs(args, st.Stdin)
 	if err != nil {
 		return nil, err
 	}
-	pr := startProgress(cmd.ErrOrStderr(), srcs)
+	pr := startProgress(st.Stderr, srcs)
 	defer pr.finish()
 	return trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter()})
 }
 
 // printWarnings writes the log's warnings to stderr, one per line.
-func printWarnings(cmd *cobra.Command, l *trace.Log) {
+func printWarnings(stderr io.Writer, l *trace.Log) {
 	for _, w := range l.Warnings() {
-		fmt.Fprintln(cmd.ErrOrStderr(), w)
+		fmt.Fprintln(stderr, w)
 	}
 }
 
 // Output formats of the table commands.
 const (
-	formatText     = "text"
-	formatMarkdown = "markdown"
-	formatJSON     = "json"
-	formatCSV      = "csv"
+	formatText     = report.FormatText
+	formatMarkdown = report.FormatMarkdown
+	formatJSON     = report.FormatJSON
+	formatCSV      = report.FormatCSV
 )
 
 // addFormatFlag adds --format to a table command.

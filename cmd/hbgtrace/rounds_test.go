@@ -366,7 +366,7 @@ func TestRoundsCSVEmpty(t *testing.T) {
 // TestTableHelpFormats checks that each table command documents its
 // --format schemas (the general help hygiene is TestHelpHygiene).
 func TestTableHelpFormats(t *testing.T) {
-	for _, c := range []*cobra.Command{newTpotCmd(), newTreeCmd(), newRoundsCmd()} {
+	for _, c := range []*cobra.Command{newTpotCmd(nil), newTreeCmd(nil), newRoundsCmd(nil)} {
 		assert.Contains(t, c.Long, "Output formats (--format):", c.Name())
 	}
 }

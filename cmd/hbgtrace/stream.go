@@ -11,16 +11,32 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// streamLog reads the logs named by args (see trace.Inputs) as one stream
-// on every processor, handing the records v takes to v as they come (see
-// trace.StreamLog): the table views keep what they summarise, not the log.
-func streamLog(cmd *cobra.Command, args []string, opts trace.ReadOptions, v trace.Visitors) (*trace.Log, error) {
-	srcs, err := trace.Inputs(args, cmd.InOrStdin())
+// ioStreams are a command's standard input, output and error. RunE takes
+// them from cobra (cmd.InOrStdin and friends) into the command's options,
+// and the run function writes nowhere else, so tests run it in-process
+// with buffers.
+type ioStreams struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// streamsOf returns the streams of cmd.
+func streamsOf(cmd *cobra.Command) ioStreams {
+	return ioStreams{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+}
+
+// streamLog reads the logs named by args (see trace.Inputs; "-" is
+// st.Stdin) as one stream on every processor, handing the records v takes
+// to v as they come (see trace.StreamLog): the table views keep what they
+// summarise, not the log.
+func streamLog(st ioStreams, args []string, opts trace.ReadOptions, v trace.Visitors) (*trace.Log, error) {
+	srcs, err := trace.Inputs(args, st.Stdin)
 	if err != nil {
 		return nil, err
 	}
 	opts.Workers = runtime.GOMAXPROCS(0)
-	pr := startProgress(cmd.ErrOrStderr(), srcs)
+	pr := startProgress(st.Stderr, srcs)
 	opts.Progress = pr.counter()
 	defer pr.finish()
 	return trace.StreamLog(srcs, opts, v)
@@ -33,26 +49,26 @@ var warningKinds = trace.Kinds(trace.KindTorn, trace.KindAnchor, trace.KindDrops
 // per-invocation summary (the earliest span of each name; with tree set,
 // what the median tree needs too) and prints the log's warnings. The log
 // itself is not kept.
-func summariseInvocations(cmd *cobra.Command, logs []string, tree bool) (*phases.InvocationsCollector, error) {
+func summariseInvocations(st ioStreams, logs []string, tree bool) (*phases.InvocationsCollector, error) {
 	c := phases.NewInvocationsCollector(tree)
-	l, err := streamLog(cmd, logs, trace.ReadOptions{
+	l, err := streamLog(st, logs, trace.ReadOptions{
 		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
 		KeepSpan: phases.RoundsSpan,
 	}, trace.Visitors{Span: c.Add})
 	if err != nil {
 		return nil, err
 	}
-	printWarnings(cmd, l)
+	printWarnings(st.Stderr, l)
 	return c, nil
 }
 
 // writeView renders a view into memory first, so that a rendering error
-// leaves stdout untouched, then writes it.
-func writeView(cmd *cobra.Command, name string, render func(io.Writer) error) error {
+// leaves stdout untouched, then writes it to stdout.
+func writeView(stdout io.Writer, name string, render func(io.Writer) error) error {
 	var b bytes.Buffer
 	if err := render(&b); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	_, err := cmd.OutOrStdout().Write(b.Bytes())
+	_, err := stdout.Write(b.Bytes())
 	return err
 }

@@ -13,13 +13,17 @@ import (
 
 // swimlaneOptions are the flags of `hbgtrace swimlane`.
 type swimlaneOptions struct {
+	ioStreams
+	logs    []string
 	out     string
 	html    string
 	records []string
 }
 
-func newSwimlaneCmd() *cobra.Command {
-	var opts swimlaneOptions
+// newSwimlaneCmd builds the swimlane command. runF replaces swimlaneRun in tests; nil
+// means swimlaneRun.
+func newSwimlaneCmd(runF func(*swimlaneOptions) error) *cobra.Command {
+	opts := &swimlaneOptions{}
 	cmd := &cobra.Command{
 		Use:   "swimlane LOG... -o OUT.json [--html OUT.html] [--records R]",
 		Short: "Write the host swimlane (real threads) for Perfetto",
@@ -49,7 +53,15 @@ utilisation strip and, with --records, the gaps of hbgtrace gaps.
   hbgtrace swimlane run.log -o sw.json --html sw.html`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return swimlaneRun(cmd, args, opts)
+			if opts.out == "" && opts.html == "" {
+				return &usageError{cmd: cmd, err: errors.New("swimlane: -o OUT.json is required")}
+			}
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return swimlaneRun(opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the swimlane file to write (.gz: gzip)")
@@ -59,35 +71,32 @@ utilisation strip and, with --records, the gaps of hbgtrace gaps.
 	return cmd
 }
 
-func swimlaneRun(cmd *cobra.Command, args []string, opts swimlaneOptions) error {
-	if opts.out == "" && opts.html == "" {
-		return &usageError{cmd: cmd, err: errors.New("swimlane: -o OUT.json is required")}
-	}
-	log, err := readLog(cmd, args)
+func swimlaneRun(opts *swimlaneOptions) error {
+	log, err := readLog(opts.ioStreams, opts.logs)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, log)
+	printWarnings(opts.Stderr, log)
 	passes, warns, err := trace.LoadPhaseRecordsWarn(opts.records)
 	if err != nil {
 		return fmt.Errorf("swimlane: %w", err)
 	}
 	for _, w := range warns {
-		fmt.Fprintln(cmd.ErrOrStderr(), w)
+		fmt.Fprintln(opts.Stderr, w)
 	}
 	sw := swimlane.Build(log, passes)
 	for _, w := range sw.Warnings() {
-		fmt.Fprintln(cmd.ErrOrStderr(), w)
+		fmt.Fprintln(opts.Stderr, w)
 	}
 	if opts.out != "" {
-		if err := writeOutput(cmd, opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
+		if err := writeOutput(opts.Stdout, opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
 			return fmt.Errorf("swimlane: %w", err)
 		}
-		wrote(cmd, opts.out, "Wrote host swimlane: %s (%s)\n", opts.out,
+		wrote(opts.ioStreams, opts.out, "Wrote host swimlane: %s (%s)\n", opts.out,
 			swimlaneCounts(sw.Summary(), len(opts.records) > 0))
 	}
 	if opts.html != "" {
-		return swimlaneHTML(cmd, log, sw, args, opts)
+		return swimlaneHTML(opts, log, sw)
 	}
 	return nil
 }

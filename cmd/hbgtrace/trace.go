@@ -11,11 +11,15 @@ import (
 
 // traceOptions are the flags of `hbgtrace trace`.
 type traceOptions struct {
-	out string
+	ioStreams
+	logs []string
+	out  string
 }
 
-func newTraceCmd() *cobra.Command {
-	var opts traceOptions
+// newTraceCmd builds the trace command. runF replaces traceRun in tests; nil
+// means traceRun.
+func newTraceCmd(runF func(*traceOptions) error) *cobra.Command {
+	opts := &traceOptions{}
 	cmd := &cobra.Command{
 		Use:   "trace LOG... -o OUT.json",
 		Short: "Write a per-invocation Chrome trace for Perfetto",
@@ -34,24 +38,29 @@ writes to standard output, and a device or FIFO is written in place.`,
   hbgtrace trace spool/ -o trace.json.gz`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return traceRun(cmd, args, opts)
+			if opts.out == "" {
+				return &usageError{cmd: cmd, err: errors.New("trace: -o OUT.json is required")}
+			}
+			opts.logs = args
+			opts.ioStreams = streamsOf(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return traceRun(opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the trace file to write (.gz: gzip)")
 	return cmd
 }
 
-func traceRun(cmd *cobra.Command, args []string, opts traceOptions) error {
-	if opts.out == "" {
-		return &usageError{cmd: cmd, err: errors.New("trace: -o OUT.json is required")}
-	}
-	log, err := readLog(cmd, args)
+func traceRun(opts *traceOptions) error {
+	log, err := readLog(opts.ioStreams, opts.logs)
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, log)
+	printWarnings(opts.Stderr, log)
 	var n int
-	err = writeOutput(cmd, opts.out, func(w io.Writer) error {
+	err = writeOutput(opts.Stdout, opts.out, func(w io.Writer) error {
 		var err error
 		n, err = swimlane.WriteChromeTrace(w, log)
 		return err
@@ -59,6 +68,6 @@ func traceRun(cmd *cobra.Command, args []string, opts traceOptions) error {
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	wrote(cmd, opts.out, "Wrote Chrome trace: %s (%d spans)\n", opts.out, n)
+	wrote(opts.ioStreams, opts.out, "Wrote Chrome trace: %s (%d spans)\n", opts.out, n)
 	return nil
 }

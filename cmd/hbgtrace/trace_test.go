@@ -152,7 +152,7 @@ func TestTraceSwimlaneExamples(t *testing.T) {
 		"spool/host.10.log":            strings.ReplaceAll(laneLog, "pid=9 ", "pid=10 "),
 		"out/host_phase_records.jsonl": `{"pid": 9, "inv": 5, "records": [{"phase": "args", "start_ns": 1000, "end_ns": 1100, "detail": 0, "tid": 9}]}` + "\n",
 	}
-	for _, c := range []*cobra.Command{newTraceCmd(), newSwimlaneCmd()} {
+	for _, c := range []*cobra.Command{newTraceCmd(nil), newSwimlaneCmd(nil)} {
 		for _, line := range strings.Split(c.Example, "\n") {
 			args := strings.Fields(line)
 			require.Equal(t, "hbgtrace", args[0], line)

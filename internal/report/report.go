@@ -1,9 +1,14 @@
 // Package report owns hbgkit's output formats: a format-neutral document
 // of headings, paragraphs, lists, tables and collapsible details, and the
 // writers that turn it into terminal text, GitHub markdown, CSV or JSON.
-// Commands and libraries build documents; only this package decides bytes.
-// Its opinion: a number is formatted once, by whoever built the cell, so
-// every format shows the same digits.
+// The reference views of hbgtrace, whose text layouts are fixed byte for
+// byte by the tools they port, are named writers here: WriteRounds and
+// WriteRoundsText (strace_timing --rounds-table, with the HBG share
+// blocks), WriteTPOT, WriteTree, WriteBindPhases (hbg_bind_phases),
+// WriteGaps and WriteOverlap. Commands compute with phases and hand the
+// result to a writer; only this package decides bytes. Its opinion: a
+// number is formatted once, by whoever built the cell, so every format
+// shows the same digits.
 package report
 
 import (

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestWriteTable(t *testing.T) {
-	tab := &table{
+func TestWriteGrid(t *testing.T) {
+	tab := &Table{
 		Title:  "callable hid=abc",
 		Header: []string{"Span", "Mean (us)"},
-		Right:  []bool{false, true},
+		Align:  []Align{Left, Right},
 	}
 	tab.addRow("a|b", "1.5")
 	tab.addRow("line\nbreak", "2,0")
@@ -27,7 +27,7 @@ func TestWriteTable(t *testing.T) {
 	}{
 		{
 			name:   "markdown escapes pipes and line breaks",
-			format: formatMarkdown,
+			format: FormatMarkdown,
 			want: "callable hid=abc\n\n" +
 				"| Span | Mean (us) |\n" +
 				"| --- | ---: |\n" +
@@ -36,39 +36,39 @@ func TestWriteTable(t *testing.T) {
 		},
 		{
 			name:   "csv quotes what needs quoting and has no title",
-			format: formatCSV,
+			format: FormatCSV,
 			want:   "Span,Mean (us)\na|b,1.5\n\"line\nbreak\",\"2,0\"\n",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, writeTable(&b, tc.format, tab))
+			require.NoError(t, writeGrid(&b, tc.format, tab))
 			assert.Equal(t, tc.want, b.String())
 		})
 	}
 }
 
-func TestWriteTableCSVRoundTrip(t *testing.T) {
-	tab := &table{Header: []string{"a", "b"}}
+func TestWriteGridCSVRoundTrip(t *testing.T) {
+	tab := &Table{Header: []string{"a", "b"}}
 	tab.addRow(`x"y`, "z,w")
 	var b bytes.Buffer
-	require.NoError(t, writeTable(&b, formatCSV, tab))
+	require.NoError(t, writeGrid(&b, FormatCSV, tab))
 	recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{"a", "b"}, {`x"y`, "z,w"}}, recs)
 }
 
-func TestWriteTableRejectsText(t *testing.T) {
+func TestWriteGridRejectsText(t *testing.T) {
 	var b bytes.Buffer
-	err := writeTable(&b, formatText, &table{})
+	err := writeGrid(&b, FormatText, &Table{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "writing table")
 }
 
-func TestWriteJSON(t *testing.T) {
+func TestWriteJSONKeepsHTML(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, writeJSON(&b, map[string]any{"name": "a<b>&c", "n": 1.5}))
+	require.NoError(t, WriteJSON(&b, map[string]any{"name": "a<b>&c", "n": 1.5}))
 	assert.True(t, strings.HasSuffix(b.String(), "}\n"))
 	assert.Contains(t, b.String(), "a<b>&c")
 	var got map[string]any

@@ -1,0 +1,137 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The output formats of hbgtrace's table views (--format).
+const (
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatJSON     = "json"
+	FormatCSV      = "csv"
+)
+
+// noMarkers is what the table views print when the log has nothing to
+// show.
+const noMarkers = "No [STRACE] markers found."
+
+// writeNoMarkers writes the noMarkers line.
+func writeNoMarkers(w io.Writer) error {
+	_, err := fmt.Fprintln(w, noMarkers)
+	return err
+}
+
+// writeGrid writes t as one table of a view: a GitHub table (format
+// markdown, see writeGridMarkdown) or CSV with a header line (format csv,
+// see writeGridCSV).
+func writeGrid(w io.Writer, format string, t *Table) error {
+	switch format {
+	case FormatMarkdown:
+		return writeGridMarkdown(w, t)
+	case FormatCSV:
+		return writeGridCSV(w, t)
+	}
+	return fmt.Errorf("writing table: unsupported format %q", format)
+}
+
+// writeGridMarkdown writes t as hbgtrace's views write a GitHub table:
+// the title, when set, as a line of its own and a blank line, then the
+// header, a rule of " --- |" (" ---: |" for a right-aligned column) and
+// the rows. `|` in a cell is escaped as `\|`, a line break becomes a
+// space. Merge and Notes are not used.
+func writeGridMarkdown(w io.Writer, t *Table) error {
+	var b strings.Builder
+	if t.Title != "" {
+		b.WriteString(t.Title)
+		b.WriteString("\n\n")
+	}
+	gridRow(&b, t.Header)
+	b.WriteString("|")
+	for i := range t.Header {
+		if i < len(t.Align) && t.Align[i] == Right {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		gridRow(&b, r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var gridEscaper = strings.NewReplacer(`|`, `\|`, "\r\n", " ", "\n", " ", "\r", " ")
+
+func gridRow(b *strings.Builder, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" ")
+		b.WriteString(gridEscaper.Replace(c))
+		b.WriteString(" |")
+	}
+	b.WriteString("\n")
+}
+
+// writeGridCSV writes the header and rows of t as RFC 4180 CSV; the
+// title is not written.
+func writeGridCSV(w io.Writer, t *Table) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(t.Rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// addRow appends one row of cells.
+func (t *Table) addRow(cells ...string) {
+	t.Rows = append(t.Rows, cells)
+}
+
+// rightAligned returns n Right alignments.
+func rightAligned(n int) []Align {
+	a := make([]Align, n)
+	for i := range a {
+		a[i] = Right
+	}
+	return a
+}
+
+// fixed1 formats x with one decimal, rounding the exact binary value half
+// to even like Python's format(x, ".1f").
+func fixed1(x float64) string {
+	return strconv.FormatFloat(x, 'f', 1, 64)
+}
+
+// shortest formats x with the fewest digits that read back as x (for
+// machine formats: csv cells).
+func shortest(x float64) string {
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// ljust pads s on the right to width characters (code points, as Python's
+// str.ljust counts); a longer s is returned unchanged.
+func ljust(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}
+
+// rjust pads s on the left to width characters (code points).
+func rjust(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return strings.Repeat(" ", width-n) + s
+	}
+	return s
+}
