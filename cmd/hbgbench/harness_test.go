@@ -51,7 +51,7 @@ func TestHarnessOptionsFromFlags(t *testing.T) {
 	assert.Equal(t, "recs", got.RecordsDir)
 
 	cmd = NewCmdHarness(func(o *HarnessOptions) error { got = o; return nil })
-	cmd.SetArgs(nil)
+	cmd.SetArgs([]string{}) // not nil: cobra then parses os.Args, the test binary's flags (-update)
 	require.NoError(t, cmd.Execute())
 	assert.Empty(t, got.Settings)
 	assert.Equal(t, 5, got.Rounds)

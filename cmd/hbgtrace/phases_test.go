@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,16 +15,6 @@ import (
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
-
-// phasesGoldenUpdate reports whether golden files are to be rewritten:
-// `go test -update` when the package defines that flag, or
-// HBGKIT_UPDATE_GOLDEN=1.
-func phasesGoldenUpdate() bool {
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		return true
-	}
-	return os.Getenv("HBGKIT_UPDATE_GOLDEN") == "1"
-}
 
 // phasesTestdata is the absolute testdata directory: the command tests
 // change into a temporary directory.
@@ -42,13 +31,13 @@ var phasesTestdata = func() string {
 func phasesGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(phasesTestdata, name)
-	if phasesGoldenUpdate() {
+	if *update {
 		require.NoError(t, os.MkdirAll(phasesTestdata, 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run with HBGKIT_UPDATE_GOLDEN=1")
+	require.NoError(t, err, "golden file missing; run go test -update")
 	if !assert.Equal(t, string(want), got) {
 		_ = os.WriteFile(path+".got", []byte(got), 0o644)
 	}
