@@ -382,17 +382,12 @@ type Accounting struct {
 	visDone bool
 }
 
-// ComputeAccounting computes the accounting of passes given in the row order of the
-// rounds table: each pass is one round, named by its index. The cold
-// rounds are the first pass of each pid in that order, the warm rounds the
-// rest.
-func ComputeAccounting(passes []BindPass) *Accounting {
-	return computeAccounting(passes, len(passes), func(i int) BindPass { return passes[i] })
-}
-
-// ComputeAccountingOf is ComputeAccounting over n passes that pass makes
-// one at a time, for a caller that keeps passes in a more compact form
-// than BindPass: the segments of all rows need never exist at once. The
+// ComputeAccountingOf computes the accounting of n passes given in the row
+// order of the rounds table: each pass is one round, named by its index;
+// the cold rounds are the first pass of each pid in that order, the warm
+// rounds the rest. pass makes the passes one at a time, for a caller that
+// keeps them in a more compact form than BindPass: the segments of all
+// rows need never exist at once. The
 // Accounting's Passes then hold each pass's key (Pid, Inv, Known) without
 // its segments. pass is called from several goroutines at once, in no
 // particular order.

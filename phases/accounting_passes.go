@@ -405,18 +405,6 @@ func (lp *bpcLinePass) pass() BindPass {
 	return bp
 }
 
-// Passes returns the passes of the records given, as
-// CollectBindPasses(log, records) returns them but without Attrs. Call it at
-// the end: no record may be given after it.
-func (c *BindPassCollector) Passes() []BindPass {
-	c.finish()
-	lines := make([]BindPass, len(c.lines))
-	for i := range c.lines {
-		lines[i] = c.lines[i].pass()
-	}
-	return MergeBindPasses(c.spanPasses, lines, c.recordList)
-}
-
 // passFor returns the merged pass of key k (MergeBindPasses), and an empty
 // pass with that key when the log has none.
 func (c *BindPassCollector) passFor(k acctKey) BindPass {
@@ -446,7 +434,8 @@ func (c *BindPassCollector) passFor(k acctKey) BindPass {
 }
 
 // Accounting returns the accounting of a rounds table's rows:
-// ComputeAccounting(BindPassesForRows(c.Passes(), rows)), making one
+// ComputeAccounting(BindPassesForRows(c.Passes(), rows)) of the tests'
+// batch twins (oracles_test.go), making one
 // row's pass at a time. Call it at the end; it may be called once per
 // table.
 func (c *BindPassCollector) Accounting(rows []RoundRow) *Accounting {
@@ -511,30 +500,6 @@ func acctHasSegment(segs []Segment, name string) bool {
 		}
 	}
 	return false
-}
-
-// BindPassesForRows returns one pass per row of a rounds table, in row
-// order: the pass of the row's (pid, inv), or an empty pass with that key
-// when the log has no bind segments for it. The result is what
-// ComputeAccounting takes.
-func BindPassesForRows(passes []BindPass, rows []RoundRow) []BindPass {
-	idx := make(map[acctKey]int, len(passes))
-	for i, p := range passes {
-		if p.Known {
-			if _, dup := idx[acctKey{p.Pid, p.Inv}]; !dup {
-				idx[acctKey{p.Pid, p.Inv}] = i
-			}
-		}
-	}
-	out := make([]BindPass, len(rows))
-	for r, row := range rows {
-		if i, ok := idx[acctKey{row.Pid, row.Inv}]; ok {
-			out[r] = passes[i]
-			continue
-		}
-		out[r] = BindPass{Pid: row.Pid, Inv: row.Inv, Known: true}
-	}
-	return out
 }
 
 func acctSortPasses(ps []BindPass) {

@@ -117,28 +117,6 @@ func bindPassHasOrch(p *SpreadPass) bool {
 	return ok
 }
 
-// SnapshotBindPasses groups `bind phase=` lines into passes with
-// trace.GroupPasses and keeps the passes that have host_orch, in log order
-// (the order of their first line).
-//
-// A pass is the run of lines one log thread wrote in enum order, so unlike
-// the reference, which closes a pass at arena_h2d, host_view_close stays in
-// the pass it was written with (conformance/README.md).
-func SnapshotBindPasses(lines []trace.BindPhase) []SpreadPass {
-	var out []SpreadPass
-	for _, g := range trace.GroupPasses(lines) {
-		p := SpreadPass{Thread: g.Thread}
-		for i := range g.Segments {
-			l := &g.Segments[i]
-			p.add(l.Phase, l.StartNs, l.DurNs)
-		}
-		if bindPassHasOrch(&p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // SpanBindPasses groups E3 bind segments, spans named
 // chip.run.bind.<segment> with no further dot and not on the device clock,
 // by (pid, inv). It returns the binds that have host_orch, sorted by

@@ -5,7 +5,7 @@ import (
 )
 
 // A SpreadCollector makes the line-based spread of `hbgtrace phases`
-// (SnapshotBindPasses, then SnapshotBindSpread) from a stream of `bind
+// (the tests' SnapshotBindPasses, then SnapshotBindSpread) from a stream of `bind
 // phase=` lines: give it every line in log order, then ask for Spread. It
 // keeps per pass only the durations of its segments (and, when asked for
 // the accounting, the pass's metrics), never the lines: about 140 bytes a

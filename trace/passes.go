@@ -118,9 +118,6 @@ func (g *PassGrouper) Add(l *BindPhase) {
 	}
 }
 
-// Len returns the number of passes started so far.
-func (g *PassGrouper) Len() int { return g.n }
-
 // Close hands over the passes still open, in index order.
 func (g *PassGrouper) Close() {
 	open := make([]*openPass, 0, len(g.open))

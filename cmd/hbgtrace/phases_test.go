@@ -68,8 +68,12 @@ func phasesLines(th string, n int) []trace.BindPhase {
 
 func phasesThreeReport(t *testing.T) *phasesReport {
 	t.Helper()
-	sp, err := phases.SnapshotBindSpread(phases.SnapshotBindPasses(phasesLines("7f3c", 3)),
-		phases.BindSpreadOptions{Rounds: 3})
+	sc := phases.NewSpreadCollector(false)
+	lines := phasesLines("7f3c", 3)
+	for i := range lines {
+		sc.BindPhase(&lines[i])
+	}
+	sp, err := sc.Spread(phases.BindSpreadOptions{Rounds: 3})
 	require.NoError(t, err)
 	return &phasesReport{
 		logs:   []string{"bind.log"},
