@@ -7,17 +7,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // acctDesignPass is one round with the means of DESIGN §4's example:
 // Args 500, Prebuilt 450, HostOrch 900, Relocate 1, H2dImage 1155 µs.
 func acctDesignPass(pid int64, inv uint64) BindPass {
 	return acctPass(pid, inv,
-		acctSeg(SegArgs, 0, 500_000),
-		acctSeg(SegPrebuilt, 500_000, 450_000),
-		acctSeg(SegHostOrch, 1_000_000, 900_000),
-		acctSeg(SegRelocate, 2_000_000, 1000),
-		acctSeg(SegArenaH2d, 2_100_000, 1_155_000))
+		acctSeg(trace.SegArgs, 0, 500_000),
+		acctSeg(trace.SegPrebuilt, 500_000, 450_000),
+		acctSeg(trace.SegHostOrch, 1_000_000, 900_000),
+		acctSeg(trace.SegRelocate, 2_000_000, 1000),
+		acctSeg(trace.SegArenaH2d, 2_100_000, 1_155_000))
 }
 
 func TestSharesTextLayout(t *testing.T) {
@@ -81,10 +83,10 @@ func TestSharesTextFourRounds(t *testing.T) {
 }
 
 func TestColdVsWarm(t *testing.T) {
-	cold := acctPass(1, 1, acctSeg(SegArgs, 0, 900_000), acctSeg(SegHostOrch, 1_000_000, 100_000))
-	warm := acctPass(1, 2, acctSeg(SegArgs, 0, 100_000), acctSeg(SegHostOrch, 1_000_000, 900_000))
-	argsOnly := acctPass(1, 3, acctSeg(SegArgs, 0, 100_000), acctSeg(SegHostOrch, 200_000, 100_000))
-	arenaOnly := acctPass(1, 4, acctSeg(SegHostOrch, 200_000, 100_000), acctSeg(SegArenaH2d, 400_000, 10_000))
+	cold := acctPass(1, 1, acctSeg(trace.SegArgs, 0, 900_000), acctSeg(trace.SegHostOrch, 1_000_000, 100_000))
+	warm := acctPass(1, 2, acctSeg(trace.SegArgs, 0, 100_000), acctSeg(trace.SegHostOrch, 1_000_000, 900_000))
+	argsOnly := acctPass(1, 3, acctSeg(trace.SegArgs, 0, 100_000), acctSeg(trace.SegHostOrch, 200_000, 100_000))
+	arenaOnly := acctPass(1, 4, acctSeg(trace.SegHostOrch, 200_000, 100_000), acctSeg(trace.SegArenaH2d, 400_000, 10_000))
 	tests := []struct {
 		name   string
 		passes []BindPass
@@ -106,9 +108,9 @@ func TestColdVsWarm(t *testing.T) {
 func TestCommonSetEmpty(t *testing.T) {
 	// Each round records a stage the other lacks: no round is common.
 	a := ComputeAccounting([]BindPass{
-		acctPass(1, 1, acctSeg(SegHostOrch, 200_000, 100_000)),
-		acctPass(1, 2, acctSeg(SegArgs, 0, 100_000), acctSeg(SegHostOrch, 200_000, 100_000)),
-		acctPass(1, 3, acctSeg(SegHostOrch, 200_000, 100_000), acctSeg(SegArenaH2d, 400_000, 10_000)),
+		acctPass(1, 1, acctSeg(trace.SegHostOrch, 200_000, 100_000)),
+		acctPass(1, 2, acctSeg(trace.SegArgs, 0, 100_000), acctSeg(trace.SegHostOrch, 200_000, 100_000)),
+		acctPass(1, 3, acctSeg(trace.SegHostOrch, 200_000, 100_000), acctSeg(trace.SegArenaH2d, 400_000, 10_000)),
 	})
 	assert.Equal(t, 0, a.WarmBlock.K())
 	assert.Equal(t, []int{1, 2}, a.WarmBlock.LeftOut)
@@ -124,9 +126,9 @@ func TestCommonSetEmpty(t *testing.T) {
 func TestColumnsAndCells(t *testing.T) {
 	passes := acctFourRounds()
 	passes = append(passes, acctPass(42, 5,
-		acctSeg(SegHostOrch, 0, 100_000),
-		acctSeg(SegH2dGraph, 0, 70_000),
-		acctSeg(SegH2dGraph, 30_000, 70_000))) // skewed: HostOrch is a recorded 0
+		acctSeg(trace.SegHostOrch, 0, 100_000),
+		acctSeg(trace.SegH2dGraph, 0, 70_000),
+		acctSeg(trace.SegH2dGraph, 30_000, 70_000))) // skewed: HostOrch is a recorded 0
 	a := ComputeAccounting(passes)
 	assert.Equal(t, []string{"Args (us)", "HostOrch (us)", "H2dImage (us)", "H2dGraph (us)", "H2dArena (us)", "Gate (us)", "ControlPlane (us)"}, a.ColumnLabels())
 	assert.Equal(t, []string{"100.0", "500.0", "200.0", "200.0", "-", "700.0", "700.0"}, a.Cells(2))
@@ -140,10 +142,10 @@ func TestColumnsAndCells(t *testing.T) {
 }
 
 func TestVisibleHidesUnrecordedStages(t *testing.T) {
-	a := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(SegHostOrch, 0, 1000))})
+	a := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(trace.SegHostOrch, 0, 1000))})
 	assert.Equal(t, []BindStage{StageHostOrch, StageGate, StageControlPlane}, a.Visible())
 	assert.True(t, a.Active())
-	none := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(SegArgs, 0, 1000)), acctPass(1, 2)})
+	none := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(trace.SegArgs, 0, 1000)), acctPass(1, 2)})
 	assert.False(t, none.Active(), "no HostOrch: no HBG columns")
 }
 
@@ -196,7 +198,7 @@ func TestDoc(t *testing.T) {
 	assert.InDelta(t, 56.4, byName["HostOrch"]["share_pct"], 0.05)
 
 	// A block without a common round: no stages, no top.
-	empty := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(SegHostOrch, 0, 1000))}).Doc()
+	empty := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(trace.SegHostOrch, 0, 1000))}).Doc()
 	warm := empty.Blocks[2]
 	assert.Equal(t, 0, warm.N)
 	assert.Empty(t, warm.Stages)
@@ -211,10 +213,10 @@ func TestAccountingSpread(t *testing.T) {
 	// Per pass: HostOrch, H2dImage, GraphPack (µs) and the sums.
 	pass := func(inv uint64, orch, arena, pack int64) BindPass {
 		p := acctPass(5, inv,
-			acctSeg(SegHostOrch, 0, orch*1000),
-			acctSeg(SegArenaH2d, orch*1000+10, arena*1000))
+			acctSeg(trace.SegHostOrch, 0, orch*1000),
+			acctSeg(trace.SegArenaH2d, orch*1000+10, arena*1000))
 		if pack > 0 {
-			p.Segments = append(p.Segments, acctSeg(SegGraphPack, (orch+arena)*1000+20, pack*1000))
+			p.Segments = append(p.Segments, acctSeg(trace.SegGraphPack, (orch+arena)*1000+20, pack*1000))
 		}
 		return p
 	}

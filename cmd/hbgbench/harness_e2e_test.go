@@ -53,13 +53,13 @@ func TestHarnessEagerPinnedAccounting(t *testing.T) {
 				var orch, h2d, inOrch int64
 				var orchSeg phases.Segment
 				for _, s := range p.Segments {
-					if s.Name == phases.SegHostOrch {
+					if s.Name == trace.SegHostOrch {
 						orchSeg = s
 						orch += s.Dur
 					}
 				}
 				for _, s := range p.Segments {
-					if s.Name == phases.SegH2dGraph && s.Ts >= orchSeg.Ts && s.End() <= orchSeg.End() {
+					if s.Name == trace.SegH2dGraph && s.Ts >= orchSeg.Ts && s.End() <= orchSeg.End() {
 						inOrch += s.Dur
 						h2d += s.Dur
 					}

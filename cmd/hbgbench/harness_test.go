@@ -31,7 +31,7 @@ func TestHarnessFlagsAreTheSwitchTable(t *testing.T) {
 	assert.Equal(t, want, names)
 	assert.Equal(t, "o", cmd.Flags().Lookup("output").Shorthand)
 	// Every setting key of the arm spec has its flag.
-	for _, k := range runtimeharness.Keys {
+	for _, k := range runtimeharness.Keys() {
 		assert.NotNil(t, cmd.Flags().Lookup(flagName(k)), k)
 	}
 }
