@@ -94,15 +94,6 @@ func acctKind(name string) string {
 	return name
 }
 
-// acctIsH2D reports whether a canonical segment is a host-to-device copy.
-func acctIsH2D(name string) bool {
-	switch name {
-	case trace.SegGraphUpload, trace.SegH2dGraph, trace.SegSmH2d, trace.SegArenaH2d, trace.SegH2dImage:
-		return true
-	}
-	return false
-}
-
 // ComputePassMetrics computes the stage values of one pass (DESIGN §4), in ns.
 //
 //   - H2dGraph, H2dSm, H2dArena: Σ of the copies of that kind that no copy
@@ -270,11 +261,11 @@ type acctSegCode struct {
 }
 
 // acctKindCode maps a segment code to the code of its kind (acctKind);
-// acctH2DCode says whether the code is an H2D copy (acctIsH2D).
+// acctH2DCode says whether the code is an H2D copy (trace.IsH2D).
 var acctKindCode, acctH2DCode = func() (kind [len(bpcSegNames)]uint8, h2d [len(bpcSegNames)]bool) {
 	for c, name := range bpcSegNames {
 		kind[c] = bpcSegCode[acctKind(name)]
-		h2d[c] = acctIsH2D(name)
+		h2d[c] = trace.IsH2D(name)
 	}
 	return kind, h2d
 }()

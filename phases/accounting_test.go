@@ -346,7 +346,7 @@ func TestAccountingProperties(t *testing.T) {
 		m := ComputePassMetrics(p)
 		var h2d, perPassSum int64
 		for _, s := range p.Segments {
-			if acctIsH2D(s.Name) {
+			if trace.IsH2D(s.Name) {
 				h2d += s.Dur
 			}
 			if s.Name != trace.SegHostViewClose && s.Name != trace.SegArgs {

@@ -313,7 +313,7 @@ func refAcctContains(segs []Segment, o, i int) bool {
 		// DESIGN §4: host_orch (or setup/entry) contains an H2D copy of
 		// its interval; else the segment listed first in bpcSegNames.
 		orch := []string{trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry}
-		if ao, bo := refNameIn(a.Name, orch), refNameIn(b.Name, orch); ao != bo && (acctIsH2D(a.Name) || acctIsH2D(b.Name)) {
+		if ao, bo := refNameIn(a.Name, orch), refNameIn(b.Name, orch); ao != bo && (trace.IsH2D(a.Name) || trace.IsH2D(b.Name)) {
 			return ao
 		}
 		ia, ib := slices.Index(bpcSegNames[:], a.Name), slices.Index(bpcSegNames[:], b.Name)
@@ -338,7 +338,7 @@ func refPassMetrics(p BindPass) PassMetrics {
 	topKind := make([]bool, n) // no segment of the same kind contains it
 	topH2D := make([]bool, n)  // an H2D copy no other H2D copy contains
 	for i := range segs {
-		topKind[i], topH2D[i] = true, acctIsH2D(segs[i].Name)
+		topKind[i], topH2D[i] = true, trace.IsH2D(segs[i].Name)
 		for o := range segs {
 			if !refAcctContains(segs, o, i) {
 				continue
@@ -346,7 +346,7 @@ func refPassMetrics(p BindPass) PassMetrics {
 			if acctKind(segs[o].Name) == acctKind(segs[i].Name) {
 				topKind[i] = false
 			}
-			if acctIsH2D(segs[o].Name) {
+			if trace.IsH2D(segs[o].Name) {
 				topH2D[i] = false
 			}
 		}
@@ -391,7 +391,7 @@ func refPassMetrics(p BindPass) PassMetrics {
 	var image int64
 	imageRec := false
 	for i := range segs {
-		if acctIsH2D(segs[i].Name) {
+		if trace.IsH2D(segs[i].Name) {
 			imageRec = true
 			if topH2D[i] {
 				image += segs[i].Dur

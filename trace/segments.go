@@ -91,3 +91,14 @@ func CanonicalSegment(name string) (string, bool) {
 	c, ok := segmentAliases[name]
 	return c, ok
 }
+
+// IsH2D reports whether a canonical segment is a host-to-device copy, an
+// H2D span of DESIGN §4: graph_upload, h2d_graph, sm_h2d, arena_h2d,
+// h2d_image.
+func IsH2D(canonical string) bool {
+	switch canonical {
+	case SegGraphUpload, SegH2dGraph, SegSmH2d, SegArenaH2d, SegH2dImage:
+		return true
+	}
+	return false
+}
