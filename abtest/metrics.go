@@ -39,11 +39,11 @@ type MetricInfo struct {
 // phaseOrder is the order of the raw segments in the phases table: the
 // runtime's enum order of DESIGN §4's canonical names.
 var phaseOrder = []string{
-	phases.SegArgs, phases.SegArenaBuild, phases.SegStaticArena, phases.SegGmHeap,
-	phases.SegSharedMem, phases.SegRuntimeInit, phases.SegPrebuilt, phases.SegHostOrch,
-	phases.SegHostOrchSetup, phases.SegHostOrchEntry, phases.SegGraphPack,
-	phases.SegGraphUpload, phases.SegRelocate, phases.SegSmH2d, phases.SegArenaH2d,
-	phases.SegH2dGraph, phases.SegH2dImage, phases.SegHostViewClose,
+	trace.SegArgs, trace.SegArenaBuild, trace.SegStaticArena, trace.SegGmHeap,
+	trace.SegSharedMem, trace.SegRuntimeInit, trace.SegPrebuilt, trace.SegHostOrch,
+	trace.SegHostOrchSetup, trace.SegHostOrchEntry, trace.SegGraphPack,
+	trace.SegGraphUpload, trace.SegRelocate, trace.SegSmH2d, trace.SegArenaH2d,
+	trace.SegH2dGraph, trace.SegH2dImage, trace.SegHostViewClose,
 }
 
 // KnownMetrics returns every metric a block can yield, in report order:

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // A BindStage is one quantity of the HBG bind accounting (DESIGN §4). The
@@ -57,9 +59,14 @@ func (s BindStage) String() string { return s.Label() }
 // set, their parts do.
 func (s BindStage) derived() bool { return s == StageGate || s == StageControlPlane }
 
-// ShareStages are the stages of a share block, in print order. H2dGraph,
+// shareStages are the stages of a share block, in print order. H2dGraph,
 // H2dSm and H2dArena are inside H2dImage and would be counted twice.
-var ShareStages = []BindStage{StageArgs, StagePrebuilt, StageHostOrch, StageGraphPack, StageRelocate, StageH2dImage, StageViewClose}
+var shareStages = [...]BindStage{StageArgs, StagePrebuilt, StageHostOrch, StageGraphPack, StageRelocate, StageH2dImage, StageViewClose}
+
+// ShareStageList returns the stages of a share block, in print order
+// (H2dGraph, H2dSm and H2dArena are inside H2dImage and would be counted
+// twice). The slice is the caller's.
+func ShareStageList() []BindStage { return append([]BindStage(nil), shareStages[:]...) }
 
 // PassMetrics are the stage values of one pass, in ns. Recorded[s] says
 // whether a segment that feeds s was written in the pass; a recorded stage
@@ -75,19 +82,10 @@ func (m *PassMetrics) Get(s BindStage) (int64, bool) { return m.Value[s], m.Reco
 // acctKind returns the kind a segment is deduplicated against: the two
 // spellings of a Graph upload are one kind, every other segment is its own.
 func acctKind(name string) string {
-	if name == SegGraphUpload {
-		return SegH2dGraph
+	if name == trace.SegGraphUpload {
+		return trace.SegH2dGraph
 	}
 	return name
-}
-
-// acctIsH2D reports whether a canonical segment is a host-to-device copy.
-func acctIsH2D(name string) bool {
-	switch name {
-	case SegGraphUpload, SegH2dGraph, SegSmH2d, SegArenaH2d, SegH2dImage:
-		return true
-	}
-	return false
 }
 
 // ComputePassMetrics computes the stage values of one pass (DESIGN §4), in ns.
@@ -116,7 +114,7 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	var buf [32]acctSegCode
 	segs := buf[:0]
 	for _, s := range p.Segments {
-		if name, ok := CanonicalSegment(s.Name); ok {
+		if name, ok := trace.CanonicalSegment(s.Name); ok {
 			c := bpcSegCode[name]
 			segs = append(segs, acctSegCode{ts: s.Ts, end: s.End(), dur: s.Dur, code: c, kind: acctKindCode[c], h2d: acctH2DCode[c]})
 		}
@@ -195,22 +193,22 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 		set(s, v, r)
 		return r
 	}
-	put(StageArgs, SegArgs)
-	if !put(StagePrebuilt, SegPrebuilt) {
-		put(StagePrebuilt, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit)
+	put(StageArgs, trace.SegArgs)
+	if !put(StagePrebuilt, trace.SegPrebuilt) {
+		put(StagePrebuilt, trace.SegArenaBuild, trace.SegStaticArena, trace.SegGmHeap, trace.SegSharedMem, trace.SegRuntimeInit)
 	}
-	put(StageGraphPack, SegGraphPack)
-	put(StageRelocate, SegRelocate)
-	put(StageH2dGraph, SegH2dGraph, SegGraphUpload)
-	put(StageH2dSm, SegSmH2d)
-	put(StageH2dArena, SegArenaH2d)
-	put(StageViewClose, SegHostViewClose)
+	put(StageGraphPack, trace.SegGraphPack)
+	put(StageRelocate, trace.SegRelocate)
+	put(StageH2dGraph, trace.SegH2dGraph, trace.SegGraphUpload)
+	put(StageH2dSm, trace.SegSmH2d)
+	put(StageH2dArena, trace.SegArenaH2d)
+	put(StageViewClose, trace.SegHostViewClose)
 	set(StageH2dImage, image, imageRec)
 
-	orchCodes := []uint8{bpcSegCode[SegHostOrch]}
+	orchCodes := []uint8{bpcSegCode[trace.SegHostOrch]}
 	orch, orchRec := sum[orchCodes[0]], rec[orchCodes[0]]
 	if !orchRec {
-		orchCodes = []uint8{bpcSegCode[SegHostOrchSetup], bpcSegCode[SegHostOrchEntry]}
+		orchCodes = []uint8{bpcSegCode[trace.SegHostOrchSetup], bpcSegCode[trace.SegHostOrchEntry]}
 		orch = satAdd(sum[orchCodes[0]], sum[orchCodes[1]])
 		orchRec = rec[orchCodes[0]] || rec[orchCodes[1]]
 	}
@@ -257,11 +255,11 @@ type acctSegCode struct {
 }
 
 // acctKindCode maps a segment code to the code of its kind (acctKind);
-// acctH2DCode says whether the code is an H2D copy (acctIsH2D).
+// acctH2DCode says whether the code is an H2D copy (trace.IsH2D).
 var acctKindCode, acctH2DCode = func() (kind [len(bpcSegNames)]uint8, h2d [len(bpcSegNames)]bool) {
 	for c, name := range bpcSegNames {
 		kind[c] = bpcSegCode[acctKind(name)]
-		h2d[c] = acctIsH2D(name)
+		h2d[c] = trace.IsH2D(name)
 	}
 	return kind, h2d
 }()
@@ -269,7 +267,7 @@ var acctKindCode, acctH2DCode = func() (kind [len(bpcSegNames)]uint8, h2d [len(b
 // acctOrchCode says whether a segment code is host_orch, host_orch.setup
 // or host_orch.entry: the segments HostOrch subtracts contained copies from.
 var acctOrchCode = func() (orch [len(bpcSegNames)]bool) {
-	for _, name := range []string{SegHostOrch, SegHostOrchSetup, SegHostOrchEntry} {
+	for _, name := range []string{trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry} {
 		orch[bpcSegCode[name]] = true
 	}
 	return orch
@@ -319,7 +317,7 @@ func (b *AccountingBlock) K() int { return len(b.Common) }
 // M returns the number of rounds in the block.
 func (b *AccountingBlock) M() int { return len(b.Rounds) }
 
-// Share returns the share of s (a ShareStages member) in percent of the
+// Share returns the share of s (a ShareStageList member) in percent of the
 // block's share total, and false when s is not present or the total is 0.
 func (b *AccountingBlock) Share(s BindStage) (float64, bool) {
 	total := b.shareTotal()
@@ -331,7 +329,7 @@ func (b *AccountingBlock) Share(s BindStage) (float64, bool) {
 
 func (b *AccountingBlock) shareTotal() float64 {
 	var t float64
-	for _, s := range ShareStages {
+	for _, s := range shareStages {
 		if b.Present[s] {
 			t += b.Mean[s]
 		}
@@ -340,7 +338,7 @@ func (b *AccountingBlock) shareTotal() float64 {
 }
 
 func acctIsShare(s BindStage) bool {
-	for _, x := range ShareStages {
+	for _, x := range shareStages {
 		if x == s {
 			return true
 		}
@@ -349,14 +347,14 @@ func acctIsShare(s BindStage) bool {
 }
 
 // Top returns the share stage with the largest mean (ties: the first in
-// ShareStages order), and false when the block has no common round or no
+// ShareStageList order), and false when the block has no common round or no
 // share time at all.
 func (b *AccountingBlock) Top() (BindStage, bool) {
 	if len(b.Common) == 0 || b.shareTotal() <= 0 {
 		return 0, false
 	}
 	best, found := BindStage(0), false
-	for _, s := range ShareStages {
+	for _, s := range shareStages {
 		if !b.Present[s] {
 			continue
 		}
@@ -382,17 +380,12 @@ type Accounting struct {
 	visDone bool
 }
 
-// ComputeAccounting computes the accounting of passes given in the row order of the
-// rounds table: each pass is one round, named by its index. The cold
-// rounds are the first pass of each pid in that order, the warm rounds the
-// rest.
-func ComputeAccounting(passes []BindPass) *Accounting {
-	return computeAccounting(passes, len(passes), func(i int) BindPass { return passes[i] })
-}
-
-// ComputeAccountingOf is ComputeAccounting over n passes that pass makes
-// one at a time, for a caller that keeps passes in a more compact form
-// than BindPass: the segments of all rows need never exist at once. The
+// ComputeAccountingOf computes the accounting of n passes given in the row
+// order of the rounds table: each pass is one round, named by its index;
+// the cold rounds are the first pass of each pid in that order, the warm
+// rounds the rest. pass makes the passes one at a time, for a caller that
+// keeps them in a more compact form than BindPass: the segments of all
+// rows need never exist at once. The
 // Accounting's Passes then hold each pass's key (Pid, Inv, Known) without
 // its segments. pass is called from several goroutines at once, in no
 // particular order.

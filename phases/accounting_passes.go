@@ -7,66 +7,6 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// Canonical bind segment names (DESIGN §4). Every log generation is mapped
-// onto these before any accounting: E1/E2 `bind phase=` lines, E3
-// `chip.run.bind.<segment>` spans, PR-1870 `simpler_run.bind.*` spans and
-// host_phase_records.jsonl records.
-const (
-	SegArgs          = "args"
-	SegArenaBuild    = "arena_build"
-	SegStaticArena   = "static_arena"
-	SegGmHeap        = "gm_heap"
-	SegSharedMem     = "shared_mem"
-	SegRuntimeInit   = "runtime_init"
-	SegPrebuilt      = "prebuilt"
-	SegHostOrch      = "host_orch"
-	SegHostOrchSetup = "host_orch.setup"
-	SegHostOrchEntry = "host_orch.entry"
-	SegGraphPack     = "graph_pack"
-	SegGraphUpload   = "graph_upload"
-	SegRelocate      = "relocate"
-	SegSmH2d         = "sm_h2d"
-	SegArenaH2d      = "arena_h2d"
-	SegH2dGraph      = "h2d_graph"
-	SegH2dImage      = "h2d_image"
-	SegHostViewClose = "host_view_close"
-)
-
-// acctSegAliases maps every accepted spelling of a segment to its canonical
-// name. PR-1870 wrote h2d_sm and h2d_arena; everything else is spelled the
-// same in every generation.
-var acctSegAliases = map[string]string{
-	SegArgs:          SegArgs,
-	SegArenaBuild:    SegArenaBuild,
-	SegStaticArena:   SegStaticArena,
-	SegGmHeap:        SegGmHeap,
-	SegSharedMem:     SegSharedMem,
-	SegRuntimeInit:   SegRuntimeInit,
-	SegPrebuilt:      SegPrebuilt,
-	SegHostOrch:      SegHostOrch,
-	SegHostOrchSetup: SegHostOrchSetup,
-	SegHostOrchEntry: SegHostOrchEntry,
-	SegGraphPack:     SegGraphPack,
-	SegGraphUpload:   SegGraphUpload,
-	SegRelocate:      SegRelocate,
-	SegSmH2d:         SegSmH2d,
-	"h2d_sm":         SegSmH2d,
-	SegArenaH2d:      SegArenaH2d,
-	"h2d_arena":      SegArenaH2d,
-	SegH2dGraph:      SegH2dGraph,
-	SegH2dImage:      SegH2dImage,
-	SegHostViewClose: SegHostViewClose,
-}
-
-// CanonicalSegment returns the canonical name of a bind segment spelled as
-// any generation writes it (h2d_sm → sm_h2d, h2d_arena → arena_h2d), and
-// false for a name that is no bind segment (orch_h2d_pipe, compatibility,
-// an orchestrator operation such as host_orch.record_node).
-func CanonicalSegment(name string) (string, bool) {
-	c, ok := acctSegAliases[name]
-	return c, ok
-}
-
 // acctBindPrefixes are the span-name prefixes under which bind segments are
 // written: upstream/E3 and, before the 2026-08-18 rename, PR-1870.
 var acctBindPrefixes = []string{"chip.run.bind.", "simpler_run.bind."}
@@ -83,7 +23,7 @@ func CanonicalSpanSegment(s *trace.Span) (string, bool) {
 			if s.IsDevice() {
 				return "", false
 			}
-			return CanonicalSegment(rest)
+			return trace.CanonicalSegment(rest)
 		}
 	}
 	return "", false
@@ -91,7 +31,7 @@ func CanonicalSpanSegment(s *trace.Span) (string, bool) {
 
 // A Segment is one interval of a bind pass, under its canonical name.
 type Segment struct {
-	Name  string // canonical (see CanonicalSegment)
+	Name  string // canonical (see trace.CanonicalSegment)
 	Ts    int64  // ns, host monotonic
 	Dur   int64  // ns
 	Attrs string // raw attributes as written, "" when the source has none
@@ -166,7 +106,7 @@ func BindPassesFromLines(passes []trace.Pass) []BindPass {
 		}
 		for i := range p.Segments {
 			l := &p.Segments[i]
-			name, ok := CanonicalSegment(l.Phase)
+			name, ok := trace.CanonicalSegment(l.Phase)
 			if !ok {
 				continue
 			}
@@ -196,7 +136,7 @@ func BindPassesFromRecords(rps []trace.RecordPass) []BindPass {
 			if !ok {
 				continue
 			}
-			name, ok := CanonicalSegment(phase)
+			name, ok := trace.CanonicalSegment(phase)
 			if !ok {
 				continue
 			}
@@ -264,9 +204,9 @@ const bpcBlockSegs = 4096
 
 // bpcSegNames are the canonical segment names, indexed by bpcBlock.names.
 var bpcSegNames = [...]string{
-	SegArgs, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit, SegPrebuilt,
-	SegHostOrch, SegHostOrchSetup, SegHostOrchEntry, SegGraphPack, SegGraphUpload, SegRelocate,
-	SegSmH2d, SegArenaH2d, SegH2dGraph, SegH2dImage, SegHostViewClose,
+	trace.SegArgs, trace.SegArenaBuild, trace.SegStaticArena, trace.SegGmHeap, trace.SegSharedMem, trace.SegRuntimeInit, trace.SegPrebuilt,
+	trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry, trace.SegGraphPack, trace.SegGraphUpload, trace.SegRelocate,
+	trace.SegSmH2d, trace.SegArenaH2d, trace.SegH2dGraph, trace.SegH2dImage, trace.SegHostViewClose,
 }
 
 var bpcSegCode = func() map[string]uint8 {
@@ -352,7 +292,7 @@ func (c *BindPassCollector) linePass(i int, p trace.Pass) {
 	lp.blk, lp.off = b, int32(len(b.names))
 	for j := range p.Segments {
 		l := &p.Segments[j]
-		if name, ok := CanonicalSegment(l.Phase); ok {
+		if name, ok := trace.CanonicalSegment(l.Phase); ok {
 			b.td = append(b.td, l.StartNs, l.DurNs)
 			b.names = append(b.names, bpcSegCode[name])
 		}
@@ -405,18 +345,6 @@ func (lp *bpcLinePass) pass() BindPass {
 	return bp
 }
 
-// Passes returns the passes of the records given, as
-// CollectBindPasses(log, records) returns them but without Attrs. Call it at
-// the end: no record may be given after it.
-func (c *BindPassCollector) Passes() []BindPass {
-	c.finish()
-	lines := make([]BindPass, len(c.lines))
-	for i := range c.lines {
-		lines[i] = c.lines[i].pass()
-	}
-	return MergeBindPasses(c.spanPasses, lines, c.recordList)
-}
-
 // passFor returns the merged pass of key k (MergeBindPasses), and an empty
 // pass with that key when the log has none.
 func (c *BindPassCollector) passFor(k acctKey) BindPass {
@@ -446,7 +374,8 @@ func (c *BindPassCollector) passFor(k acctKey) BindPass {
 }
 
 // Accounting returns the accounting of a rounds table's rows:
-// ComputeAccounting(BindPassesForRows(c.Passes(), rows)), making one
+// ComputeAccounting(BindPassesForRows(c.Passes(), rows)) of the tests'
+// batch twins (oracles_test.go), making one
 // row's pass at a time. Call it at the end; it may be called once per
 // table.
 func (c *BindPassCollector) Accounting(rows []RoundRow) *Accounting {
@@ -511,30 +440,6 @@ func acctHasSegment(segs []Segment, name string) bool {
 		}
 	}
 	return false
-}
-
-// BindPassesForRows returns one pass per row of a rounds table, in row
-// order: the pass of the row's (pid, inv), or an empty pass with that key
-// when the log has no bind segments for it. The result is what
-// ComputeAccounting takes.
-func BindPassesForRows(passes []BindPass, rows []RoundRow) []BindPass {
-	idx := make(map[acctKey]int, len(passes))
-	for i, p := range passes {
-		if p.Known {
-			if _, dup := idx[acctKey{p.Pid, p.Inv}]; !dup {
-				idx[acctKey{p.Pid, p.Inv}] = i
-			}
-		}
-	}
-	out := make([]BindPass, len(rows))
-	for r, row := range rows {
-		if i, ok := idx[acctKey{row.Pid, row.Inv}]; ok {
-			out[r] = passes[i]
-			continue
-		}
-		out[r] = BindPass{Pid: row.Pid, Inv: row.Inv, Known: true}
-	}
-	return out
 }
 
 func acctSortPasses(ps []BindPass) {

@@ -17,13 +17,13 @@ func TestCanonicalSpanSegment(t *testing.T) {
 		want        string
 		ok          bool
 	}{
-		{name: "chip.run.bind.host_orch", want: SegHostOrch, ok: true},
-		{name: "chip.run.bind.graph_pack", want: SegGraphPack, ok: true},
-		{name: "chip.run.bind.host_orch.setup", want: SegHostOrchSetup, ok: true},
-		{name: "simpler_run.bind.h2d_sm", want: SegSmH2d, ok: true},
-		{name: "simpler_run.bind.h2d_arena", want: SegArenaH2d, ok: true},
-		{name: "chip.run.bind.h2d_arena", want: SegArenaH2d, ok: true},
-		{name: "simpler_run.bind.h2d_image", want: SegH2dImage, ok: true},
+		{name: "chip.run.bind.host_orch", want: trace.SegHostOrch, ok: true},
+		{name: "chip.run.bind.graph_pack", want: trace.SegGraphPack, ok: true},
+		{name: "chip.run.bind.host_orch.setup", want: trace.SegHostOrchSetup, ok: true},
+		{name: "simpler_run.bind.h2d_sm", want: trace.SegSmH2d, ok: true},
+		{name: "simpler_run.bind.h2d_arena", want: trace.SegArenaH2d, ok: true},
+		{name: "chip.run.bind.h2d_arena", want: trace.SegArenaH2d, ok: true},
+		{name: "simpler_run.bind.h2d_image", want: trace.SegH2dImage, ok: true},
 		{name: "simpler_run.bind.orch_h2d_pipe"},
 		{name: "chip.run.bind.host_orch.record_sub_task"},
 		{name: "chip.run.bind.compatibility"},
@@ -53,7 +53,7 @@ func TestBindPassesFromSpans(t *testing.T) {
 	got := BindPassesFromSpans(spans)
 	require.Len(t, got, 3)
 	assert.Equal(t, []acctKey{{7, 4}, {7, 5}, {8, 2}}, []acctKey{{got[0].Pid, got[0].Inv}, {got[1].Pid, got[1].Inv}, {got[2].Pid, got[2].Inv}})
-	assert.Equal(t, []Segment{{Name: SegHostOrch, Ts: 100, Dur: 10, Attrs: "tasks=3"}, {Name: SegArenaH2d, Ts: 200, Dur: 10}}, got[1].Segments)
+	assert.Equal(t, []Segment{{Name: trace.SegHostOrch, Ts: 100, Dur: 10, Attrs: "tasks=3"}, {Name: trace.SegArenaH2d, Ts: 200, Dur: 10}}, got[1].Segments)
 	assert.True(t, got[1].Known)
 }
 
@@ -70,8 +70,8 @@ func TestBindPassesFromLines(t *testing.T) {
 	got := BindPassesFromLines(passes)
 	require.Len(t, got, 2)
 	assert.Equal(t, BindPass{Pid: 7, Inv: 5, Known: true, Segments: []Segment{
-		{Name: SegHostOrch, Ts: 100, Dur: 200, Attrs: "tasks=3"},
-		{Name: SegArenaH2d, Ts: 500, Dur: 50},
+		{Name: trace.SegHostOrch, Ts: 100, Dur: 200, Attrs: "tasks=3"},
+		{Name: trace.SegArenaH2d, Ts: 500, Dur: 50},
 	}}, got[0])
 	assert.False(t, got[1].Known, "no bind contains it: no pid")
 	assert.Len(t, got[1].Segments, 1)
@@ -89,41 +89,41 @@ func TestBindPassesFromRecords(t *testing.T) {
 	got := BindPassesFromRecords(rps)
 	require.Len(t, got, 2, "a string pid matches no span")
 	assert.Equal(t, BindPass{Pid: 81234, Inv: 12, Known: true, Segments: []Segment{
-		{Name: SegArgs, Ts: 1000, Dur: 2000},
-		{Name: SegHostOrch, Ts: 3000, Dur: 0},
-		{Name: SegArenaH2d, Ts: 5000, Dur: 500},
+		{Name: trace.SegArgs, Ts: 1000, Dur: 2000},
+		{Name: trace.SegHostOrch, Ts: 3000, Dur: 0},
+		{Name: trace.SegArenaH2d, Ts: 5000, Dur: 500},
 	}}, got[0])
 	assert.Empty(t, got[1].Segments, "a record without end_ns is skipped")
 }
 
 func TestMergeBindPasses(t *testing.T) {
-	spans := []BindPass{acctPass(7, 1, acctSeg(SegHostOrch, 0, 100))}
+	spans := []BindPass{acctPass(7, 1, acctSeg(trace.SegHostOrch, 0, 100))}
 	lines := []BindPass{
-		acctPass(7, 1, acctSeg(SegHostOrch, 0, 999), acctSeg(SegArgs, 0, 5)),
-		{Segments: []Segment{acctSeg(SegHostOrch, 0, 1)}},
-		acctPass(6, 3, acctSeg(SegArgs, 0, 7)),
+		acctPass(7, 1, acctSeg(trace.SegHostOrch, 0, 999), acctSeg(trace.SegArgs, 0, 5)),
+		{Segments: []Segment{acctSeg(trace.SegHostOrch, 0, 1)}},
+		acctPass(6, 3, acctSeg(trace.SegArgs, 0, 7)),
 	}
 	records := []BindPass{
-		acctPass(7, 1, acctSeg(SegArenaH2d, 200, 10)),
-		acctPass(7, 1, acctSeg(SegArenaH2d, 300, 10)), // a second line of the same key
-		acctPass(6, 3, acctSeg(SegArgs, 0, 8)),
+		acctPass(7, 1, acctSeg(trace.SegArenaH2d, 200, 10)),
+		acctPass(7, 1, acctSeg(trace.SegArenaH2d, 300, 10)), // a second line of the same key
+		acctPass(6, 3, acctSeg(trace.SegArgs, 0, 8)),
 	}
 	got := MergeBindPasses(spans, lines, records)
 	require.Len(t, got, 3)
-	assert.Equal(t, acctPass(6, 3, acctSeg(SegArgs, 0, 7)), got[0], "lines win over records")
+	assert.Equal(t, acctPass(6, 3, acctSeg(trace.SegArgs, 0, 7)), got[0], "lines win over records")
 	assert.Equal(t, acctPass(7, 1,
-		acctSeg(SegHostOrch, 0, 100), // spans win over lines
-		acctSeg(SegArgs, 0, 5),
-		acctSeg(SegArenaH2d, 200, 10),
-		acctSeg(SegArenaH2d, 300, 10)), got[1])
+		acctSeg(trace.SegHostOrch, 0, 100), // spans win over lines
+		acctSeg(trace.SegArgs, 0, 5),
+		acctSeg(trace.SegArenaH2d, 200, 10),
+		acctSeg(trace.SegArenaH2d, 300, 10)), got[1])
 	assert.False(t, got[2].Known, "passes without a pid come last")
 }
 
 func TestBindPassesForRows(t *testing.T) {
 	passes := []BindPass{
-		acctPass(7, 2, acctSeg(SegHostOrch, 0, 100)),
-		acctPass(7, 1, acctSeg(SegHostOrch, 0, 50)),
-		{Segments: []Segment{acctSeg(SegHostOrch, 0, 1)}},
+		acctPass(7, 2, acctSeg(trace.SegHostOrch, 0, 100)),
+		acctPass(7, 1, acctSeg(trace.SegHostOrch, 0, 50)),
+		{Segments: []Segment{acctSeg(trace.SegHostOrch, 0, 1)}},
 	}
 	rows := []RoundRow{{Round: 0, Pid: 7, Inv: 1}, {Round: 1, Pid: 8, Inv: 1}, {Round: 2, Pid: 7, Inv: 2}}
 	got := BindPassesForRows(passes, rows)

@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"github.com/hbgkit/hbgkit/trace"
 	"math"
 	"testing"
 
@@ -12,19 +13,19 @@ import (
 // Args 500, Prebuilt 450, HostOrch 900, Relocate 1, H2dImage 1155 µs.
 func acctDesignPass(pid int64, inv uint64) BindPass {
 	return acctPass(pid, inv,
-		acctSeg(SegArgs, 0, 500_000),
-		acctSeg(SegPrebuilt, 500_000, 450_000),
-		acctSeg(SegHostOrch, 1_000_000, 900_000),
-		acctSeg(SegRelocate, 2_000_000, 1000),
-		acctSeg(SegArenaH2d, 2_100_000, 1_155_000))
+		acctSeg(trace.SegArgs, 0, 500_000),
+		acctSeg(trace.SegPrebuilt, 500_000, 450_000),
+		acctSeg(trace.SegHostOrch, 1_000_000, 900_000),
+		acctSeg(trace.SegRelocate, 2_000_000, 1000),
+		acctSeg(trace.SegArenaH2d, 2_100_000, 1_155_000))
 }
 
 func TestCommonSetEmpty(t *testing.T) {
 	// Each round records a stage the other lacks: no round is common.
 	a := ComputeAccounting([]BindPass{
-		acctPass(1, 1, acctSeg(SegHostOrch, 200_000, 100_000)),
-		acctPass(1, 2, acctSeg(SegArgs, 0, 100_000), acctSeg(SegHostOrch, 200_000, 100_000)),
-		acctPass(1, 3, acctSeg(SegHostOrch, 200_000, 100_000), acctSeg(SegArenaH2d, 400_000, 10_000)),
+		acctPass(1, 1, acctSeg(trace.SegHostOrch, 200_000, 100_000)),
+		acctPass(1, 2, acctSeg(trace.SegArgs, 0, 100_000), acctSeg(trace.SegHostOrch, 200_000, 100_000)),
+		acctPass(1, 3, acctSeg(trace.SegHostOrch, 200_000, 100_000), acctSeg(trace.SegArenaH2d, 400_000, 10_000)),
 	})
 	assert.Equal(t, 0, a.WarmBlock.K())
 	assert.Equal(t, []int{1, 2}, a.WarmBlock.LeftOut)
@@ -42,10 +43,10 @@ func TestStageKeys(t *testing.T) {
 }
 
 func TestVisibleHidesUnrecordedStages(t *testing.T) {
-	a := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(SegHostOrch, 0, 1000))})
+	a := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(trace.SegHostOrch, 0, 1000))})
 	assert.Equal(t, []BindStage{StageHostOrch, StageGate, StageControlPlane}, a.Visible())
 	assert.True(t, a.Active())
-	none := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(SegArgs, 0, 1000)), acctPass(1, 2)})
+	none := ComputeAccounting([]BindPass{acctPass(1, 1, acctSeg(trace.SegArgs, 0, 1000)), acctPass(1, 2)})
 	assert.False(t, none.Active(), "no HostOrch: no HBG columns")
 }
 
@@ -53,10 +54,10 @@ func TestAccountingSpread(t *testing.T) {
 	// Per pass: HostOrch, H2dImage, GraphPack (µs) and the sums.
 	pass := func(inv uint64, orch, arena, pack int64) BindPass {
 		p := acctPass(5, inv,
-			acctSeg(SegHostOrch, 0, orch*1000),
-			acctSeg(SegArenaH2d, orch*1000+10, arena*1000))
+			acctSeg(trace.SegHostOrch, 0, orch*1000),
+			acctSeg(trace.SegArenaH2d, orch*1000+10, arena*1000))
 		if pack > 0 {
-			p.Segments = append(p.Segments, acctSeg(SegGraphPack, (orch+arena)*1000+20, pack*1000))
+			p.Segments = append(p.Segments, acctSeg(trace.SegGraphPack, (orch+arena)*1000+20, pack*1000))
 		}
 		return p
 	}

@@ -80,12 +80,12 @@ func TestComputePassMetrics(t *testing.T) {
 		{
 			name: "eager per-layer uploads inside host_orch and a leftover upload after it",
 			pass: acctPass(7, 3,
-				acctSeg(SegHostOrch, 1000, 1_000_000),
-				acctSeg(SegH2dGraph, 10_000, 100_000),
-				acctSeg(SegH2dGraph, 200_000, 200_000),
-				acctSeg(SegH2dGraph, 1_100_000, 50_000),
-				acctSeg(SegSmH2d, 1_200_000, 30_000),
-				acctSeg(SegArenaH2d, 1_300_000, 20_000)),
+				acctSeg(trace.SegHostOrch, 1000, 1_000_000),
+				acctSeg(trace.SegH2dGraph, 10_000, 100_000),
+				acctSeg(trace.SegH2dGraph, 200_000, 200_000),
+				acctSeg(trace.SegH2dGraph, 1_100_000, 50_000),
+				acctSeg(trace.SegSmH2d, 1_200_000, 30_000),
+				acctSeg(trace.SegArenaH2d, 1_300_000, 20_000)),
 			want: acctWant{
 				StageHostOrch: 700, StageH2dGraph: 350, StageH2dSm: 30, StageH2dArena: 20,
 				StageH2dImage: 400, StageGate: 1100, StageControlPlane: 1100,
@@ -94,57 +94,57 @@ func TestComputePassMetrics(t *testing.T) {
 		{
 			name: "leftover upload parent with same-name children counts once",
 			pass: acctPass(7, 3,
-				acctSeg(SegH2dGraph, 10_000, 500_000),
-				acctSeg(SegH2dGraph, 20_000, 100_000),
-				acctSeg(SegH2dGraph, 200_000, 100_000)),
+				acctSeg(trace.SegH2dGraph, 10_000, 500_000),
+				acctSeg(trace.SegH2dGraph, 20_000, 100_000),
+				acctSeg(trace.SegH2dGraph, 200_000, 100_000)),
 			want: acctWant{StageH2dGraph: 500, StageH2dImage: 500, StageGate: 500, StageControlPlane: 500},
 		},
 		{
 			name: "the same parent and children inside host_orch are subtracted once",
 			pass: acctPass(7, 3,
-				acctSeg(SegHostOrch, 0, 1_000_000),
-				acctSeg(SegH2dGraph, 10_000, 500_000),
-				acctSeg(SegH2dGraph, 20_000, 100_000),
-				acctSeg(SegH2dGraph, 200_000, 100_000)),
+				acctSeg(trace.SegHostOrch, 0, 1_000_000),
+				acctSeg(trace.SegH2dGraph, 10_000, 500_000),
+				acctSeg(trace.SegH2dGraph, 20_000, 100_000),
+				acctSeg(trace.SegH2dGraph, 200_000, 100_000)),
 			want: acctWant{StageHostOrch: 500, StageH2dGraph: 500, StageH2dImage: 500, StageGate: 1000, StageControlPlane: 1000},
 		},
 		{
 			name: "clock skew: overlapping sibling uploads longer than host_orch clamp at 0",
 			pass: acctPass(7, 3,
-				acctSeg(SegHostOrch, 0, 1_000_000),
-				acctSeg(SegH2dGraph, 0, 700_000),
-				acctSeg(SegH2dGraph, 300_000, 700_000)),
+				acctSeg(trace.SegHostOrch, 0, 1_000_000),
+				acctSeg(trace.SegH2dGraph, 0, 700_000),
+				acctSeg(trace.SegH2dGraph, 300_000, 700_000)),
 			want: acctWant{StageHostOrch: 0, StageH2dGraph: 1400, StageH2dImage: 1400, StageGate: 1400, StageControlPlane: 1400},
 		},
 		{
 			name: "no host_orch: setup + entry, exclusive of the upload inside entry",
 			pass: acctPass(7, 3,
-				acctSeg(SegHostOrchSetup, 0, 200_000),
-				acctSeg(SegHostOrchEntry, 200_000, 800_000),
-				acctSeg(SegH2dGraph, 300_000, 100_000)),
+				acctSeg(trace.SegHostOrchSetup, 0, 200_000),
+				acctSeg(trace.SegHostOrchEntry, 200_000, 800_000),
+				acctSeg(trace.SegH2dGraph, 300_000, 100_000)),
 			want: acctWant{StageHostOrch: 900, StageH2dGraph: 100, StageH2dImage: 100, StageGate: 1000, StageControlPlane: 1000},
 		},
 		{
 			name: "h2d_image wrapping sm and arena counts once, parts keep their columns",
 			pass: acctPass(7, 3,
-				acctSeg(SegH2dImage, 0, 100_000),
-				acctSeg(SegSmH2d, 0, 30_000),
-				acctSeg(SegArenaH2d, 40_000, 50_000)),
+				acctSeg(trace.SegH2dImage, 0, 100_000),
+				acctSeg(trace.SegSmH2d, 0, 30_000),
+				acctSeg(trace.SegArenaH2d, 40_000, 50_000)),
 			want: acctWant{StageH2dImage: 100, StageH2dSm: 30, StageH2dArena: 50, StageGate: 100, StageControlPlane: 100},
 		},
 		{
 			name: "E1 pass: nothing nests, ControlPlane is the per-pass sum",
 			pass: acctPass(0, 0,
-				acctSeg(SegArgs, 303_071, 416_520),
-				acctSeg(SegArenaBuild, 723_056, 3_091_527),
-				acctSeg(SegStaticArena, 3_816_293, 97_768_189),
-				acctSeg(SegGmHeap, 101_588_089, 2158),
-				acctSeg(SegSharedMem, 116_335_127, 5958),
-				acctSeg(SegRuntimeInit, 101_592_051, 70_494),
-				acctSeg(SegHostOrch, 101_665_127, 4_919_026),
-				acctSeg(SegGraphUpload, 106_585_271, 9_747_628),
-				acctSeg(SegArenaH2d, 116_342_629, 649_845),
-				acctSeg(SegHostViewClose, 116_996_079, 19_213)),
+				acctSeg(trace.SegArgs, 303_071, 416_520),
+				acctSeg(trace.SegArenaBuild, 723_056, 3_091_527),
+				acctSeg(trace.SegStaticArena, 3_816_293, 97_768_189),
+				acctSeg(trace.SegGmHeap, 101_588_089, 2158),
+				acctSeg(trace.SegSharedMem, 116_335_127, 5958),
+				acctSeg(trace.SegRuntimeInit, 101_592_051, 70_494),
+				acctSeg(trace.SegHostOrch, 101_665_127, 4_919_026),
+				acctSeg(trace.SegGraphUpload, 106_585_271, 9_747_628),
+				acctSeg(trace.SegArenaH2d, 116_342_629, 649_845),
+				acctSeg(trace.SegHostViewClose, 116_996_079, 19_213)),
 			want: acctWant{
 				StageArgs: 416.52, StagePrebuilt: 3091.527 + 97768.189 + 2.158 + 5.958 + 70.494,
 				StageHostOrch: 4919.026, StageH2dGraph: 9747.628, StageH2dArena: 649.845,
@@ -156,11 +156,11 @@ func TestComputePassMetrics(t *testing.T) {
 		{
 			name: "prebuilt span wins over its parts; relocate and graph_pack join ControlPlane",
 			pass: acctPass(7, 3,
-				acctSeg(SegPrebuilt, 0, 300_000),
-				acctSeg(SegRuntimeInit, 10_000, 50_000),
-				acctSeg(SegHostOrch, 400_000, 1_000_000),
-				acctSeg(SegGraphPack, 1_500_000, 200_000),
-				acctSeg(SegRelocate, 1_800_000, 1000)),
+				acctSeg(trace.SegPrebuilt, 0, 300_000),
+				acctSeg(trace.SegRuntimeInit, 10_000, 50_000),
+				acctSeg(trace.SegHostOrch, 400_000, 1_000_000),
+				acctSeg(trace.SegGraphPack, 1_500_000, 200_000),
+				acctSeg(trace.SegRelocate, 1_800_000, 1000)),
 			want: acctWant{StagePrebuilt: 300, StageHostOrch: 1000, StageGraphPack: 200, StageRelocate: 1, StageGate: 1000, StageControlPlane: 1201},
 		},
 		{
@@ -190,12 +190,12 @@ func TestComputePassMetricsFromPR1870Spans(t *testing.T) {
 
 func TestClockSkewRoundStillCounts(t *testing.T) {
 	skewed := acctPass(7, 2,
-		acctSeg(SegHostOrch, 0, 1_000_000),
-		acctSeg(SegH2dGraph, 0, 700_000),
-		acctSeg(SegH2dGraph, 300_000, 700_000))
+		acctSeg(trace.SegHostOrch, 0, 1_000_000),
+		acctSeg(trace.SegH2dGraph, 0, 700_000),
+		acctSeg(trace.SegH2dGraph, 300_000, 700_000))
 	normal := acctPass(7, 3,
-		acctSeg(SegHostOrch, 0, 1_000_000),
-		acctSeg(SegH2dGraph, 1_100_000, 100_000))
+		acctSeg(trace.SegHostOrch, 0, 1_000_000),
+		acctSeg(trace.SegH2dGraph, 1_100_000, 100_000))
 	a := ComputeAccounting([]BindPass{normal, skewed})
 	assert.Equal(t, []int{0, 1}, a.All.Common)
 	assert.Empty(t, a.Warnings())
@@ -207,11 +207,11 @@ func TestClockSkewRoundStillCounts(t *testing.T) {
 func acctFourRounds() []BindPass {
 	round := func(inv uint64, orch, graph, arena int64) BindPass {
 		p := acctPass(42, inv,
-			acctSeg(SegArgs, 0, 100_000),
-			acctSeg(SegHostOrch, 100_000, orch),
-			acctSeg(SegH2dGraph, 100_000+orch, graph))
+			acctSeg(trace.SegArgs, 0, 100_000),
+			acctSeg(trace.SegHostOrch, 100_000, orch),
+			acctSeg(trace.SegH2dGraph, 100_000+orch, graph))
 		if arena > 0 {
-			p.Segments = append(p.Segments, acctSeg(SegArenaH2d, 200_000+orch+graph, arena))
+			p.Segments = append(p.Segments, acctSeg(trace.SegArenaH2d, 200_000+orch+graph, arena))
 		}
 		return p
 	}
@@ -307,7 +307,7 @@ func TestE3FixtureGraphPack(t *testing.T) {
 }
 
 func TestAccountingProperties(t *testing.T) {
-	names := []string{SegHostOrch, SegH2dGraph, SegGraphUpload, SegSmH2d, SegArenaH2d, SegH2dImage, SegRelocate, SegGraphPack}
+	names := []string{trace.SegHostOrch, trace.SegH2dGraph, trace.SegGraphUpload, trace.SegSmH2d, trace.SegArenaH2d, trace.SegH2dImage, trace.SegRelocate, trace.SegGraphPack}
 	rng := rand.New(rand.NewPCG(1870, 4))
 	// randomPass builds a pass whose segments nest at random: each new
 	// segment is either placed inside an earlier one or after the end of
@@ -346,10 +346,10 @@ func TestAccountingProperties(t *testing.T) {
 		m := ComputePassMetrics(p)
 		var h2d, perPassSum int64
 		for _, s := range p.Segments {
-			if acctIsH2D(s.Name) {
+			if trace.IsH2D(s.Name) {
 				h2d += s.Dur
 			}
-			if s.Name != SegHostViewClose && s.Name != SegArgs {
+			if s.Name != trace.SegHostViewClose && s.Name != trace.SegArgs {
 				perPassSum += s.Dur // hbg_bind_phases' control plane, with graph_pack and h2d_image
 			}
 		}
@@ -368,7 +368,7 @@ func TestAccountingProperties(t *testing.T) {
 // which the E1 fixtures set per rank.
 func acctTasks(p BindPass) string {
 	for _, s := range p.Segments {
-		if s.Name == SegHostOrch {
+		if s.Name == trace.SegHostOrch {
 			if a, ok := trace.ParseAttrs(s.Attrs).Get("tasks"); ok {
 				return a.Value
 			}
@@ -466,14 +466,14 @@ func TestPR1870FixtureExclusiveHostOrch(t *testing.T) {
 		var parent *Segment
 		for i, s := range p.Segments {
 			switch {
-			case s.Name == SegHostOrch:
+			case s.Name == trace.SegHostOrch:
 				orch = s.Dur
-			case s.Name == SegH2dGraph && strings.Contains(s.Attrs, "leftover="):
+			case s.Name == trace.SegH2dGraph && strings.Contains(s.Attrs, "leftover="):
 				parent = &p.Segments[i]
 			}
 		}
 		for _, s := range p.Segments {
-			if s.Name != SegH2dGraph {
+			if s.Name != trace.SegH2dGraph {
 				continue
 			}
 			if parent != nil && s != *parent && parent.Ts <= s.Ts && s.End() <= parent.End() {
@@ -485,7 +485,7 @@ func TestPR1870FixtureExclusiveHostOrch(t *testing.T) {
 			}
 		}
 		for _, s := range p.Segments {
-			if s.Name == SegH2dGraph && !strings.Contains(s.Attrs, "leftover=") && (parent == nil || s.Ts < parent.Ts) {
+			if s.Name == trace.SegH2dGraph && !strings.Contains(s.Attrs, "leftover=") && (parent == nil || s.Ts < parent.Ts) {
 				inside += s.Dur // the eager per-layer uploads, all inside host_orch
 			}
 		}
@@ -530,18 +530,18 @@ func TestE1FixtureControlPlaneIsPerPassSum(t *testing.T) {
 // 200 = 0, H2dGraph 200, H2dArena 40, H2dImage 240, Gate 240, in either
 // log order (the old rule gave HostOrch 200 and Gate 440 for one).
 func TestEqualIntervalsHandBuilt(t *testing.T) {
-	orch := acctSeg(SegHostOrch, 1000, 200_000)
-	copy := acctSeg(SegH2dGraph, 1000, 200_000)
-	arena := acctSeg(SegArenaH2d, 300_000, 40_000)
+	orch := acctSeg(trace.SegHostOrch, 1000, 200_000)
+	copy := acctSeg(trace.SegH2dGraph, 1000, 200_000)
+	arena := acctSeg(trace.SegArenaH2d, 300_000, 40_000)
 	want := acctWant{StageHostOrch: 0, StageH2dGraph: 200, StageH2dArena: 40, StageH2dImage: 240, StageGate: 240, StageControlPlane: 240}
 	for _, segs := range [][]Segment{{orch, copy, arena}, {copy, orch, arena}, {arena, copy, orch}} {
 		acctCheck(t, ComputePassMetrics(acctPass(1, 1, segs...)), want)
 	}
 	// Two copies with one interval count once, top-level of their kind
 	// and in H2dImage; setup/entry contain a copy of their interval too.
-	setup := acctSeg(SegHostOrchSetup, 0, 50_000)
-	up := acctSeg(SegGraphUpload, 0, 50_000)
-	up2 := acctSeg(SegH2dGraph, 0, 50_000)
+	setup := acctSeg(trace.SegHostOrchSetup, 0, 50_000)
+	up := acctSeg(trace.SegGraphUpload, 0, 50_000)
+	up2 := acctSeg(trace.SegH2dGraph, 0, 50_000)
 	want = acctWant{StageHostOrch: 0, StageH2dGraph: 50, StageH2dImage: 50, StageGate: 50, StageControlPlane: 50}
 	for _, segs := range [][]Segment{{setup, up, up2}, {up2, up, setup}, {up, setup, up2}} {
 		acctCheck(t, ComputePassMetrics(acctPass(1, 1, segs...)), want)
@@ -552,7 +552,7 @@ func TestEqualIntervalsHandBuilt(t *testing.T) {
 // never decides": for random passes rich in equal and nested intervals,
 // every permutation of the segments gives the same metrics.
 func TestAccountingIgnoresLineOrder(t *testing.T) {
-	names := []string{SegHostOrch, SegHostOrchSetup, SegHostOrchEntry, SegH2dGraph, SegGraphUpload, SegSmH2d, SegArenaH2d, SegH2dImage, SegRelocate, SegGraphPack, SegArgs}
+	names := []string{trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry, trace.SegH2dGraph, trace.SegGraphUpload, trace.SegSmH2d, trace.SegArenaH2d, trace.SegH2dImage, trace.SegRelocate, trace.SegGraphPack, trace.SegArgs}
 	rng := rand.New(rand.NewPCG(11, 3))
 	for k := range 3000 {
 		p := acctPass(1, 1)
@@ -580,7 +580,7 @@ func TestAccountingSumsDoNotWrap(t *testing.T) {
 	// Two copies that overlap without containing each other are both
 	// top-level: 2 × 1.25·2^62 does not fit int64.
 	const d = 5 << 60
-	p := acctPass(1, 1, acctSeg(SegArenaH2d, 0, d), acctSeg(SegSmH2d, 1<<60, d), acctSeg(SegHostOrch, 0, 10))
+	p := acctPass(1, 1, acctSeg(trace.SegArenaH2d, 0, d), acctSeg(trace.SegSmH2d, 1<<60, d), acctSeg(trace.SegHostOrch, 0, 10))
 	m := ComputePassMetrics(p)
 	image, ok := m.Get(StageH2dImage)
 	require.True(t, ok)

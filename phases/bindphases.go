@@ -20,61 +20,67 @@ type BindPhaseSet struct {
 	ControlPlane []string
 }
 
-// snapshotPhaseOrder is the line-based tool's PHASE_ORDER: the
-// HostPhaseKind enum order (trace.BindSegments), kept as its own constant
-// because it is a display contract.
-var snapshotPhaseOrder = []string{
-	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
-	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close",
+// snapshotPhaseSet is the vocabulary of the line-based hbg_bind_phases
+// (snapshot 6ebaf77) for E1/E2 logs: its PHASE_ORDER is the HostPhaseKind
+// enum order (trace.BindSegments). relocate and sm_h2d stay in the control
+// plane so older logs total correctly. snapshotPhases returns a copy.
+var snapshotPhaseSet = BindPhaseSet{
+	Order:        trace.BindSegments(),
+	ControlPlane: []string{trace.SegHostOrch, trace.SegGraphUpload, trace.SegRelocate, trace.SegSmH2d, trace.SegArenaH2d},
 }
 
-// SnapshotPhaseSet is the vocabulary of the line-based hbg_bind_phases
-// (snapshot 6ebaf77) for E1/E2 logs. relocate and sm_h2d stay in the
-// control plane so older logs total correctly.
-var SnapshotPhaseSet = BindPhaseSet{
-	Order:        snapshotPhaseOrder,
-	ControlPlane: []string{"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d"},
-}
-
-// SpanPhaseSet is the vocabulary of the span-based hbg/bind_phases.py at
+// spanPhaseSet is the vocabulary of the span-based hbg/bind_phases.py at
 // upstream 04c88e9 for E3 logs, where graph_pack replaced graph_upload.
 //
 // Unlike that tool, hbgkit also knows graph_upload, in graph_pack's place of
 // the display order: hbgkit reads every generation, and an E3-style log of
 // the 5f9208d9 era still writes graph_upload. See SpanPhaseSetFor.
-var SpanPhaseSet = BindPhaseSet{
+var spanPhaseSet = BindPhaseSet{
 	Order: []string{
-		"args", "arena_build", "runtime_init", "host_orch", "graph_pack", "graph_upload",
-		"static_arena", "shared_mem", "gm_heap", "arena_h2d", "host_view_close",
+		trace.SegArgs, trace.SegArenaBuild, trace.SegRuntimeInit, trace.SegHostOrch, trace.SegGraphPack, trace.SegGraphUpload,
+		trace.SegStaticArena, trace.SegSharedMem, trace.SegGmHeap, trace.SegArenaH2d, trace.SegHostViewClose,
 	},
-	ControlPlane: []string{"host_orch", "graph_pack", "arena_h2d"},
+	ControlPlane: []string{trace.SegHostOrch, trace.SegGraphPack, trace.SegArenaH2d},
 }
 
 // spanPhaseSetUpload is the 5f9208d9 vocabulary: graph_upload is the
 // control-plane upload and graph_pack does not exist yet.
 var spanPhaseSetUpload = BindPhaseSet{
 	Order: []string{
-		"args", "arena_build", "runtime_init", "host_orch", "graph_upload",
-		"static_arena", "shared_mem", "gm_heap", "arena_h2d", "host_view_close",
+		trace.SegArgs, trace.SegArenaBuild, trace.SegRuntimeInit, trace.SegHostOrch, trace.SegGraphUpload,
+		trace.SegStaticArena, trace.SegSharedMem, trace.SegGmHeap, trace.SegArenaH2d, trace.SegHostViewClose,
 	},
-	ControlPlane: []string{"host_orch", "graph_upload", "arena_h2d"},
+	ControlPlane: []string{trace.SegHostOrch, trace.SegGraphUpload, trace.SegArenaH2d},
 }
 
 // SpanPhaseSetFor picks the span-based vocabulary for binds: the 5f9208d9 one
 // (graph_upload in the control plane) when some bind writes graph_upload and
-// none writes graph_pack, else SpanPhaseSet. Either way each generation's log
-// totals the segments its own tool totalled.
+// none writes graph_pack, else the 04c88e9 one (graph_pack in graph_upload's
+// place). Either way each generation's log totals the segments its own tool
+// totalled. The set is the caller's.
 func SpanPhaseSetFor(binds []SpreadPass) BindPhaseSet {
 	upload, pack := false, false
 	for _, b := range binds {
-		_, u := b.Ms["graph_upload"]
-		_, p := b.Ms["graph_pack"]
+		_, u := b.Ms[trace.SegGraphUpload]
+		_, p := b.Ms[trace.SegGraphPack]
 		upload, pack = upload || u, pack || p
 	}
 	if upload && !pack {
-		return spanPhaseSetUpload
+		return spanPhaseSetUpload.clone()
 	}
-	return SpanPhaseSet
+	return spanPhaseSet.clone()
+}
+
+// snapshotPhases returns the vocabulary of the line-based hbg_bind_phases
+// (snapshot 6ebaf77) for E1/E2 logs. The set is the caller's.
+func snapshotPhases() BindPhaseSet { return snapshotPhaseSet.clone() }
+
+// clone returns a copy of s that shares no slice with it.
+func (s BindPhaseSet) clone() BindPhaseSet {
+	return BindPhaseSet{
+		Order:        append([]string(nil), s.Order...),
+		ControlPlane: append([]string(nil), s.ControlPlane...),
+	}
 }
 
 // A SpreadPass is one bind pass: the durations of its segments.
@@ -105,7 +111,7 @@ func (p *SpreadPass) add(phase string, start, durNs int64) {
 		p.Ms = make(map[string]float64)
 	}
 	p.Ms[phase] = float64(durNs) / 1e6
-	if name, ok := CanonicalSegment(phase); ok {
+	if name, ok := trace.CanonicalSegment(phase); ok {
 		p.Bind.Segments = append(p.Bind.Segments, Segment{Name: name, Ts: start, Dur: durNs})
 	}
 }
@@ -113,30 +119,8 @@ func (p *SpreadPass) add(phase string, start, durNs int64) {
 // bindPassHasOrch reports whether a pass is a bind pass at all: a group
 // without host_orch is not one.
 func bindPassHasOrch(p *SpreadPass) bool {
-	_, ok := p.Ms["host_orch"]
+	_, ok := p.Ms[trace.SegHostOrch]
 	return ok
-}
-
-// SnapshotBindPasses groups `bind phase=` lines into passes with
-// trace.GroupPasses and keeps the passes that have host_orch, in log order
-// (the order of their first line).
-//
-// A pass is the run of lines one log thread wrote in enum order, so unlike
-// the reference, which closes a pass at arena_h2d, host_view_close stays in
-// the pass it was written with (conformance/README.md).
-func SnapshotBindPasses(lines []trace.BindPhase) []SpreadPass {
-	var out []SpreadPass
-	for _, g := range trace.GroupPasses(lines) {
-		p := SpreadPass{Thread: g.Thread}
-		for i := range g.Segments {
-			l := &g.Segments[i]
-			p.add(l.Phase, l.StartNs, l.DurNs)
-		}
-		if bindPassHasOrch(&p) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // SpanBindPasses groups E3 bind segments, spans named
@@ -294,7 +278,7 @@ func SnapshotBindSpread(passes []SpreadPass, opts BindSpreadOptions) (*BindSprea
 	if err != nil {
 		return nil, err
 	}
-	sp := spreadBindPasses(passes[dropped:], SnapshotPhaseSet)
+	sp := spreadBindPasses(passes[dropped:], snapshotPhases())
 	sp.Passes, sp.Cold, sp.Ranks = len(passes), dropped, ranks
 	return sp, nil
 }

@@ -30,7 +30,7 @@ func spreadPhasesOf(passes []SpreadPass) [][]string {
 	var out [][]string
 	for _, p := range passes {
 		var names []string
-		for _, ph := range append(append([]string(nil), snapshotPhaseOrder...), "mystery", "graph_pack") {
+		for _, ph := range append(trace.BindSegments(), "mystery", "graph_pack") {
 			if _, ok := p.Ms[ph]; ok {
 				names = append(names, ph)
 			}
@@ -262,7 +262,7 @@ func TestBindSpreadControlPlane(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sp := spreadBindPasses(tc.warm, SnapshotPhaseSet)
+			sp := spreadBindPasses(tc.warm, snapshotPhases())
 			assert.Equal(t, tc.wantPartial, sp.Partial)
 			assert.Equal(t, tc.wantRetired, sp.Retired)
 			assert.Equal(t, tc.wantUnknown, sp.Unknown)
@@ -331,7 +331,7 @@ func TestSpanBindSpread(t *testing.T) {
 	assert.Equal(t, 3, sp.Warm)
 	assert.Equal(t, 2, sp.Cold)
 	assert.Equal(t, 2, sp.Ranks)
-	assert.Equal(t, SpanPhaseSet.ControlPlane, sp.Set.ControlPlane)
+	assert.Equal(t, spanPhaseSet.ControlPlane, sp.Set.ControlPlane)
 	var rows []string
 	for _, r := range sp.Rows {
 		rows = append(rows, spreadFmt(r))
@@ -392,11 +392,11 @@ func TestWarmBinds(t *testing.T) {
 		first := binds[0]
 		assert.False(t, first.Known, "lines carry no pid")
 		assert.Equal(t, []Segment{
-			{Name: SegArgs, Ts: 1_000_000, Dur: 11_000},
-			{Name: SegHostOrch, Ts: 1_001_000, Dur: 12_000},
-			{Name: SegGraphUpload, Ts: 1_002_000, Dur: 13_000},
-			{Name: SegArenaH2d, Ts: 1_003_000, Dur: 14_000},
-			{Name: SegHostViewClose, Ts: 1_004_000, Dur: 15_000},
+			{Name: trace.SegArgs, Ts: 1_000_000, Dur: 11_000},
+			{Name: trace.SegHostOrch, Ts: 1_001_000, Dur: 12_000},
+			{Name: trace.SegGraphUpload, Ts: 1_002_000, Dur: 13_000},
+			{Name: trace.SegArenaH2d, Ts: 1_003_000, Dur: 14_000},
+			{Name: trace.SegHostViewClose, Ts: 1_004_000, Dur: 15_000},
 		}, first.Segments)
 		assert.Len(t, binds[1].Segments, 5)
 	})
@@ -424,9 +424,9 @@ func TestWarmBinds(t *testing.T) {
 			for _, s := range binds[i].Segments {
 				names = append(names, s.Name)
 			}
-			want := []string{SegArgs, SegHostOrch, SegGraphPack, SegArenaH2d}
+			want := []string{trace.SegArgs, trace.SegHostOrch, trace.SegGraphPack, trace.SegArenaH2d}
 			if i == 0 {
-				want = append(want, SegArenaH2d)
+				want = append(want, trace.SegArenaH2d)
 			}
 			assert.Equal(t, want, names, "no orchestrator operation")
 		}

@@ -5,7 +5,7 @@ import (
 )
 
 // A SpreadCollector makes the line-based spread of `hbgtrace phases`
-// (SnapshotBindPasses, then SnapshotBindSpread) from a stream of `bind
+// (the tests' SnapshotBindPasses, then SnapshotBindSpread) from a stream of `bind
 // phase=` lines: give it every line in log order, then ask for Spread. It
 // keeps per pass only the durations of its segments (and, when asked for
 // the accounting, the pass's metrics), never the lines: about 140 bytes a
@@ -31,12 +31,17 @@ type spreadMs struct {
 	ms    float64
 }
 
-// spreadKnown are the segments of every vocabulary (SnapshotPhaseSet,
-// SpanPhaseSet): the ones a spreadVec keeps in its array.
-var spreadKnown = [...]string{
-	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
-	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close", "graph_pack",
-}
+// spreadKnown are the segments of every vocabulary (snapshotPhases,
+// SpanPhaseSetFor): the ones a spreadVec keeps in its array, those the
+// runtime writes under their own names (trace.RuntimeSegments).
+var spreadKnown = func() (k [spreadKnownN]string) {
+	copy(k[:], trace.RuntimeSegments())
+	return k
+}()
+
+// spreadKnownN is len(trace.RuntimeSegments()), a constant for the array
+// of a spreadVec (TestSpreadKnownIsRuntimeSegments keeps the two equal).
+const spreadKnownN = 13
 
 func spreadKnownIndex(phase string) int {
 	for i, k := range spreadKnown {
@@ -47,7 +52,7 @@ func spreadKnownIndex(phase string) int {
 	return -1
 }
 
-var spreadHostOrch = spreadKnownIndex("host_orch")
+var spreadHostOrch = spreadKnownIndex(trace.SegHostOrch)
 
 // NewSpreadCollector returns an empty SpreadCollector; with accounting it
 // also keeps each pass's PassMetrics, for BindSpread.AccountingSpread.
@@ -85,7 +90,7 @@ func (c *SpreadCollector) pass(i int, p trace.Pass) {
 			}
 		}
 		if c.accounting {
-			if name, ok := CanonicalSegment(l.Phase); ok {
+			if name, ok := trace.CanonicalSegment(l.Phase); ok {
 				bind.Segments = append(bind.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs})
 			}
 		}
@@ -144,7 +149,7 @@ func (c *SpreadCollector) Spread(opts BindSpreadOptions) (*BindSpread, error) {
 		return nil, err
 	}
 	warm := passes[dropped:]
-	sp := spreadOver(warm, SnapshotPhaseSet)
+	sp := spreadOver(warm, snapshotPhases())
 	sp.Passes, sp.Cold, sp.Ranks = len(passes), dropped, ranks
 	if c.accounting {
 		sp.warmMetrics = make([]PassMetrics, len(warm))

@@ -86,20 +86,6 @@ func (is *invSummary) lookup(n int32) *nameSpan {
 	return nil
 }
 
-// summarize reduces invocations (sorted by (pid, inv), as
-// trace.GroupInvocations makes them) to summaries.
-func summarize(invs []*trace.Invocation) *summaries {
-	sm := newSummaries()
-	for _, iv := range invs {
-		is := &invSummary{pid: iv.Pid, inv: iv.Inv, hid: iv.Hid}
-		for _, s := range iv.Spans {
-			sm.add(is, s)
-		}
-		sm.invs = append(sm.invs, is)
-	}
-	return sm
-}
-
 // summaryBucket is the invocations of one callable, sorted by inv (stable),
 // as trace.BucketByHid makes them.
 type summaryBucket struct {
@@ -127,8 +113,7 @@ func (sm *summaries) buckets() []*summaryBucket {
 	return out
 }
 
-// bucketsBySize returns the buckets in descending size, ties in order
-// (trace.BySize).
+// bucketsBySize returns the buckets in descending size, ties in order.
 func bucketsBySize(bs []*summaryBucket) []*summaryBucket {
 	out := append([]*summaryBucket(nil), bs...)
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i].invs) > len(out[j].invs) })
@@ -166,7 +151,8 @@ func bucketLabelAt(b *summaryBucket, busiest bool) string {
 // stream of spans. It keeps per invocation its summary (the earliest span
 // of each name, 24 bytes a name), and per callable the spans of the one
 // invocation the tree is drawn from, never the log. Add every span in log
-// order; the results are those ComputeTPOT and ComputeTree make of
+// order; the results are those the tests' batch twins ComputeTPOT and
+// ComputeTree (oracles_test.go) make of
 // trace.GroupInvocations(trace.InvocationSpans(spans)).
 type InvocationsCollector struct {
 	sm   *summaries

@@ -39,7 +39,7 @@ const RoundsTrim = 10
 //
 // Columns, Averages and Trimmed are the reference columns only. The HBG
 // bind accounting is computed beside the table, one pass per row
-// (BindPassesForRows, ComputeAccounting), because its cells can be "not
+// (BindPassCollector.Accounting), because its cells can be "not
 // recorded", which a Column, 0 for a missing value, cannot say.
 type Rounds struct {
 	Hid     string     // the callable the rows belong to
@@ -89,16 +89,6 @@ type Trimmed struct {
 	// Averages holds Host, then Device when more than 2*RoundsTrim rows
 	// have a non-zero Device.
 	Averages []Average
-}
-
-// Column returns the column named metric, or nil.
-func (r *Rounds) Column(metric string) *Column {
-	for i := range r.Columns {
-		if r.Columns[i].Name == metric {
-			return &r.Columns[i]
-		}
-	}
-	return nil
 }
 
 // Span names the rounds view looks up, relative to the run span. The run
@@ -189,7 +179,8 @@ func (ri *roundsInv) pick(i int) roundsSpan {
 	return roundsSpan{}
 }
 
-// hasRun reports whether the invocation has a run span (HasRun).
+// hasRun reports whether the invocation has a run span (chip.run, or the
+// legacy simpler_run), which makes it a round of the rounds table.
 func (ri *roundsInv) hasRun() bool { return ri.has&(1|1<<4) != 0 }
 
 // newRoundsInv reduces an invocation to what the table reads.
@@ -201,38 +192,8 @@ func newRoundsInv(iv *trace.Invocation) *roundsInv {
 	return ri
 }
 
-// HasRun reports whether iv has a run span (chip.run, or the legacy
-// simpler_run), which makes it a round of the rounds table.
-func HasRun(iv *trace.Invocation) bool {
-	for _, s := range iv.Spans {
-		if s.Name == roundsRunName || s.Name == roundsLegacyRunName {
-			return true
-		}
-	}
-	return false
-}
-
-// RoundInvocations returns the invocations a rounds table is computed over:
-// those with a run span (see HasRun), then the busiest callable's, sorted by
-// inv (stable, so equal inv of different pids keep pid order). It returns
-// the callable's hid, and "" with no invocations when none has a run span.
-func RoundInvocations(invs []*trace.Invocation) (string, []*trace.Invocation) {
-	kept := make([]*trace.Invocation, 0, len(invs))
-	for _, iv := range invs {
-		if HasRun(iv) {
-			kept = append(kept, iv)
-		}
-	}
-	buckets := trace.BucketByHid(kept)
-	i := trace.Busiest(buckets)
-	if i < 0 {
-		return "", nil
-	}
-	return buckets[i].Hid, buckets[i].Invs
-}
-
-// roundsRows is RoundInvocations over reduced invocations, given sorted by
-// (pid, inv): the busiest callable's invocations with a run span, sorted
+// roundsRows picks from reduced invocations, given sorted by (pid, inv),
+// the rows of a rounds table: the busiest callable's invocations with a run span, sorted
 // by inv (stable).
 func roundsRows(invs []*roundsInv) (string, []*roundsInv) {
 	type bucket struct {
@@ -276,7 +237,8 @@ func reduceInvocations(invs []*trace.Invocation) []*roundsInv {
 }
 
 // ComputeRounds builds the rounds table of invocations (trace.GroupInvocations
-// over trace.InvocationSpans): the rows of RoundInvocations. With no rows it
+// over trace.InvocationSpans): the busiest callable's invocations with a
+// run span, by inv. With no rows it
 // returns a table without rows or columns.
 func ComputeRounds(invs []*trace.Invocation) *Rounds {
 	return roundsTable(reduceInvocations(invs))
@@ -291,12 +253,6 @@ func roundsTable(invs []*roundsInv) *Rounds {
 type RankRounds struct {
 	Pid    int64
 	Rounds *Rounds
-}
-
-// ComputeRoundsPerRank builds one rounds table per pid (ascending), each
-// over that pid's invocations of the busiest callable of all pids.
-func ComputeRoundsPerRank(invs []*trace.Invocation) []RankRounds {
-	return roundsPerRank(reduceInvocations(invs))
 }
 
 func roundsPerRank(invs []*roundsInv) []RankRounds {
@@ -315,13 +271,6 @@ func roundsPerRank(invs []*roundsInv) []RankRounds {
 		out = append(out, RankRounds{Pid: p, Rounds: newRounds(hid, byPid[p])})
 	}
 	return out
-}
-
-// NewRounds builds the table of rows, in the given order: one row per
-// invocation, the reference columns (Host always, each other column when
-// some row has a value above 0), their averages and the trimmed line.
-func NewRounds(hid string, rows []*trace.Invocation) *Rounds {
-	return newRounds(hid, reduceInvocations(rows))
 }
 
 func newRounds(hid string, rows []*roundsInv) *Rounds {
@@ -373,7 +322,7 @@ func newRounds(hid string, rows []*roundsInv) *Rounds {
 // A RoundsCollector builds rounds tables from a stream of spans, keeping
 // per invocation only what a row reads (roundsInv), never the spans: Add
 // every span of a log in log order, then ask for the table. The tables are
-// those ComputeRounds and ComputeRoundsPerRank make of
+// those ComputeRounds and its per-rank batch twin (a test oracle) make of
 // trace.GroupInvocations(trace.InvocationSpans(spans)).
 type RoundsCollector struct {
 	idx  map[roundsKey]*roundsInv
@@ -448,7 +397,8 @@ func (c *RoundsCollector) sorted() []*roundsInv {
 // Rounds returns the rounds table of the spans added (ComputeRounds).
 func (c *RoundsCollector) Rounds() *Rounds { return roundsTable(c.sorted()) }
 
-// RoundsPerRank returns one table per pid (ComputeRoundsPerRank).
+// RoundsPerRank returns one table per pid, ascending, each over that pid's
+// rows of the busiest callable of all pids.
 func (c *RoundsCollector) RoundsPerRank() []RankRounds { return roundsPerRank(c.sorted()) }
 
 // roundsMicros returns a span's duration in µs, 0 for no span.

@@ -152,17 +152,17 @@ func TestBindPassCollectorMatchesCollectBindPasses(t *testing.T) {
 }
 
 func TestMergeBindPassesSharesOnlyWhatItMayShare(t *testing.T) {
-	a := []BindPass{{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: SegArgs, Ts: 1, Dur: 1}}}}
+	a := []BindPass{{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: trace.SegArgs, Ts: 1, Dur: 1}}}}
 	b := []BindPass{
-		{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: SegArgs, Ts: 5, Dur: 5}, {Name: SegHostOrch, Ts: 2, Dur: 2}}},
-		{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: SegHostOrch, Ts: 3, Dur: 3}}},
+		{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: trace.SegArgs, Ts: 5, Dur: 5}, {Name: trace.SegHostOrch, Ts: 2, Dur: 2}}},
+		{Pid: 1, Inv: 1, Known: true, Segments: []Segment{{Name: trace.SegHostOrch, Ts: 3, Dur: 3}}},
 	}
 	got := MergeBindPasses(a, b)
 	require.Len(t, got, 1)
-	assert.Equal(t, []Segment{{Name: SegArgs, Ts: 1, Dur: 1}, {Name: SegHostOrch, Ts: 2, Dur: 2}, {Name: SegHostOrch, Ts: 3, Dur: 3}}, got[0].Segments)
+	assert.Equal(t, []Segment{{Name: trace.SegArgs, Ts: 1, Dur: 1}, {Name: trace.SegHostOrch, Ts: 2, Dur: 2}, {Name: trace.SegHostOrch, Ts: 3, Dur: 3}}, got[0].Segments)
 	// The first source's slice is shared, but appending copied it.
 	assert.Len(t, a[0].Segments, 1)
-	assert.Equal(t, Segment{Name: SegArgs, Ts: 1, Dur: 1}, a[0].Segments[0])
+	assert.Equal(t, Segment{Name: trace.SegArgs, Ts: 1, Dur: 1}, a[0].Segments[0])
 }
 
 func TestBindPassCollectorAccounting(t *testing.T) {
@@ -201,7 +201,7 @@ func TestComputeAccountingOfManyPasses(t *testing.T) {
 	for i := range 5000 {
 		p := BindPass{Pid: int64(i % 3), Inv: uint64(i), Known: i%7 != 0}
 		ts := int64(1000 * i)
-		for k, seg := range []string{SegArgs, SegHostOrch, SegH2dGraph, SegArenaH2d, SegHostViewClose} {
+		for k, seg := range []string{trace.SegArgs, trace.SegHostOrch, trace.SegH2dGraph, trace.SegArenaH2d, trace.SegHostViewClose} {
 			if (i+k)%11 == 0 {
 				continue // some rounds lack a stage
 			}
@@ -312,8 +312,8 @@ func refAcctContains(segs []Segment, o, i int) bool {
 	if a.Ts == b.Ts && a.End() == b.End() {
 		// DESIGN §4: host_orch (or setup/entry) contains an H2D copy of
 		// its interval; else the segment listed first in bpcSegNames.
-		orch := []string{SegHostOrch, SegHostOrchSetup, SegHostOrchEntry}
-		if ao, bo := refNameIn(a.Name, orch), refNameIn(b.Name, orch); ao != bo && (acctIsH2D(a.Name) || acctIsH2D(b.Name)) {
+		orch := []string{trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry}
+		if ao, bo := refNameIn(a.Name, orch), refNameIn(b.Name, orch); ao != bo && (trace.IsH2D(a.Name) || trace.IsH2D(b.Name)) {
 			return ao
 		}
 		ia, ib := slices.Index(bpcSegNames[:], a.Name), slices.Index(bpcSegNames[:], b.Name)
@@ -329,7 +329,7 @@ func refPassMetrics(p BindPass) PassMetrics {
 	var m PassMetrics
 	segs := make([]Segment, 0, len(p.Segments))
 	for _, s := range p.Segments {
-		if name, ok := CanonicalSegment(s.Name); ok {
+		if name, ok := trace.CanonicalSegment(s.Name); ok {
 			s.Name = name
 			segs = append(segs, s)
 		}
@@ -338,7 +338,7 @@ func refPassMetrics(p BindPass) PassMetrics {
 	topKind := make([]bool, n) // no segment of the same kind contains it
 	topH2D := make([]bool, n)  // an H2D copy no other H2D copy contains
 	for i := range segs {
-		topKind[i], topH2D[i] = true, acctIsH2D(segs[i].Name)
+		topKind[i], topH2D[i] = true, trace.IsH2D(segs[i].Name)
 		for o := range segs {
 			if !refAcctContains(segs, o, i) {
 				continue
@@ -346,7 +346,7 @@ func refPassMetrics(p BindPass) PassMetrics {
 			if acctKind(segs[o].Name) == acctKind(segs[i].Name) {
 				topKind[i] = false
 			}
-			if acctIsH2D(segs[o].Name) {
+			if trace.IsH2D(segs[o].Name) {
 				topH2D[i] = false
 			}
 		}
@@ -377,21 +377,21 @@ func refPassMetrics(p BindPass) PassMetrics {
 		set(s, v, rec)
 		return rec
 	}
-	put(StageArgs, SegArgs)
-	if !put(StagePrebuilt, SegPrebuilt) {
-		put(StagePrebuilt, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit)
+	put(StageArgs, trace.SegArgs)
+	if !put(StagePrebuilt, trace.SegPrebuilt) {
+		put(StagePrebuilt, trace.SegArenaBuild, trace.SegStaticArena, trace.SegGmHeap, trace.SegSharedMem, trace.SegRuntimeInit)
 	}
-	put(StageGraphPack, SegGraphPack)
-	put(StageRelocate, SegRelocate)
-	put(StageH2dGraph, SegH2dGraph, SegGraphUpload)
-	put(StageH2dSm, SegSmH2d)
-	put(StageH2dArena, SegArenaH2d)
-	put(StageViewClose, SegHostViewClose)
+	put(StageGraphPack, trace.SegGraphPack)
+	put(StageRelocate, trace.SegRelocate)
+	put(StageH2dGraph, trace.SegH2dGraph, trace.SegGraphUpload)
+	put(StageH2dSm, trace.SegSmH2d)
+	put(StageH2dArena, trace.SegArenaH2d)
+	put(StageViewClose, trace.SegHostViewClose)
 
 	var image int64
 	imageRec := false
 	for i := range segs {
-		if acctIsH2D(segs[i].Name) {
+		if trace.IsH2D(segs[i].Name) {
 			imageRec = true
 			if topH2D[i] {
 				image += segs[i].Dur
@@ -400,10 +400,10 @@ func refPassMetrics(p BindPass) PassMetrics {
 	}
 	set(StageH2dImage, image, imageRec)
 
-	orchNames := []string{SegHostOrch}
-	orch, orchRec := sum(SegHostOrch)
+	orchNames := []string{trace.SegHostOrch}
+	orch, orchRec := sum(trace.SegHostOrch)
 	if !orchRec {
-		orchNames = []string{SegHostOrchSetup, SegHostOrchEntry}
+		orchNames = []string{trace.SegHostOrchSetup, trace.SegHostOrchEntry}
 		orch, orchRec = sum(orchNames...)
 	}
 	if orchRec {

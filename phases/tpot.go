@@ -3,8 +3,6 @@ package phases
 import (
 	"math/bits"
 	"sort"
-
-	"github.com/hbgkit/hbgkit/trace"
 )
 
 // A TPOT is the per-callable table of strace_timing's default view
@@ -68,13 +66,6 @@ func (a *tpotAcc) stat(name string) TPOTStat {
 	// mean is at most max, so it fits, and hi < n holds for Div64.
 	mean, _ := bits.Div64(a.hi, a.lo, uint64(a.n))
 	return TPOTStat{Name: name, N: a.n, MeanNs: int64(mean), MinNs: a.min, MaxNs: a.max}
-}
-
-// ComputeTPOT builds the TPOT table of invocations (trace.GroupInvocations
-// over trace.InvocationSpans). Every invocation counts, whatever its root's
-// name.
-func ComputeTPOT(invs []*trace.Invocation) *TPOT {
-	return tpotOf(summarize(invs))
 }
 
 // tpotOf builds the TPOT table of invocation summaries sorted by (pid, inv).

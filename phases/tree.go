@@ -51,17 +51,6 @@ type Concurrent struct {
 	Orch, Sched *TreeNode
 }
 
-// ComputeTree builds the median tree of invocations (trace.GroupInvocations
-// over trace.InvocationSpans).
-func ComputeTree(invs []*trace.Invocation) *Tree {
-	sm := summarize(invs)
-	orig := make(map[*invSummary]*trace.Invocation, len(invs))
-	for i, is := range sm.invs {
-		orig[is] = invs[i]
-	}
-	return treeOf(sm, func(is *invSummary) []*trace.Span { return orig[is].Spans })
-}
-
 // treeOf builds the median tree of invocation summaries sorted by (pid,
 // inv); refSpans returns the spans, in log order, of the invocation each
 // callable's tree is drawn from (its last).

@@ -173,18 +173,21 @@ func DefaultConfig() Config {
 	}
 }
 
-// Keys lists the setting keys in canonical order. They are the names of
-// the `hbgbench harness` flags with '_' for '-'.
-var Keys = []string{
+// keys are the setting keys in canonical order (see Keys).
+var keys = [...]string{
 	"workload", "mirror", "recorders", "graph_pod", "delay_us", "args_bytes",
 	"ranks", "epoch", "device",
 }
+
+// Keys returns the setting keys in canonical order. They are the names of
+// the `hbgbench harness` flags with '_' for '-'. The slice is the caller's.
+func Keys() []string { return append([]string(nil), keys[:]...) }
 
 // canonicalKey maps a key as written (either '-' or '_') to its canonical
 // form, or returns "" for an unknown key.
 func canonicalKey(key string) string {
 	k := strings.ReplaceAll(strings.TrimSpace(key), "-", "_")
-	for _, c := range Keys {
+	for _, c := range keys {
 		if k == c {
 			return c
 		}
@@ -358,7 +361,7 @@ func (c *Config) Set(key, value string) error {
 		c.Device = d
 	default:
 		return &ConfigError{Key: key, Value: value,
-			Reason: "unknown key (want one of " + strings.Join(Keys, ", ") + ")"}
+			Reason: "unknown key (want one of " + strings.Join(keys[:], ", ") + ")"}
 	}
 	return nil
 }
@@ -394,7 +397,7 @@ func (c Config) Validate() error {
 	// Re-apply every setting to a copy: Set is the one place that knows
 	// what a valid value is.
 	probe := DefaultConfig()
-	for _, k := range Keys {
+	for _, k := range keys {
 		if err := probe.Set(k, c.Get(k)); err != nil {
 			return err
 		}
@@ -429,8 +432,8 @@ const specPrefix = "embedded:"
 // Spec renders the config as its canonical arm spec, every key present:
 // embedded:workload=dsv4-pair,mirror=per_bind,recorders=prewarm=8,...
 func (c Config) Spec() string {
-	parts := make([]string, len(Keys))
-	for i, k := range Keys {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
 		parts[i] = k + "=" + c.Get(k)
 	}
 	return specPrefix + strings.Join(parts, ",")

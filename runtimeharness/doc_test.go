@@ -30,7 +30,7 @@ func TestDocsHarness(t *testing.T) {
 	_, table, ok := strings.Cut(doc, "## Switches")
 	require.True(t, ok)
 	table, _, _ = strings.Cut(table, "## Counters")
-	for _, k := range Keys {
+	for _, k := range Keys() {
 		assert.Contains(t, table, "| `--"+strings.ReplaceAll(k, "_", "-")+"` |", "switch %s", k)
 	}
 	for _, c := range []string{"82,460,928", "11,515,648", "2,242,048", "5,033", "4,969", "24 buffers × 512"} {

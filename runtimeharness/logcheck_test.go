@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // This file is a small, independent checker of the log grammar of
@@ -142,7 +144,7 @@ func parseHarnessLog(text string, w wantLog) (parsedLog, error) {
 			m := phaseRE.FindStringSubmatch(line)
 			l.mono, l.thread, l.name = num(m[1]), m[2], m[3]
 			l.start, l.dur, l.attrs = num(m[4]), num(m[5]), m[6]
-			idx := slices.Index(SegmentNames[:], l.name)
+			idx := slices.Index(trace.BindSegments(), l.name)
 			switch {
 			case idx < 0:
 				return fail("unknown segment %q", l.name)

@@ -28,6 +28,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // cgoAvailable reports whether this build has the C model.
@@ -173,7 +175,7 @@ func bindStats(b *C.hbgh_bind_stats) BindStats {
 		Rank:           int(b.rank),
 		Pid:            int(b.pid),
 	}
-	for i, name := range SegmentNames {
+	for i, name := range trace.BindSegments() {
 		g := &b.seg[i]
 		s.Segments = append(s.Segments, SegmentStats{
 			Name: name, Recorded: g.recorded != 0, StartNS: int64(g.start_ns),

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // workloadNumbers are the published numbers of each workload (HARNESS.md).
@@ -291,7 +293,7 @@ func checkCreatesInGaps(t *testing.T, rl recordLine, st BindStats, tid int) {
 		if r.Phase == "graph_submit" {
 			submits = append(submits, iv{r.StartNS, r.EndNS})
 		}
-		if !slices.Contains(SegmentNames[:], r.Phase) {
+		if !slices.Contains(trace.BindSegments(), r.Phase) {
 			mine = append(mine, iv{r.StartNS, r.EndNS})
 		}
 	}

@@ -1,12 +1,5 @@
 package runtimeharness
 
-// SegmentNames are the bind segment kinds 0..11 in the runtime's enum order,
-// the order of `bind phase=` lines within a pass.
-var SegmentNames = [12]string{
-	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
-	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close",
-}
-
 // OrchNames are the orchestrator kinds 12..16, the order of `host-orch
 // phase=` lines.
 var OrchNames = [5]string{
@@ -51,7 +44,7 @@ type BindStats struct {
 	Inv            uint64         `json:"inv"`
 	StartNS        int64          `json:"start_ns"`
 	DurNS          int64          `json:"dur_ns"`
-	Segments       []SegmentStats `json:"segments"` // SegmentNames order
+	Segments       []SegmentStats `json:"segments"` // trace.BindSegments order
 	Orch           []OrchStats    `json:"orch"`     // OrchNames order
 	HblkhdBefore   int64          `json:"hblkhd_before"`
 	HblkhdAfter    int64          `json:"hblkhd_after"`

@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/swimlanes.png from the browser test")
+var update = flag.Bool("update", false, "rewrite docs/swimlanes.png from the browser test")
 
 // chromiumPath finds Debian's chromium (or another Chromium build).
 func chromiumPath() string {
@@ -263,7 +263,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		assert.Greater(t, len(colors), 20, "many colours")
 		assert.Greater(t, float64(nonWhite)/float64(all), 0.05, "more than 5%% of the page is drawn")
-		if *updateScreenshot {
+		if *update {
 			require.Less(t, len(shot), 200_000, "the committed screenshot stays small")
 			require.NoError(t, os.WriteFile("../docs/swimlanes.png", shot, 0o644))
 		}

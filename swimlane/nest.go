@@ -16,18 +16,14 @@ import (
 // (so a host_orch contains an upload with exactly its interval, whatever
 // the log order), then the smaller depth, then the earlier one.
 
-// h2dLeaves are the last name components of the host-to-device copies
-// (DESIGN §4's H2D spans, under every spelling a bind segment takes).
-var h2dLeaves = map[string]bool{
-	"graph_upload": true, "h2d_graph": true, "sm_h2d": true, "h2d_sm": true,
-	"arena_h2d": true, "h2d_arena": true, "h2d_image": true,
-}
-
+// isH2D reports whether a span name's last component is a host-to-device
+// copy (DESIGN §4's H2D spans, under every spelling a bind segment takes).
 func isH2D(name string) bool {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	return h2dLeaves[name]
+	c, ok := trace.CanonicalSegment(name)
+	return ok && trace.IsH2D(c)
 }
 
 // nestOrder sorts idx, indices into spans, so that every container comes

@@ -7,14 +7,16 @@ import (
 )
 
 // bindSegments are the phases drawn as chip.run.bind.<phase> on the bind's
-// own thread: the snapshot's twelve HostPhaseKind bind kinds, and
-// graph_pack, which replaces graph_upload in upstream 04c88e9.
-var bindSegments = map[string]bool{
-	"args": true, "arena_build": true, "static_arena": true, "gm_heap": true,
-	"shared_mem": true, "runtime_init": true, "host_orch": true,
-	"graph_upload": true, "graph_pack": true, "relocate": true, "sm_h2d": true,
-	"arena_h2d": true, "host_view_close": true,
-}
+// own thread: the segments the runtime writes under their own names
+// (trace.RuntimeSegments: the snapshot's twelve HostPhaseKind bind kinds,
+// and graph_pack, which replaces graph_upload in upstream 04c88e9).
+var bindSegments = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range trace.RuntimeSegments() {
+		m[s] = true
+	}
+	return m
+}()
 
 // recorderPhases are the orchestrator phases that run on recorder threads:
 // record_node (snapshot), record_in_graph_task (fork ba892918, upstream

@@ -173,11 +173,3 @@ func BucketLabel(buckets []*Bucket, i int) string {
 	}
 	return b.Hid
 }
-
-// BySize returns the buckets in descending invocation count; ties keep
-// first-appearance order.
-func BySize(buckets []*Bucket) []*Bucket {
-	out := append([]*Bucket(nil), buckets...)
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Invs) > len(out[j].Invs) })
-	return out
-}

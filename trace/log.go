@@ -253,11 +253,6 @@ func (l *Log) Warnings() []string {
 	return l.warnings(false)
 }
 
-// VerboseWarnings is Warnings with the torn-record detail always given.
-func (l *Log) VerboseWarnings() []string {
-	return l.warnings(true)
-}
-
 func (l *Log) warnings(verbose bool) []string {
 	var out []string
 	for _, name := range l.Binary {

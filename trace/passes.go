@@ -2,25 +2,6 @@ package trace
 
 import "sort"
 
-// BindSegments are the bind segment kinds in HostPhaseKind enum order, the
-// order the runtime writes one pass's `bind phase=` lines in (REFERENCE
-// §1.4).
-var BindSegments = []string{
-	"args", "arena_build", "static_arena", "gm_heap", "shared_mem", "runtime_init",
-	"host_orch", "graph_upload", "relocate", "sm_h2d", "arena_h2d", "host_view_close",
-}
-
-// SegmentIndex returns the enum index of a bind segment name, or -1 for a
-// name outside the enum.
-func SegmentIndex(phase string) int {
-	for i, s := range BindSegments {
-		if s == phase {
-			return i
-		}
-	}
-	return -1
-}
-
 // A Pass is one bind pass of E1/E2 logs (DESIGN §3): the `bind phase=`
 // lines one log thread wrote for one bind, in log order.
 type Pass struct {
@@ -117,9 +98,6 @@ func (g *PassGrouper) Add(l *BindPhase) {
 		o.last = idx
 	}
 }
-
-// Len returns the number of passes started so far.
-func (g *PassGrouper) Len() int { return g.n }
 
 // Close hands over the passes still open, in index order.
 func (g *PassGrouper) Close() {

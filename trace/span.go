@@ -51,10 +51,6 @@ const (
 	FamilyUnknown  = "unknown"
 )
 
-// LevelWords are the words of simpler's WorkerLevel ladder, in ladder order,
-// that start span names.
-var LevelWords = []string{"core", "chip", "node", "network1", "network2", "network3"}
-
 func leadingWord(name string) string {
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		return name[:i]

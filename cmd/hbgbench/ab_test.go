@@ -173,7 +173,7 @@ func TestAbOptionsFromFlags(t *testing.T) {
 	assert.True(t, got.SeedSet)
 
 	cmd = NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
-	cmd.SetArgs(nil)
+	cmd.SetArgs([]string{}) // not nil: cobra then parses os.Args, the test binary's flags (-update)
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, abtest.DefaultConfig(), got.Config)
 	arms, err := got.arms()

@@ -61,7 +61,7 @@ Switches (values, default first):
 			opts.Out = cmd.OutOrStdout()
 			opts.Err = cmd.ErrOrStderr()
 			opts.Settings = nil
-			for _, k := range runtimeharness.Keys {
+			for _, k := range runtimeharness.Keys() {
 				name := flagName(k)
 				if cmd.Flags().Changed(name) {
 					opts.Settings = append(opts.Settings, [2]string{name, *values[name]})
@@ -89,7 +89,7 @@ Switches (values, default first):
 		"epoch":      "log `generation`",
 		"device":     "device `backend`",
 	}
-	for _, k := range runtimeharness.Keys {
+	for _, k := range runtimeharness.Keys() {
 		name := flagName(k)
 		dv := def.Get(k)
 		if k == "args_bytes" {

@@ -53,13 +53,13 @@ func TestHarnessEagerPinnedAccounting(t *testing.T) {
 				var orch, h2d, inOrch int64
 				var orchSeg phases.Segment
 				for _, s := range p.Segments {
-					if s.Name == phases.SegHostOrch {
+					if s.Name == trace.SegHostOrch {
 						orchSeg = s
 						orch += s.Dur
 					}
 				}
 				for _, s := range p.Segments {
-					if s.Name == phases.SegH2dGraph && s.Ts >= orchSeg.Ts && s.End() <= orchSeg.End() {
+					if s.Name == trace.SegH2dGraph && s.Ts >= orchSeg.Ts && s.End() <= orchSeg.End() {
 						inOrch += s.Dur
 						h2d += s.Dur
 					}
@@ -123,14 +123,21 @@ func TestHarnessTwoRanksReadAsTheFixture(t *testing.T) {
 	assert.NotEqual(t, passes[0].Bind.Pid, passes[1].Bind.Pid,
 		"the first two passes in log order are one per rank (the reference's cold rule)")
 
-	spread, err := phases.SnapshotBindSpread(phases.SnapshotBindPasses(l.BindPhases),
-		phases.BindSpreadOptions{Ranks: 2, RanksSet: true})
+	sc := phases.NewSpreadCollector(false)
+	for i := range l.BindPhases {
+		sc.BindPhase(&l.BindPhases[i])
+	}
+	spread, err := sc.Spread(phases.BindSpreadOptions{Ranks: 2, RanksSet: true})
 	require.NoError(t, err)
 	assert.Equal(t, 2*rounds, spread.Passes)
 	assert.Equal(t, 2, spread.Cold, "one cold pass per rank")
 	assert.Equal(t, 2*rounds-2, spread.Warm)
 
-	per := phases.ComputeRoundsPerRank(trace.GroupInvocations(trace.InvocationSpans(l.Spans)))
+	rc := phases.NewRoundsCollector()
+	for i := range l.Spans {
+		rc.Add(&l.Spans[i])
+	}
+	per := rc.RoundsPerRank()
 	require.Len(t, per, 2)
 
 	var buf bytes.Buffer

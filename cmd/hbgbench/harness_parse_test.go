@@ -62,7 +62,14 @@ func TestHarnessLogParses(t *testing.T) {
 				assert.Contains(t, orch.Attrs, tc.tasks)
 			}
 
-			acct := phases.ComputeAccounting(phases.BindPassesForRows(phases.CollectBindPasses(l, nil), r.Rows))
+			bc := phases.NewBindPassCollector()
+			for i := range l.Spans {
+				bc.Span(&l.Spans[i])
+			}
+			for i := range l.BindPhases {
+				bc.BindPhase(&l.BindPhases[i])
+			}
+			acct := bc.Accounting(r.Rows)
 			require.True(t, acct.Active())
 			assert.Empty(t, acct.Warnings())
 			assert.Equal(t, rounds, acct.All.K())

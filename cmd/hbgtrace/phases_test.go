@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,16 +16,6 @@ import (
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
-
-// phasesGoldenUpdate reports whether golden files are to be rewritten:
-// `go test -update` when the package defines that flag, or
-// HBGKIT_UPDATE_GOLDEN=1.
-func phasesGoldenUpdate() bool {
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		return true
-	}
-	return os.Getenv("HBGKIT_UPDATE_GOLDEN") == "1"
-}
 
 // phasesTestdata is the absolute testdata directory: the command tests
 // change into a temporary directory.
@@ -43,13 +32,13 @@ var phasesTestdata = func() string {
 func phasesGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(phasesTestdata, name)
-	if phasesGoldenUpdate() {
+	if *update {
 		require.NoError(t, os.MkdirAll(phasesTestdata, 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run with HBGKIT_UPDATE_GOLDEN=1")
+	require.NoError(t, err, "golden file missing; run go test -update")
 	if !assert.Equal(t, string(want), got) {
 		_ = os.WriteFile(path+".got", []byte(got), 0o644)
 	}
@@ -80,8 +69,12 @@ func phasesLines(th string, n int) []trace.BindPhase {
 
 func phasesThreeReport(t *testing.T) *report.BindPhases {
 	t.Helper()
-	sp, err := phases.SnapshotBindSpread(phases.SnapshotBindPasses(phasesLines("7f3c", 3)),
-		phases.BindSpreadOptions{Rounds: 3})
+	sc := phases.NewSpreadCollector(false)
+	lines := phasesLines("7f3c", 3)
+	for i := range lines {
+		sc.BindPhase(&lines[i])
+	}
+	sp, err := sc.Spread(phases.BindSpreadOptions{Rounds: 3})
 	require.NoError(t, err)
 	return &report.BindPhases{
 		Logs:   []string{"bind.log"},

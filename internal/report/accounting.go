@@ -101,7 +101,7 @@ func writeBlockText(b *strings.Builder, blk *phases.AccountingBlock) {
 		return
 	}
 	top, hasTop := blk.Top()
-	for _, s := range phases.ShareStages {
+	for _, s := range phases.ShareStageList() {
 		if !blk.Present[s] {
 			continue
 		}

@@ -8,9 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // seg is a bind segment of the accounting tests.
+// computeAccounting is the accounting of passes, through the streaming
+// entry point.
+func computeAccounting(passes []phases.BindPass) *phases.Accounting {
+	return phases.ComputeAccountingOf(len(passes), func(i int) phases.BindPass { return passes[i] })
+}
+
 func seg(name string, ts, dur int64) phases.Segment {
 	return phases.Segment{Name: name, Ts: ts, Dur: dur}
 }
@@ -24,22 +31,22 @@ func pass(pid int64, inv uint64, segs ...phases.Segment) phases.BindPass {
 // Args 500, Prebuilt 450, HostOrch 900, Relocate 1, H2dImage 1155 µs.
 func designPass(pid int64, inv uint64) phases.BindPass {
 	return pass(pid, inv,
-		seg(phases.SegArgs, 0, 500_000),
-		seg(phases.SegPrebuilt, 500_000, 450_000),
-		seg(phases.SegHostOrch, 1_000_000, 900_000),
-		seg(phases.SegRelocate, 2_000_000, 1000),
-		seg(phases.SegArenaH2d, 2_100_000, 1_155_000))
+		seg(trace.SegArgs, 0, 500_000),
+		seg(trace.SegPrebuilt, 500_000, 450_000),
+		seg(trace.SegHostOrch, 1_000_000, 900_000),
+		seg(trace.SegRelocate, 2_000_000, 1000),
+		seg(trace.SegArenaH2d, 2_100_000, 1_155_000))
 }
 
 // fourRounds are four rounds of pid 42; the third lacks arena_h2d.
 func fourRounds() []phases.BindPass {
 	round := func(inv uint64, orch, graph, arena int64) phases.BindPass {
 		p := pass(42, inv,
-			seg(phases.SegArgs, 0, 100_000),
-			seg(phases.SegHostOrch, 100_000, orch),
-			seg(phases.SegH2dGraph, 100_000+orch, graph))
+			seg(trace.SegArgs, 0, 100_000),
+			seg(trace.SegHostOrch, 100_000, orch),
+			seg(trace.SegH2dGraph, 100_000+orch, graph))
 		if arena > 0 {
-			p.Segments = append(p.Segments, seg(phases.SegArenaH2d, 200_000+orch+graph, arena))
+			p.Segments = append(p.Segments, seg(trace.SegArenaH2d, 200_000+orch+graph, arena))
 		}
 		return p
 	}
@@ -52,7 +59,7 @@ func fourRounds() []phases.BindPass {
 }
 
 func TestSharesTextLayout(t *testing.T) {
-	a := phases.ComputeAccounting([]phases.BindPass{designPass(1, 1)})
+	a := computeAccounting([]phases.BindPass{designPass(1, 1)})
 	text := sharesText(a)
 	// The example lines of DESIGN §4, byte for byte.
 	for _, line := range []string{
@@ -87,7 +94,7 @@ func TestSharesTextLayout(t *testing.T) {
 }
 
 func TestSharesTextFourRounds(t *testing.T) {
-	a := phases.ComputeAccounting(fourRounds())
+	a := computeAccounting(fourRounds())
 	assert.Equal(t, `
   HBG bind accounting, all rounds (n=3 of 4):
     Args          100.0 us  (  7.7%)
@@ -112,10 +119,10 @@ func TestSharesTextFourRounds(t *testing.T) {
 }
 
 func TestColdVsWarm(t *testing.T) {
-	cold := pass(1, 1, seg(phases.SegArgs, 0, 900_000), seg(phases.SegHostOrch, 1_000_000, 100_000))
-	warm := pass(1, 2, seg(phases.SegArgs, 0, 100_000), seg(phases.SegHostOrch, 1_000_000, 900_000))
-	argsOnly := pass(1, 3, seg(phases.SegArgs, 0, 100_000), seg(phases.SegHostOrch, 200_000, 100_000))
-	arenaOnly := pass(1, 4, seg(phases.SegHostOrch, 200_000, 100_000), seg(phases.SegArenaH2d, 400_000, 10_000))
+	cold := pass(1, 1, seg(trace.SegArgs, 0, 900_000), seg(trace.SegHostOrch, 1_000_000, 100_000))
+	warm := pass(1, 2, seg(trace.SegArgs, 0, 100_000), seg(trace.SegHostOrch, 1_000_000, 900_000))
+	argsOnly := pass(1, 3, seg(trace.SegArgs, 0, 100_000), seg(trace.SegHostOrch, 200_000, 100_000))
+	arenaOnly := pass(1, 4, seg(trace.SegHostOrch, 200_000, 100_000), seg(trace.SegArenaH2d, 400_000, 10_000))
 	tests := []struct {
 		name   string
 		passes []phases.BindPass
@@ -129,13 +136,13 @@ func TestColdVsWarm(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, coldVsWarm(phases.ComputeAccounting(tc.passes)))
+			assert.Equal(t, tc.want, coldVsWarm(computeAccounting(tc.passes)))
 		})
 	}
 }
 
 func TestDoc(t *testing.T) {
-	a := phases.ComputeAccounting(fourRounds())
+	a := computeAccounting(fourRounds())
 	d := newAccountingDoc(a)
 	b, err := json.Marshal(d)
 	require.NoError(t, err)
@@ -183,7 +190,7 @@ func TestDoc(t *testing.T) {
 	assert.InDelta(t, 56.4, byName["HostOrch"]["share_pct"], 0.05)
 
 	// A block without a common round: no stages, no top.
-	empty := newAccountingDoc(phases.ComputeAccounting([]phases.BindPass{pass(1, 1, seg(phases.SegHostOrch, 0, 1000))}))
+	empty := newAccountingDoc(computeAccounting([]phases.BindPass{pass(1, 1, seg(trace.SegHostOrch, 0, 1000))}))
 	warm := empty.Blocks[2]
 	assert.Equal(t, 0, warm.N)
 	assert.Empty(t, warm.Stages)
@@ -197,10 +204,10 @@ func TestDoc(t *testing.T) {
 func TestColumnsAndCells(t *testing.T) {
 	passes := fourRounds()
 	passes = append(passes, pass(42, 5,
-		seg(phases.SegHostOrch, 0, 100_000),
-		seg(phases.SegH2dGraph, 0, 70_000),
-		seg(phases.SegH2dGraph, 30_000, 70_000))) // skewed: HostOrch is a recorded 0
-	a := phases.ComputeAccounting(passes)
+		seg(trace.SegHostOrch, 0, 100_000),
+		seg(trace.SegH2dGraph, 0, 70_000),
+		seg(trace.SegH2dGraph, 30_000, 70_000))) // skewed: HostOrch is a recorded 0
+	a := computeAccounting(passes)
 	assert.Equal(t, []string{"Args (us)", "HostOrch (us)", "H2dImage (us)", "H2dGraph (us)", "H2dArena (us)", "Gate (us)", "ControlPlane (us)"}, accountingColumnLabels(a))
 	assert.Equal(t, []string{"100.0", "500.0", "200.0", "200.0", "-", "700.0", "700.0"}, accountingCells(a, 2))
 	assert.Equal(t, []string{"-", "0.0", "140.0", "140.0", "-", "140.0", "140.0"}, accountingCells(a, 4), "a recorded 0 is 0.0, a missing value -")
@@ -212,10 +219,10 @@ func TestColumnsAndCells(t *testing.T) {
 
 func TestSharesTextCommonSetEmpty(t *testing.T) {
 	// Each round records a stage the other lacks: no round is common.
-	a := phases.ComputeAccounting([]phases.BindPass{
-		pass(1, 1, seg(phases.SegHostOrch, 200_000, 100_000)),
-		pass(1, 2, seg(phases.SegArgs, 0, 100_000), seg(phases.SegHostOrch, 200_000, 100_000)),
-		pass(1, 3, seg(phases.SegHostOrch, 200_000, 100_000), seg(phases.SegArenaH2d, 400_000, 10_000)),
+	a := computeAccounting([]phases.BindPass{
+		pass(1, 1, seg(trace.SegHostOrch, 200_000, 100_000)),
+		pass(1, 2, seg(trace.SegArgs, 0, 100_000), seg(trace.SegHostOrch, 200_000, 100_000)),
+		pass(1, 3, seg(trace.SegHostOrch, 200_000, 100_000), seg(trace.SegArenaH2d, 400_000, 10_000)),
 	})
 	assert.Contains(t, sharesText(a), "  HBG bind accounting, warm (n=0 of 2):\n    (no round records every stage the block records)\n")
 }

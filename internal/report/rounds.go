@@ -281,7 +281,7 @@ func writeRoundsBlockMarkdown(w io.Writer, blk *phases.AccountingBlock) error {
 	}
 	tb := &Table{Title: title, Header: []string{"Stage", "Mean (us)", "Share", "Note"}, Align: []Align{Left, Right, Right, Left}}
 	top, hasTop := blk.Top()
-	for _, s := range phases.ShareStages {
+	for _, s := range phases.ShareStageList() {
 		if !blk.Present[s] {
 			continue
 		}
