@@ -1219,11 +1219,15 @@ static void teardown(hbgh_model *m)
 /* A rank_sync is shared by the ranks of one run (MAP_SHARED): a barrier
  * between binds, as the ranks of one L3 run meet every round, so that
  * every rank's pass k is written before any rank's pass k+1. */
+/* The rank results follow it in the same mapping: its size is a multiple
+ * of 16 (the alignment of its first member) so that they stay aligned. */
 typedef struct rank_sync {
-    atomic_int arrived; /* binds started, summed over the ranks */
+    _Alignas(16) atomic_int arrived; /* binds started, summed over the ranks */
     atomic_int abort;
     atomic_int led;     /* binds rank 0 has begun (its bind span's start taken) */
 } rank_sync;
+
+_Static_assert(sizeof(rank_sync) % 8 == 0, "rank results after rank_sync must stay 8-byte aligned");
 
 /* rank_stagger makes rank 1 begin its bind 200 us after rank 0 began its
  * own. Without it the barrier releases both ranks in the same few
