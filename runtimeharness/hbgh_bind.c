@@ -940,7 +940,31 @@ static void free_bind(hbgh_model *m, hbgh_bind *b)
 
 /* trace_end writes one pass's lines in enum order (E1/E2; spans of the
  * later generations were written as each closed). */
+/* g_burst, with ranks=2, is the process-shared flag (in the ranks'
+ * rank_sync) that makes one rank's burst of bind phase= and host-orch
+ * phase= lines contiguous in the common output. The E1 reader groups a
+ * pass by its log thread, and forked ranks write the same [T0x...]: two
+ * bursts interleaved line by line could not be told apart. NULL with one
+ * rank. */
+static atomic_flag *g_burst;
+
+static int trace_end_lines(hbgh_model *m, hbgh_bind *b);
+
 static int trace_end(hbgh_model *m, hbgh_bind *b)
+{
+    if (g_burst == NULL) {
+        return trace_end_lines(m, b);
+    }
+    while (atomic_flag_test_and_set(g_burst)) {
+        struct timespec d = {0, 10000};
+        (void)nanosleep(&d, NULL);
+    }
+    int rc = trace_end_lines(m, b);
+    atomic_flag_clear(g_burst);
+    return rc;
+}
+
+static int trace_end_lines(hbgh_model *m, hbgh_bind *b)
 {
     hbgh_bind_stats *st = b->st;
     int lines = m->cfg.epoch == HBGH_EPOCH_E1 || m->cfg.epoch == HBGH_EPOCH_E2;
@@ -1225,6 +1249,7 @@ typedef struct rank_sync {
     _Alignas(16) atomic_int arrived; /* binds started, summed over the ranks */
     atomic_int abort;
     atomic_int led;     /* binds rank 0 has begun (its bind span's start taken) */
+    atomic_flag burst;  /* held while a rank writes its burst of phase lines (g_burst) */
 } rank_sync;
 
 _Static_assert(sizeof(rank_sync) % 8 == 0, "rank results after rank_sync must stay 8-byte aligned");
@@ -1276,6 +1301,7 @@ static int run_rank(hbgh_model *m, hbgh_bind_stats *binds, rank_sync *rs)
 {
     const hbgh_config *cfg = &m->cfg;
     hbgh_result *out = m->out;
+    g_burst = rs != NULL ? &rs->burst : NULL;
     int rc = setup(m);
     if (rc == 0) {
         rc = hbgh_log_anchor(m);
