@@ -99,7 +99,7 @@ func gapsRun(opts *gapsOptions) error {
 		return err
 	}
 	printWarnings(opts.Stderr, log)
-	passes, err := trace.LoadPhaseRecords(opts.records)
+	passes, err := loadRecords(opts.Stderr, opts.records)
 	if err != nil {
 		return fmt.Errorf("gaps: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"compress/gzip"
 	"fmt"
+	"github.com/hbgkit/hbgkit/trace"
 	"io"
 	"path/filepath"
 	"strings"
@@ -37,4 +38,17 @@ func wrote(st ioStreams, path, format string, a ...any) {
 		w = st.Stderr
 	}
 	fmt.Fprintf(w, format, a...)
+}
+
+// loadRecords reads the --records artifacts and prints their warnings (a
+// file that yields no pass is named) on stderr.
+func loadRecords(stderr io.Writer, paths []string) ([]trace.RecordPass, error) {
+	passes, warns, err := trace.LoadPhaseRecordsWarn(paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		fmt.Fprintln(stderr, w)
+	}
+	return passes, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/swimlane"
-	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +62,7 @@ func pprofRun(opts *pprofOptions) error {
 		return err
 	}
 	printWarnings(opts.Stderr, log)
-	passes, err := trace.LoadPhaseRecords(opts.records)
+	passes, err := loadRecords(opts.Stderr, opts.records)
 	if err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
@@ -75,15 +74,15 @@ func pprofRun(opts *pprofOptions) error {
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: building profile: %w", err)
 	}
-	// A profile is always gzip-compressed; WriteFile compresses a .gz path
-	// itself, so that one gets the uncompressed encoding.
+	// A profile is always gzip-compressed; writeOutput compresses a .gz
+	// path itself, so that one gets the uncompressed encoding.
 	write := p.Write
 	if strings.HasSuffix(opts.out, ".gz") {
 		write = p.WriteUncompressed
 	}
-	if err := swimlane.WriteFile(opts.out, func(w io.Writer) error { return write(w) }); err != nil {
+	if err := writeOutput(opts.Stdout, opts.out, func(w io.Writer) error { return write(w) }); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	fmt.Fprintf(opts.Stdout, "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Sample))
+	wrote(opts.ioStreams, opts.out, "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Sample))
 	return nil
 }

@@ -88,3 +88,36 @@ func TestPprofCommandErrors(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "hbgtrace: ")
 }
+
+// TestOutputRuleForProfilesAndPages: pprof and swimlane --html follow the
+// -o rule of every command: - is standard output (the "Wrote" line then
+// goes to stderr), a directory is an error that leaves it alone.
+func TestOutputRuleForProfilesAndPages(t *testing.T) {
+	log := filepath.Join("..", "..", "fixtures", "hbg-e1.log")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"pprof", log, "-o", "-"}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	p, err := profile.Parse(bytes.NewReader(stdout.Bytes()))
+	require.NoError(t, err, "stdout holds the profile")
+	assert.NotEmpty(t, p.Sample)
+	assert.Contains(t, stderr.String(), "Wrote span profile: -")
+
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"swimlane", log, "--html", "-"}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.True(t, strings.HasPrefix(stdout.String(), "<!DOCTYPE html>") || strings.HasPrefix(stdout.String(), "<!doctype html>"), stdout.String()[:min(60, stdout.Len())])
+	assert.Contains(t, stderr.String(), "Wrote HTML swimlane: -")
+
+	dir := t.TempDir()
+	for _, args := range [][]string{{"pprof", log, "-o", dir}, {"swimlane", log, "--html", dir}} {
+		stdout.Reset()
+		stderr.Reset()
+		code = run(args, strings.NewReader(""), &stdout, &stderr)
+		assert.Equal(t, 1, code, "%v: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), "directory", "%v", args)
+		st, err := os.Stat(dir)
+		require.NoError(t, err)
+		assert.True(t, st.IsDir(), "the directory is left alone")
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/swimlane"
-	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -77,12 +76,9 @@ func swimlaneRun(opts *swimlaneOptions) error {
 		return err
 	}
 	printWarnings(opts.Stderr, log)
-	passes, warns, err := trace.LoadPhaseRecordsWarn(opts.records)
+	passes, err := loadRecords(opts.Stderr, opts.records)
 	if err != nil {
 		return fmt.Errorf("swimlane: %w", err)
-	}
-	for _, w := range warns {
-		fmt.Fprintln(opts.Stderr, w)
 	}
 	sw := swimlane.Build(log, passes)
 	for _, w := range sw.Warnings() {

@@ -18,10 +18,10 @@ func swimlaneHTML(opts *swimlaneOptions, log *trace.Log, sw *swimlane.Swimlane) 
 		Round: roundIndex(log),
 		Gaps:  len(opts.records) > 0,
 	}
-	if err := swimlane.WriteFile(opts.html, func(w io.Writer) error { return sw.WriteHTML(w, hopts) }); err != nil {
+	if err := writeOutput(opts.Stdout, opts.html, func(w io.Writer) error { return sw.WriteHTML(w, hopts) }); err != nil {
 		return fmt.Errorf("swimlane: %w", err)
 	}
-	fmt.Fprintf(opts.Stdout, "Wrote HTML swimlane: %s (%s)\n", opts.html,
+	wrote(opts.ioStreams, opts.html, "Wrote HTML swimlane: %s (%s)\n", opts.html,
 		swimlaneCounts(sw.Summary(), len(opts.records) > 0))
 	return nil
 }
