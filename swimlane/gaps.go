@@ -229,8 +229,9 @@ func median(v []int64) int64 {
 	return s[n/2-1] + (s[n/2]-s[n/2-1])/2
 }
 
-// bindLabel names a bind in the gap report.
-func (b *BindGaps) bindLabel() string {
+// Label names a bind in gap reports and the HTML view: "bind pid=9 inv=5
+// round=3".
+func (b *BindGaps) Label() string {
 	l := fmt.Sprintf("bind pid=%d inv=%d", b.Pid, b.Inv)
 	if b.Round != nil {
 		l += fmt.Sprintf(" round=%d", *b.Round)
@@ -250,42 +251,3 @@ func laneNames(ls []RecorderLane) string {
 }
 
 func us(ns int64) string { return fmt.Sprintf("%.1f", float64(ns)/1e3) }
-
-// WriteGapsText renders gap reports as text: per bind a heading line, one
-// line per gap (its length, the submission it follows, its offset from the
-// bind's start and the recorder lanes created inside it), and the commit
-// wait.
-func WriteGapsText(b *strings.Builder, gs []BindGaps) {
-	for i := range gs {
-		g := &gs[i]
-		fmt.Fprintf(b, "%s (tid %d): %d graph_submit, median gap %s us, min gap %s us, %d gap(s) longer\n",
-			g.bindLabel(), g.Tid, g.Submits, us(g.MedianGap), us(g.MinGap), len(g.Gaps))
-		for _, p := range g.Gaps {
-			fmt.Fprintf(b, "  gap %10s us  after graph_submit #%d  at +%s us  created: %s\n",
-				us(p.Dur()), p.After, us(p.Start-g.BindTs), laneNames(p.Created))
-		}
-		if g.HasCommit {
-			fmt.Fprintf(b, "  commit wait %s us (last graph_submit end -> last build_definition end)\n", us(g.CommitWait))
-		} else {
-			fmt.Fprintf(b, "  commit wait: no build_definition record\n")
-		}
-	}
-}
-
-// WriteGapsMarkdown renders gap reports as one markdown table per bind.
-func WriteGapsMarkdown(b *strings.Builder, gs []BindGaps) {
-	for i := range gs {
-		g := &gs[i]
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(b, "**%s** (tid %d): %d graph_submit, median gap %s us, min gap %s us", g.bindLabel(), g.Tid, g.Submits, us(g.MedianGap), us(g.MinGap))
-		if g.HasCommit {
-			fmt.Fprintf(b, ", commit wait %s us", us(g.CommitWait))
-		}
-		b.WriteString("\n\n| gap (us) | after graph_submit | at (us from bind start) | recorder lanes created inside |\n|---:|---:|---:|---|\n")
-		for _, p := range g.Gaps {
-			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", us(p.Dur()), p.After, us(p.Start-g.BindTs), laneNames(p.Created))
-		}
-	}
-}

@@ -11,9 +11,9 @@ import (
 
 // The views of `hbgtrace gaps` and `hbgtrace overlap`.
 
-// WriteGaps writes the gap reports in format: text and markdown as
-// swimlane lays them out (the same tables the HTML view shows), json as
-// the reports themselves. Unlike the table views' json, this one escapes
+// WriteGaps writes the gap reports in format: text (per bind a heading
+// line, one line per gap, the commit wait), markdown (one table per bind)
+// or json (the reports themselves). Unlike the table views' json, this one escapes
 // <, > and & as \u003c, \u003e and \u0026 (lane names such as
 // "ext <producer>"), as it always has.
 func WriteGaps(w io.Writer, format string, gs []swimlane.BindGaps) error {
@@ -24,9 +24,9 @@ func WriteGaps(w io.Writer, format string, gs []swimlane.BindGaps) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(gs)
 	case FormatMarkdown:
-		swimlane.WriteGapsMarkdown(&b, gs)
+		writeGapsMarkdown(&b, gs)
 	default:
-		swimlane.WriteGapsText(&b, gs)
+		writeGapsText(&b, gs)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -37,4 +37,57 @@ func WriteGaps(w io.Writer, format string, gs []swimlane.BindGaps) error {
 func WriteOverlap(w io.Writer, pairs int) error {
 	_, err := fmt.Fprintf(w, "Native overlap verified for %d adjacent dispatch pair(s).\n", pairs)
 	return err
+}
+
+func gapUS(ns int64) string { return fmt.Sprintf("%.1f", float64(ns)/1e3) }
+
+// createdLanes names the recorder lanes created inside a gap, "-" for none.
+func createdLanes(ls []swimlane.RecorderLane) string {
+	if len(ls) == 0 {
+		return "-"
+	}
+	names := make([]string, len(ls))
+	for i, l := range ls {
+		names[i] = l.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeGapsText renders gap reports as text: per bind a heading line, one
+// line per gap (its length, the submission it follows, its offset from the
+// bind's start and the recorder lanes created inside it), and the commit
+// wait.
+func writeGapsText(b *strings.Builder, gs []swimlane.BindGaps) {
+	for i := range gs {
+		g := &gs[i]
+		fmt.Fprintf(b, "%s (tid %d): %d graph_submit, median gap %s us, min gap %s us, %d gap(s) longer\n",
+			g.Label(), g.Tid, g.Submits, gapUS(g.MedianGap), gapUS(g.MinGap), len(g.Gaps))
+		for _, p := range g.Gaps {
+			fmt.Fprintf(b, "  gap %10s us  after graph_submit #%d  at +%s us  created: %s\n",
+				gapUS(p.Dur()), p.After, gapUS(p.Start-g.BindTs), createdLanes(p.Created))
+		}
+		if g.HasCommit {
+			fmt.Fprintf(b, "  commit wait %s us (last graph_submit end -> last build_definition end)\n", gapUS(g.CommitWait))
+		} else {
+			fmt.Fprintf(b, "  commit wait: no build_definition record\n")
+		}
+	}
+}
+
+// writeGapsMarkdown renders gap reports as one markdown table per bind.
+func writeGapsMarkdown(b *strings.Builder, gs []swimlane.BindGaps) {
+	for i := range gs {
+		g := &gs[i]
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(b, "**%s** (tid %d): %d graph_submit, median gap %s us, min gap %s us", g.Label(), g.Tid, g.Submits, gapUS(g.MedianGap), gapUS(g.MinGap))
+		if g.HasCommit {
+			fmt.Fprintf(b, ", commit wait %s us", gapUS(g.CommitWait))
+		}
+		b.WriteString("\n\n| gap (us) | after graph_submit | at (us from bind start) | recorder lanes created inside |\n|---:|---:|---:|---|\n")
+		for _, p := range g.Gaps {
+			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", gapUS(p.Dur()), p.After, gapUS(p.Start-g.BindTs), createdLanes(p.Created))
+		}
+	}
 }
