@@ -94,18 +94,9 @@ func parseMinGap(s string) (int64, error) {
 }
 
 func gapsRun(opts *gapsOptions) error {
-	log, err := readLog(opts.ioStreams, opts.logs)
+	log, sw, err := readSwimlane(opts.ioStreams, "gaps", opts.logs, opts.records)
 	if err != nil {
 		return err
-	}
-	printWarnings(opts.Stderr, log)
-	passes, err := loadRecords(opts.Stderr, opts.records)
-	if err != nil {
-		return fmt.Errorf("gaps: %w", err)
-	}
-	sw := swimlane.Build(log, passes)
-	for _, w := range sw.Warnings() {
-		fmt.Fprintln(opts.Stderr, w)
 	}
 	gs := sw.Gaps(swimlane.GapOptions{MinGap: opts.minGapNs, Round: roundIndex(log)})
 	if len(gs) == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"compress/gzip"
 	"fmt"
+	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
 	"io"
 	"path/filepath"
@@ -51,4 +52,24 @@ func loadRecords(stderr io.Writer, paths []string) ([]trace.RecordPass, error) {
 		fmt.Fprintln(stderr, w)
 	}
 	return passes, nil
+}
+
+// readSwimlane reads the logs and the --records artifacts of command name
+// and builds their swimlane, printing every warning on stderr on the way:
+// the common start of swimlane, gaps and pprof.
+func readSwimlane(st ioStreams, name string, logs, records []string) (*trace.Log, *swimlane.Swimlane, error) {
+	log, err := readLog(st, logs)
+	if err != nil {
+		return nil, nil, err
+	}
+	printWarnings(st.Stderr, log)
+	passes, err := loadRecords(st.Stderr, records)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	sw := swimlane.Build(log, passes)
+	for _, w := range sw.Warnings() {
+		fmt.Fprintln(st.Stderr, w)
+	}
+	return log, sw, nil
 }

@@ -57,18 +57,9 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 }
 
 func pprofRun(opts *pprofOptions) error {
-	log, err := readLog(opts.ioStreams, opts.logs)
+	log, sw, err := readSwimlane(opts.ioStreams, "pprof", opts.logs, opts.records)
 	if err != nil {
 		return err
-	}
-	printWarnings(opts.Stderr, log)
-	passes, err := loadRecords(opts.Stderr, opts.records)
-	if err != nil {
-		return fmt.Errorf("pprof: %w", err)
-	}
-	sw := swimlane.Build(log, passes)
-	for _, w := range sw.Warnings() {
-		fmt.Fprintln(opts.Stderr, w)
 	}
 	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log)})
 	if err := p.CheckValid(); err != nil {

@@ -71,18 +71,9 @@ utilisation strip and, with --records, the gaps of hbgtrace gaps.
 }
 
 func swimlaneRun(opts *swimlaneOptions) error {
-	log, err := readLog(opts.ioStreams, opts.logs)
+	log, sw, err := readSwimlane(opts.ioStreams, "swimlane", opts.logs, opts.records)
 	if err != nil {
 		return err
-	}
-	printWarnings(opts.Stderr, log)
-	passes, err := loadRecords(opts.Stderr, opts.records)
-	if err != nil {
-		return fmt.Errorf("swimlane: %w", err)
-	}
-	sw := swimlane.Build(log, passes)
-	for _, w := range sw.Warnings() {
-		fmt.Fprintln(opts.Stderr, w)
 	}
 	if opts.out != "" {
 		if err := writeOutput(opts.Stdout, opts.out, func(w io.Writer) error { return sw.WriteJSON(w) }); err != nil {
