@@ -326,10 +326,10 @@ func (a *Analysis) designNote() string {
 	return ""
 }
 
-// Document returns the campaign's report: the headline, one table per
-// metric family, the noise footer, warnings, and the method, host and
-// command.
-func (a *Analysis) Document() *report.Document {
+// openDocument starts a report with what every format says first: the
+// headline, the note on an unpaired design, and whether the campaign is
+// partial.
+func (a *Analysis) openDocument() *report.Document {
 	d := &report.Document{}
 	d.Add(&report.Paragraph{Text: a.Headline()})
 	if n := a.designNote(); n != "" {
@@ -338,6 +338,14 @@ func (a *Analysis) Document() *report.Document {
 	if a.Partial {
 		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
+	return d
+}
+
+// Document returns the campaign's report: the headline, one table per
+// metric family, the noise footer, warnings, and the method, host and
+// command.
+func (a *Analysis) Document() *report.Document {
+	d := a.openDocument()
 	for _, f := range Families() {
 		if t := a.FamilyTable(f); t != nil {
 			d.Add(t)
@@ -362,14 +370,7 @@ func (a *Analysis) Document() *report.Document {
 // warnings, and a <details> block with the method, the noise, the ruler,
 // the host and the exact command.
 func (a *Analysis) MarkdownDocument() *report.Document {
-	d := &report.Document{}
-	d.Add(&report.Paragraph{Text: a.Headline()})
-	if n := a.designNote(); n != "" {
-		d.Add(&report.Paragraph{Text: n})
-	}
-	if a.Partial {
-		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
-	}
+	d := a.openDocument()
 	if t := a.CombinedTable(); t != nil {
 		d.Add(t)
 	}
