@@ -190,10 +190,7 @@ func unpairedNoise(a *Analysis, logs [2][][]Pass, cfg Config) Noise {
 	n := Noise{SigmaD: nan(), MDE: nan(), Lag1: [2]Num{nan(), nan()}, Drift: [2]Num{nan(), nan()}}
 	if p := a.PrimaryResult(); p != nil {
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
-		if sd := float64(p.SigmaD); sd > 0 && cfg.Margin > 0 {
-			z := 2.8016 // z(0.975) + z(0.80)
-			n.RoundsForMargin = int(math.Ceil(math.Pow(z*sd/math.Log1p(cfg.Margin), 2)))
-		}
+		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
 	}
 	for arm := range 2 {
 		var seq []float64

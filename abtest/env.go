@@ -2,6 +2,7 @@ package abtest
 
 import (
 	"fmt"
+	"github.com/hbgkit/hbgkit/runtimeharness"
 	"os"
 	"runtime"
 	"strconv"
@@ -55,7 +56,7 @@ func ReadEnv() Env {
 	e.CPUPressure = orUnknown(readFirstLine("/proc/pressure/cpu"))
 	e.Boost = boost()
 	e.SMT = onOff(readFirstLine("/sys/devices/system/cpu/smt/active"), "1")
-	e.THP = orUnknown(thp(readFirstLine("/sys/kernel/mm/transparent_hugepage/enabled")))
+	e.THP = runtimeharness.Host().THP
 	return e
 }
 
@@ -109,14 +110,6 @@ func boost() string {
 		return onOff(v, "0")
 	}
 	return "unknown"
-}
-
-func thp(s string) string {
-	i, j := strings.IndexByte(s, '['), strings.IndexByte(s, ']')
-	if i < 0 || j < i {
-		return ""
-	}
-	return s[i+1 : j]
 }
 
 // MustMatch compares the fields a resumed campaign requires to be equal

@@ -1254,6 +1254,21 @@ typedef struct rank_sync {
 
 _Static_assert(sizeof(rank_sync) % 8 == 0, "rank results after rank_sync must stay 8-byte aligned");
 
+/* rank_wait sleeps in 20 us steps until *v reaches want, or fails when the
+ * other rank has failed. */
+static int rank_wait(hbgh_model *m, rank_sync *rs, atomic_int *v, int want)
+{
+    while (atomic_load(v) < want) {
+        if (atomic_load(&rs->abort)) {
+            m->out->aborted = 1;
+            return hbgh_fail(m, "stopped: the other rank failed");
+        }
+        struct timespec d = {0, 20000};
+        (void)nanosleep(&d, NULL);
+    }
+    return 0;
+}
+
 /* rank_stagger makes rank 1 begin its bind 200 us after rank 0 began its
  * own. Without it the barrier releases both ranks in the same few
  * microseconds, and since forked ranks write the same [T0x...] the bind
@@ -1265,13 +1280,8 @@ static int rank_stagger(hbgh_model *m, rank_sync *rs, int32_t round)
     if (rs == NULL || m->rank == 0) {
         return 0;
     }
-    while (atomic_load(&rs->led) <= round) {
-        if (atomic_load(&rs->abort)) {
-            m->out->aborted = 1;
-            return hbgh_fail(m, "stopped: the other rank failed");
-        }
-        struct timespec d = {0, 20000};
-        (void)nanosleep(&d, NULL);
+    if (rank_wait(m, rs, &rs->led, round + 1) != 0) {
+        return -1;
     }
     struct timespec d = {0, 200000};
     (void)nanosleep(&d, NULL);
@@ -1284,16 +1294,7 @@ static int rank_barrier(hbgh_model *m, rank_sync *rs, int32_t round)
         return 0;
     }
     atomic_fetch_add(&rs->arrived, 1);
-    int want = m->cfg.ranks * (round + 1);
-    while (atomic_load(&rs->arrived) < want) {
-        if (atomic_load(&rs->abort)) {
-            m->out->aborted = 1;
-            return hbgh_fail(m, "stopped: the other rank failed");
-        }
-        struct timespec d = {0, 20000};
-        (void)nanosleep(&d, NULL);
-    }
-    return 0;
+    return rank_wait(m, rs, &rs->arrived, m->cfg.ranks * (round + 1));
 }
 
 /* run_rank runs every bind of one rank (one process) and releases all. */

@@ -2,8 +2,7 @@ package stats
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
+	"testing"
 )
 
 // MDE returns the minimum detectable effect, as a relative change like Δ,
@@ -21,6 +20,20 @@ func MDE(sigmaD float64, rounds int) float64 {
 	if !(sigmaD >= 0) || math.IsInf(sigmaD, 0) || rounds < 1 {
 		return math.NaN()
 	}
-	z := distuv.UnitNormal.Quantile(1-Alpha/2) + distuv.UnitNormal.Quantile(Power)
-	return math.Expm1(z * sigmaD / math.Sqrt(float64(rounds)))
+	return math.Expm1(detectZ() * sigmaD / math.Sqrt(float64(rounds)))
+}
+
+// TestRoundsForInvertsMDE: the rounds RoundsFor asks for detect exactly the
+// effect MDE says those rounds detect.
+func TestRoundsForInvertsMDE(t *testing.T) {
+	for _, sd := range []float64{0.01, 0.05, 0.2} {
+		for _, r := range []int{6, 10, 20, 50} {
+			if got := RoundsFor(sd, MDE(sd, r)*(1+1e-9)); got != r {
+				t.Errorf("RoundsFor(%v, MDE(%v, %d)) = %d", sd, sd, r, got)
+			}
+		}
+	}
+	if RoundsFor(0, 0.01) != 0 || RoundsFor(0.1, 0) != 0 || RoundsFor(math.NaN(), 0.01) != 0 {
+		t.Error("RoundsFor of a non-positive or NaN input is not 0")
+	}
 }

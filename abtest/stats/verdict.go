@@ -1,6 +1,10 @@
 package stats
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
 
 // Alpha is the significance level of the Wilcoxon gate on phase rows.
 const Alpha = 0.05
@@ -113,4 +117,21 @@ func (v Verdict) Gate(adjP float64) Verdict {
 		return Verdict{Call: Inconclusive, ExtraRounds: -1, Gated: true}
 	}
 	return v
+}
+
+// detectZ is z(1 − Alpha/2) + z(Power), about 2.80: the normal-theory
+// factor of a two-sided 5% test with 80% power.
+func detectZ() float64 {
+	return distuv.UnitNormal.Quantile(1-Alpha/2) + distuv.UnitNormal.Quantile(Power)
+}
+
+// RoundsFor returns the rounds a campaign with per-round noise sigmaD (the
+// SD of the log-ratios) needs to detect a relative change of effect with
+// 80% power: ⌈(detectZ·σ_d / ln(1 + effect))²⌉, the inverse of MDE's rule.
+// It returns 0 when sigmaD or effect is not positive and finite.
+func RoundsFor(sigmaD, effect float64) int {
+	if !(sigmaD > 0) || !(effect > 0) || math.IsInf(sigmaD, 0) || math.IsInf(effect, 0) {
+		return 0
+	}
+	return int(math.Ceil(math.Pow(detectZ()*sigmaD/math.Log1p(effect), 2)))
 }
