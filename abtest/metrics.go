@@ -167,7 +167,7 @@ func blockPasses(l *trace.Log) *BlockPasses {
 	}
 	for i := range l.Spans {
 		s := &l.Spans[i]
-		if s.IsDevice() || (s.Name != "chip.run" && s.Name != "simpler_run") {
+		if s.IsDevice() || !phases.RunSpan(s.Name) {
 			continue
 		}
 		p := get(passKey{s.Pid, s.Inv})

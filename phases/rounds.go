@@ -148,6 +148,14 @@ func roundsSlot(name string) (slot int, legacy bool) {
 	return -1, false
 }
 
+// RunSpan reports whether a span of this name is an invocation's run span,
+// the host wall the rounds table reads: chip.run or its legacy name
+// simpler_run.
+func RunSpan(name string) bool {
+	slot, _ := roundsSlot(name)
+	return slot == 0
+}
+
 // add takes the next span of the invocation, in log order. Like
 // Invocation.ByName, the earliest span of a name wins (ties: the first).
 func (ri *roundsInv) add(s *trace.Span) {

@@ -266,3 +266,14 @@ func TestColumnKey(t *testing.T) {
 		assert.Equal(t, tc.want, tc.col.Key())
 	}
 }
+
+func TestRunSpan(t *testing.T) {
+	for name, want := range map[string]bool{
+		"chip.run": true, "simpler_run": true, "chip.run.bind": false,
+		"chip.run.device_wall": false, "simpler_run.bind": false, "chip.runx": false, "": false,
+	} {
+		if got := RunSpan(name); got != want {
+			t.Errorf("RunSpan(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
