@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sync"
 )
 
 // chunkSize is how many bytes a feeder reads into one chunk: big enough
@@ -28,31 +28,16 @@ type feeder struct {
 	pending *fed   // an error to return after the chunk just returned
 	maxLine int    // the longest line accepted; MaxLineBytes when zero
 	size    int    // bytes per chunk; chunkSize when zero
-
-	// A large regular file is mapped (mapFile) rather than read: mapped
-	// is the source being cut, mpos how far. Mappings are unmapped by
-	// unmapAll, once no chunk of them is in use; mu guards them against
-	// unmapAll while the feeder runs on another goroutine.
-	mu     sync.Mutex
-	mapped []byte
-	mpos   int
-	maps   [][]byte
-	closed bool
-	noMap  bool // read every file (tests)
 }
-
-// mapMin is the size from which a file is mapped rather than read.
-const mapMin = 1 << 20
 
 // A fed chunk: data holds whole lines of source src. final says data ends
 // its source (so its last line may lack a LF). err, when set, ends the
 // stream after the chunks before it, and data is empty.
 type fed struct {
-	data   []byte
-	src    int
-	final  bool
-	err    error
-	mapped bool // data is a slice of a mapping (see dropPages)
+	data  []byte
+	src   int
+	final bool
+	err   error
 }
 
 // lineTooLong is the error of a line longer than limit in source name; it
@@ -91,22 +76,12 @@ func (f *feeder) next(buf []byte) (c fed, used []byte, ok bool) {
 		return c, buf, true
 	}
 	for f.si < len(f.srcs) {
-		if f.in == nil && f.mapped == nil {
+		if f.in == nil {
 			if err := f.open(); err != nil {
 				src := f.si
 				f.si = len(f.srcs)
 				return fed{err: err, src: src}, buf, true
 			}
-		}
-		if f.mapped != nil {
-			c, ok := f.nextMapped()
-			if !ok {
-				return fed{}, buf, false
-			}
-			if c.data == nil && c.err == nil {
-				continue // the end of the source
-			}
-			return c, buf, true
 		}
 		if size := f.chunkSize(); cap(buf) < size || cap(buf)-len(f.carry) < size/2 {
 			buf = make([]byte, max(size, len(f.carry)+size))
@@ -167,68 +142,6 @@ func (f *feeder) next(buf []byte) (c fed, used []byte, ok bool) {
 	return fed{}, buf, false
 }
 
-// nextMapped cuts the next chunk of the mapped source: about a chunk's
-// size of whole lines, or the rest of the source. It returns a chunk
-// without data at the end of the source, and false once unmapAll ran.
-func (f *feeder) nextMapped() (fed, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return fed{}, false
-	}
-	src := f.si
-	data := f.mapped[f.mpos:]
-	size := min(f.chunkSize(), f.limit())
-	if len(data) <= size {
-		f.mapped = nil
-		f.si++
-		if len(data) == 0 {
-			return fed{}, true
-		}
-		return fed{data: data, src: src, final: true, mapped: true}, true
-	}
-	// The chunk ends with the line that holds byte size.
-	ls := bytes.LastIndexByte(data[:size], '\n') + 1
-	end := len(data)
-	if k := bytes.IndexByte(data[size:], '\n'); k >= 0 {
-		end = size + k + 1
-	}
-	lineLen := end - ls
-	if data[end-1] == '\n' {
-		lineLen--
-	}
-	if lineLen > f.limit() {
-		if ls > 0 {
-			// The lines before the long one first.
-			f.mpos += ls
-			return fed{data: data[:ls], src: src, mapped: true}, true
-		}
-		f.mapped = nil
-		name := f.srcs[f.si].Name
-		f.si = len(f.srcs)
-		return fed{err: &lineTooLong{name: name, limit: f.limit()}, src: src}, true
-	}
-	if end == len(data) {
-		f.mapped = nil
-		f.si++
-		return fed{data: data, src: src, final: true, mapped: true}, true
-	}
-	f.mpos += end
-	return fed{data: data[:end], src: src, mapped: true}, true
-}
-
-// unmapAll unmaps every mapping; no chunk of them may be in use. The
-// feeder maps nothing after it.
-func (f *feeder) unmapAll() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	for _, m := range f.maps {
-		unmapFile(m)
-	}
-	f.maps = nil // f.mapped is the feeder's own; nextMapped checks closed
-}
-
 // read reads into p, retrying a reader that returns no bytes and no error.
 func (f *feeder) read(p []byte) (int, error) {
 	for tries := 0; tries < 100; tries++ {
@@ -254,20 +167,9 @@ func (f *feeder) open() error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", s.Name, err)
 	}
-	if file, ok := rc.(*os.File); ok && !f.noMap {
-		f.mu.Lock()
-		data, mapped := []byte(nil), false
-		if !f.closed {
-			data, mapped = mapFile(file)
-		}
-		if mapped {
-			f.maps = append(f.maps, data)
-			f.mapped, f.mpos = data, 0
-		}
-		f.mu.Unlock()
-		if mapped {
-			rc.Close()
-			return nil
+	if file, ok := rc.(*os.File); ok {
+		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+			rc = &sizedFile{File: file, size: st.Size()}
 		}
 	}
 	br := bufio.NewReaderSize(rc, 64<<10)
@@ -282,6 +184,25 @@ func (f *feeder) open() error {
 	}
 	f.src, f.in = rc, in
 	return nil
+}
+
+// A sizedFile is a regular file that must yield the size it had when it
+// was opened: a file that shrinks while it is read (a log rotated with
+// copytruncate) ends the stream with an error rather than quietly early.
+type sizedFile struct {
+	*os.File
+	size, got int64
+}
+
+var errShrank = errors.New("the file shrank while it was read")
+
+func (f *sizedFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.got += int64(n)
+	if err == io.EOF && f.got < f.size {
+		err = errShrank
+	}
+	return n, err
 }
 
 func (f *feeder) closeSrc() {

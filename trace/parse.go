@@ -64,7 +64,6 @@ type readConfig struct {
 	maxLine  int                    // the longest line; MaxLineBytes when zero (tests make it small)
 	progress *atomic.Int64          // ReadOptions.Progress
 	lean     *readConfig            // without the kinds a chunk with bind phases skips
-	noMap    bool                   // read files, never map them (tests)
 }
 
 func newReadConfig(o ReadOptions) readConfig {

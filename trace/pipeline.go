@@ -1,23 +1,18 @@
 package trace
 
-import (
-	"fmt"
-	"runtime/debug"
-	"sync"
-)
+import "sync"
 
 // A chunk is one block of whole lines on its way through a pipeline: read
 // by the producer, parsed by a worker into its batch, yielded by the
 // Reader, then recycled.
 type chunk struct {
-	buf    []byte // owned by the chunk, reused
-	data   []byte // the lines, in buf or in a mapping
-	src    int
-	final  bool
-	mapped bool
-	err    error // ends the stream; the chunk then has no lines
-	b      batch
-	done   chan struct{} // receives once the batch is parsed
+	buf   []byte // owned by the chunk, reused
+	data  []byte // the lines, in buf
+	src   int
+	final bool
+	err   error // ends the stream; the chunk then has no lines
+	b     batch
+	done  chan struct{} // receives once the batch is parsed
 }
 
 // A pipeline reads a stream ahead on one goroutine, cuts it into chunks and
@@ -46,7 +41,7 @@ func startPipeline(srcs []Source, cfg readConfig, workers int) *pipeline {
 	for i := 0; i < n; i++ {
 		p.free <- &chunk{done: make(chan struct{}, 1)}
 	}
-	p.feed = &feeder{srcs: srcs, size: cfg.chunk, maxLine: cfg.maxLine, noMap: cfg.noMap}
+	p.feed = &feeder{srcs: srcs, size: cfg.chunk, maxLine: cfg.maxLine}
 	go p.produce(srcs)
 	p.workers.Add(workers)
 	for i := 0; i < workers; i++ {
@@ -59,7 +54,6 @@ func startPipeline(srcs []Source, cfg readConfig, workers int) *pipeline {
 // Every channel it sends on has room for every chunk, so only waiting for
 // a free chunk blocks.
 func (p *pipeline) produce(srcs []Source) {
-	debug.SetPanicOnFault(true) // see feedSafely
 	defer close(p.work)
 	defer close(p.ordered)
 	f := p.feed
@@ -71,12 +65,12 @@ func (p *pipeline) produce(srcs []Source) {
 		case <-p.quit:
 			return
 		}
-		fc, buf, ok := feedSafely(f, c.buf)
+		fc, buf, ok := f.next(c.buf)
 		c.buf = buf
 		if !ok {
 			return
 		}
-		c.data, c.src, c.final, c.mapped, c.err = fc.data, fc.src, fc.final, fc.mapped, fc.err
+		c.data, c.src, c.final, c.err = fc.data, fc.src, fc.final, fc.err
 		if c.err == nil {
 			c.b.reset(srcs[c.src].Name, c.src)
 		}
@@ -91,7 +85,6 @@ func (p *pipeline) produce(srcs []Source) {
 
 // parse parses chunks until there are no more or quit.
 func (p *pipeline) parse(ps *parser) {
-	debug.SetPanicOnFault(true) // see parseSafely
 	defer p.workers.Done()
 	for {
 		select {
@@ -99,58 +92,12 @@ func (p *pipeline) parse(ps *parser) {
 			if !ok {
 				return
 			}
-			parseSafely(ps, c)
+			ps.parseChunk(c.data, c.final, &c.b)
 			c.done <- struct{}{}
 		case <-p.quit:
 			return
 		}
 	}
-}
-
-// A mapped file that shrinks while it is read (a log rotated with
-// copytruncate) makes a read of its lost pages fault (SIGBUS). The
-// pipeline's goroutines turn such faults into panics
-// (debug.SetPanicOnFault), and these functions into an error that ends the
-// stream, as a failing read would.
-
-// isFault reports whether a recovered value is a memory fault.
-func isFault(e any) bool {
-	_, ok := e.(interface{ Addr() uintptr })
-	return ok
-}
-
-func truncatedError(name string) error {
-	return fmt.Errorf("reading %s: the file shrank while it was read", name)
-}
-
-// feedSafely is f.next, a fault in a mapped source ending the stream.
-func feedSafely(f *feeder, buf []byte) (c fed, used []byte, ok bool) {
-	defer func() {
-		if e := recover(); e != nil {
-			if !isFault(e) || f.si >= len(f.srcs) {
-				panic(e)
-			}
-			src := f.si
-			c, used, ok = fed{err: truncatedError(f.srcs[src].Name), src: src}, buf, true
-			f.mapped = nil
-			f.si = len(f.srcs)
-		}
-	}()
-	return f.next(buf)
-}
-
-// parseSafely parses c's lines into its batch; a fault in a mapped chunk
-// becomes c's error.
-func parseSafely(ps *parser, c *chunk) {
-	defer func() {
-		if e := recover(); e != nil {
-			if !isFault(e) || !c.mapped {
-				panic(e)
-			}
-			c.err = truncatedError(c.b.file)
-		}
-	}()
-	ps.parseChunk(c.data, c.final, &c.b)
 }
 
 // next returns the next chunk in input order once it is parsed; false at
@@ -170,20 +117,16 @@ func (p *pipeline) recycle(c *chunk) {
 	if cap(c.buf) > 2*chunkSize {
 		c.buf = nil
 	}
-	if c.mapped {
-		dropPages(c.data)
-	}
 	c.data = nil
 	p.free <- c
 }
 
 // stop makes the goroutines end, the producer at its next chunk (a read in
 // progress finishes first), and waits for the workers to finish the chunk
-// they are parsing; then it unmaps the mapped sources.
+// they are parsing.
 func (p *pipeline) stop() {
 	p.once.Do(func() {
 		close(p.quit)
 		p.workers.Wait()
-		p.feed.unmapAll()
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -419,9 +418,11 @@ func TestReadOptionsSkipIfBindPhases(t *testing.T) {
 	}
 }
 
-func TestMappedFilesMatchReadFiles(t *testing.T) {
+// Files are read by chunks of the file itself: they give the records of
+// the same text read from memory, over chunk sizes and workers.
+func TestFileSourcesMatchReaderSources(t *testing.T) {
 	text := strings.Repeat(mixedLog()+"\n", 12) + bare(3, 3, 3, "tail", "", 1, 2) // no final newline
-	require.Greater(t, len(text), mapMin)
+	require.Greater(t, len(text), 1<<20)
 	path := filepath.Join(t.TempDir(), "big.log")
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	want, wh, wp, err := readAll(t, []Source{ReaderSource(path, strings.NewReader(text))}, ReadOptions{}, 0)
@@ -446,10 +447,6 @@ func TestMappedFilesMatchReadFiles(t *testing.T) {
 				}
 			}
 			require.NoError(t, r.Err())
-			if tc.workers <= 1 {
-				assert.Nil(t, r.feed.maps, "unmapped at the end")
-				assert.True(t, r.feed.closed)
-			}
 			assert.Equal(t, 2*wh, r.Heads())
 			assert.Equal(t, 2*wp, r.Parsed())
 			require.Len(t, got, 2*len(want))
@@ -477,7 +474,7 @@ func TestMappedFilesMatchReadFiles(t *testing.T) {
 	}
 }
 
-func TestMappedFileLongLineAndClose(t *testing.T) {
+func TestFileLongLineAndClose(t *testing.T) {
 	text := "ok\n" + bare(1, 1, 1, "a", "", 1, 2) + strings.Repeat("y", 3<<20) + "\n" + bare(1, 1, 2, "b", "", 1, 2)
 	path := filepath.Join(t.TempDir(), "long.log")
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
@@ -492,7 +489,7 @@ func TestMappedFileLongLineAndClose(t *testing.T) {
 		assert.Equal(t, 1, n)
 		assert.EqualError(t, r.Err(), "reading "+path+": line 3 is longer than 1 MiB")
 
-		// Closed in the middle, a mapped reader unmaps without a fault.
+		// Closed in the middle, a reader stops cleanly.
 		big := strings.Repeat(bare(1, 1, 1, "a", "", 1, 2), 40000)
 		bigPath := filepath.Join(t.TempDir(), "big.log")
 		require.NoError(t, os.WriteFile(bigPath, []byte(big), 0o644))
@@ -533,26 +530,25 @@ func TestPhaseSearchSkipsSpanHeadsOnly(t *testing.T) {
 	}
 }
 
-func TestMappedFileTruncatedWhileRead(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("files are mapped on Linux only")
-	}
+func TestFileTruncatedWhileRead(t *testing.T) {
 	text := strings.Repeat(bare(1, 1, 1, "a", "x=1", 1, 2), 100000)
-	path := filepath.Join(t.TempDir(), "rotated.log")
-	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-	cfg := newReadConfig(ReadOptions{})
-	cfg.chunk = 64 << 10
-	r := newReader([]Source{FileSource(path)}, cfg, 2)
-	defer r.Close()
-	for i := 0; i < 10; i++ {
-		require.True(t, r.Scan())
+	for _, workers := range []int{0, 2} {
+		path := filepath.Join(t.TempDir(), "rotated.log")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		cfg := newReadConfig(ReadOptions{})
+		cfg.chunk = 64 << 10
+		r := newReader([]Source{FileSource(path)}, cfg, workers)
+		for i := 0; i < 10; i++ {
+			require.True(t, r.Scan())
+		}
+		// copytruncate: the file shrinks while it is read.
+		require.NoError(t, os.Truncate(path, 100))
+		n := 10
+		for r.Scan() {
+			n++
+		}
+		assert.Less(t, n, 100000)
+		assert.EqualError(t, r.Err(), "reading "+path+": the file shrank while it was read")
+		require.NoError(t, r.Close())
 	}
-	// copytruncate: the file shrinks under the mapping.
-	require.NoError(t, os.Truncate(path, 100))
-	n := 10
-	for r.Scan() {
-		n++
-	}
-	assert.Less(t, n, 100000)
-	assert.EqualError(t, r.Err(), "reading "+path+": the file shrank while it was read")
 }

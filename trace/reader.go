@@ -168,10 +168,7 @@ func NewReaderOptions(srcs []Source, opts ReadOptions) *Reader {
 
 func newReader(srcs []Source, cfg readConfig, workers int) *Reader {
 	r := &Reader{srcs: srcs, cfg: cfg, bi: -1, lastSrc: -1}
-	// Only a pipeline maps files: its goroutines turn the fault of a file
-	// that shrinks while mapped into an error (see parseSafely); the
-	// caller's goroutine could not.
-	r.feed.srcs, r.feed.size, r.feed.maxLine, r.feed.noMap = srcs, cfg.chunk, cfg.maxLine, true
+	r.feed.srcs, r.feed.size, r.feed.maxLine = srcs, cfg.chunk, cfg.maxLine
 	if workers > 1 {
 		r.pipe = startPipeline(srcs, cfg, workers)
 	} else {
@@ -190,14 +187,13 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// release stops the pipeline and closes and unmaps the sources.
+// release stops the pipeline and closes the source being read.
 func (r *Reader) release() {
 	if r.pipe != nil {
 		r.pipe.stop()
 		r.pipe = nil
 	}
 	r.feed.closeSrc()
-	r.feed.unmapAll()
 }
 
 // Scan advances to the next record and reports whether there is one. At
@@ -251,9 +247,6 @@ func (r *Reader) nextBatch() bool {
 			b = &r.batch
 			b.reset(r.srcs[c.src].Name, c.src)
 			r.p.parseChunk(c.data, c.final, b)
-			if c.mapped {
-				dropPages(c.data)
-			}
 		}
 	}
 	if err != nil {
