@@ -50,7 +50,8 @@ func TestFormatsDocExamples(t *testing.T) {
 			case strings.HasPrefix(ex, "…name="):
 				assert.Equal(t, 1, l.Heads, "a cut example is one torn head")
 			case strings.Contains(section, "envelope"):
-				c := newLineCursor([]byte(ex), true)
+				var c lineCursor
+				c.reset([]byte(ex), true)
 				assert.True(t, c.prefixAt(0), "a complete prefix")
 				assert.Empty(t, l.Spans)
 			case strings.Contains(section, "STRACE"):

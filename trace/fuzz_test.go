@@ -178,3 +178,29 @@ func FuzzParseAttrs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSpanHeadPaths checks the fast path of parseSpanHead against the
+// general one: where the canonical parse succeeds, the general parse
+// succeeds too and gives the same head.
+func FuzzSpanHeadPaths(f *testing.F) {
+	f.Add([]byte("[STRACE] v=1 pid=1 tid=2 inv=3 hid=ab depth=0 name=chip.run ts=5 dur=6 x=1"))
+	f.Add([]byte("[STRACE] v=1 pid=1 tid=2 inv=3 hid=AB depth=0 name=a%20b ts=5 dur=6[STRACE]"))
+	f.Add([]byte("[STRACE] v=1 pid=1 tid=2 inv=3 hid=0 depth=0 name=a ts=999999999999999999 dur=999999999999999999"))
+	f.Add([]byte("[STRACE] v=1 pid=1 tid=2 inv=3 hid=0 depth=0 name=a ts=9223372036854775807 dur=1"))
+	f.Add([]byte("[STRACE] v=1  pid=1 tid=2 inv=3 hid=0 depth=0 name=a ts=1 dur=9e30"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !bytes.HasPrefix(line, tokStrace) {
+			return
+		}
+		var fast, slow spanHead
+		if !parseCanonicalHead(line, 0, &fast) {
+			return
+		}
+		if !parseAnyHead(line, 0, &slow) {
+			t.Fatalf("canonical parse of %q succeeded, the general one failed: %s", line, slow.why)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q: canonical %+v, general %+v", line, fast, slow)
+		}
+	})
+}

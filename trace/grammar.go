@@ -166,8 +166,10 @@ type lineCursor struct {
 	crAt      int
 }
 
-func newLineCursor(b []byte, eolSpace bool) lineCursor {
-	return lineCursor{b: b, eolSpace: eolSpace, colonFrom: len(b) + 1, crFrom: len(b) + 1}
+// reset makes c a cursor over b with nothing cached.
+func (c *lineCursor) reset(b []byte, eolSpace bool) {
+	c.b, c.eolSpace = b, eolSpace
+	c.colonFrom, c.crFrom = len(b)+1, len(b)+1
 }
 
 func (c *lineCursor) nextColon(i int) int {
@@ -273,6 +275,112 @@ type spanHead struct {
 // digits run on into other text (dur=9e30 is not the integer 9), and when
 // ts+dur overflows int64; h.why then says which.
 func parseSpanHead(b []byte, i int, h *spanHead) bool {
+	if parseCanonicalHead(b, i, h) {
+		return true
+	}
+	return parseAnyHead(b, i, h)
+}
+
+// parseCanonicalHead parses the head the emitter writes: one space before
+// each field and at most 18 digits a number. Any other shape makes it
+// return false, and parseAnyHead decides; where it succeeds, parseAnyHead
+// would give the same head (FuzzSpanHeadPaths checks this).
+func parseCanonicalHead(b []byte, i int, h *spanHead) bool {
+	j := i + len(tokStrace)
+	if !keyAt(b, j, " v=") {
+		return false
+	}
+	j += 3
+	e := digitsEnd(b, j)
+	if e == j {
+		return false
+	}
+	var ok bool
+	var n uint64
+	if n, j, ok = canonicalField(b, e, " pid="); !ok {
+		return false
+	}
+	h.pid = int64(n)
+	if n, j, ok = canonicalField(b, j, " tid="); !ok {
+		return false
+	}
+	h.tid = int64(n)
+	if h.inv, j, ok = canonicalField(b, j, " inv="); !ok {
+		return false
+	}
+	if !keyAt(b, j, " hid=") {
+		return false
+	}
+	j += 5
+	e = j
+	for e < len(b) && isHexByte(b[e]) {
+		e++
+	}
+	if e == j {
+		return false
+	}
+	h.hid = b[j:e]
+	if n, j, ok = canonicalField(b, e, " depth="); !ok {
+		return false
+	}
+	h.depth = int64(n)
+	if !keyAt(b, j, " name=") {
+		return false
+	}
+	j += 6
+	e = j
+	for e < len(b) && !isSpaceByte(b[e]) {
+		e++
+	}
+	if e == j {
+		return false
+	}
+	h.name = b[j:e]
+	if n, j, ok = canonicalField(b, e, " ts="); !ok {
+		return false
+	}
+	h.ts = int64(n)
+	if n, j, ok = canonicalField(b, j, " dur="); !ok {
+		return false
+	}
+	h.dur = int64(n)
+	if j < len(b) && !isSpaceByte(b[j]) && b[j] != '[' || h.ts > maxInt64-h.dur {
+		return false
+	}
+	h.attrsStart, h.why = j, ""
+	return true
+}
+
+// keyAt reports whether b holds key at i. It is small enough to inline,
+// so that a constant key is compared in a load or two.
+func keyAt(b []byte, i int, key string) bool {
+	return len(b)-i >= len(key) && string(b[i:i+len(key)]) == key
+}
+
+// canonicalField parses key and 1 to 18 digits at i: a value that cannot
+// overflow int64. ok is false for any other text.
+func canonicalField(b []byte, i int, key string) (n uint64, end int, ok bool) {
+	if !keyAt(b, i, key) {
+		return 0, i, false
+	}
+	j := i + len(key)
+	k := j
+	for k < len(b) && k-j < 18 {
+		c := b[k] - '0'
+		if c > 9 {
+			break
+		}
+		n = n*10 + uint64(c)
+		k++
+	}
+	if k == j || k < len(b) && isDigitByte(b[k]) {
+		return 0, i, false
+	}
+	return n, k, true
+}
+
+// parseAnyHead is parseSpanHead for every shape REFERENCE §1.2 admits.
+func parseAnyHead(b []byte, i int, h *spanHead) bool {
 	h.why = ""
 	j, ok := skipSpace(b, i+len(tokStrace))
 	if !ok {

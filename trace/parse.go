@@ -93,10 +93,12 @@ type parser struct {
 	cfg  readConfig
 	strs strTable
 	head spanHead
+	cur  lineCursor // scanBrackets' cursor over the line being parsed
 	ph   phaseLine // a `bind phase=` match
 	orch phaseLine // a `host-orch phase=` match
 
 	hids, threads recentStrs
+	names         map[string]spanName // by raw name (nameInfo)
 
 	// skip holds the [start, end) of the span heads of the line being
 	// parsed, in pairs: no bind-phase or host-orch match starts in one.
@@ -217,10 +219,15 @@ func (p *parser) parseLine(line []byte, eol bool, lineNo int, b *batch) {
 func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, nspans int) {
 	kinds := p.cfg.kinds
 	var thread []byte // the last envelope's thread not yet claimed by a span
-	open := false     // inside the attribute text of a span
-	var openSpan spanHead
+	// open says the attribute text of the span of p.head, with thread
+	// openThread, runs from p.head.attrsStart: the span is added before
+	// the next head is parsed into p.head.
+	open := false
 	var openThread []byte
-	cur := newLineCursor(line, eol)
+	// The cursor lives in the parser and is set field by field: a local
+	// one cost a copy of the struct per line (a store-forwarding stall).
+	cur := &p.cur
+	cur.reset(line, eol)
 	i := 0
 	for {
 		k := bytes.IndexByte(line[i:], '[')
@@ -237,7 +244,7 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 				break
 			}
 			if open {
-				p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos, b)
+				p.addSpan(&p.head, openThread, line[p.head.attrsStart:i], pos, b)
 				open = false
 				nspans++
 			}
@@ -249,14 +256,14 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 				p.noteTorn(p.head.why)
 			} else {
 				p.skip = append(p.skip, i, p.head.attrsStart)
-				openSpan, openThread, open = p.head, thread, true
+				openThread, open = thread, true
 				thread = nil
 				i = p.head.attrsStart
 				continue
 			}
 		case 'm':
 			if open && cur.prefixAt(i) {
-				p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:i], pos, b)
+				p.addSpan(&p.head, openThread, line[p.head.attrsStart:i], pos, b)
 				open = false
 				nspans++
 			}
@@ -295,7 +302,7 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 			// in dur's digits, so it is torn (docs/formats.md).
 			p.noteTorn("unterminated last line")
 		} else {
-			p.addSpan(&openSpan, openThread, line[openSpan.attrsStart:], pos, b)
+			p.addSpan(&p.head, openThread, line[p.head.attrsStart:], pos, b)
 			nspans++
 		}
 	}
@@ -376,9 +383,9 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 	if !p.cfg.kinds.Has(KindSpan) {
 		return
 	}
-	name := p.strs.name(h.name)
-	keep := p.cfg.keepSpan == nil || p.cfg.keepSpan(name)
-	if p.cfg.firsts != nil && p.cfg.firsts(name) {
+	ni := p.nameInfo(h.name)
+	keep := ni.keep
+	if ni.first {
 		if k := (invKey{h.pid, h.inv}); !p.seenInv(k) {
 			keep = true
 		}
@@ -386,6 +393,7 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 	if !keep {
 		return
 	}
+	name := ni.name
 	b.spans = append(b.spans, Span{
 		Pid:    h.pid,
 		Tid:    h.tid,
@@ -400,6 +408,39 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 		Pos:    pos,
 	})
 	b.recs = append(b.recs, queued{KindSpan, int32(len(b.spans) - 1)})
+}
+
+// A spanName is what a parser knows of a raw span name: the decoded,
+// interned name and the answers of ReadOptions.KeepSpan and FirstSpans.
+type spanName struct {
+	name        string
+	keep, first bool
+}
+
+// maxSpanNames bounds a parser's names: a log with more distinct names
+// than that asks for the rest every time.
+const maxSpanNames = 1 << 12
+
+// nameInfo returns what the parser knows of the raw name b, one map
+// lookup for a name seen before instead of the intern table and both
+// filters.
+func (p *parser) nameInfo(b []byte) spanName {
+	if ni, ok := p.names[string(b)]; ok {
+		return ni
+	}
+	name := p.strs.name(b)
+	ni := spanName{
+		name:  name,
+		keep:  p.cfg.keepSpan == nil || p.cfg.keepSpan(name),
+		first: p.cfg.firsts != nil && p.cfg.firsts(name),
+	}
+	if p.names == nil {
+		p.names = make(map[string]spanName)
+	}
+	if len(p.names) < maxSpanNames {
+		p.names[string(b)] = ni
+	}
+	return ni
 }
 
 // binarySample is how many leading bytes of a chunk looksBinary reads.

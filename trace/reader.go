@@ -89,14 +89,15 @@ type ReadOptions struct {
 	// KeepSpan, when not nil, is asked for the name (percent-decoded) of
 	// every span parsed; a span it rejects is not yielded, but it still
 	// counts as a parsed head (see Reader.Heads), never as torn. With
-	// Workers above 1 it is called from several goroutines at once.
+	// Workers above 1 it is called from several goroutines at once. It
+	// must answer by the name alone: its answers are remembered per name.
 	KeepSpan func(name string) bool
 	// FirstSpans, when not nil, makes a Reader yield, whatever KeepSpan
 	// says, every span that may be the first of its (pid, inv) among the
 	// spans whose names FirstSpans accepts (the first of its invocation in
 	// its chunk), so a reader that takes an invocation's hid from its first
 	// span may reject the others by name. Like KeepSpan it may be called
-	// from several goroutines at once.
+	// from several goroutines at once, and its answers are remembered.
 	FirstSpans func(name string) bool
 	// SkipIfBindPhases are kinds that a chunk holding a `bind phase=` record
 	// does not yield: for a view that reads them only from logs without such
