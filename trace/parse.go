@@ -94,8 +94,8 @@ type parser struct {
 	strs strTable
 	head spanHead
 	cur  lineCursor // scanBrackets' cursor over the line being parsed
-	ph   phaseLine // a `bind phase=` match
-	orch phaseLine // a `host-orch phase=` match
+	ph   phaseLine  // a `bind phase=` match
+	orch phaseLine  // a `host-orch phase=` match
 
 	hids, threads recentStrs
 	names         map[string]spanName // by raw name (nameInfo)
