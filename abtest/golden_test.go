@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestGoldenReport(t *testing.T) {
 	require.NoError(t, err)
 	a := Analyze(j)
 	var text, md, csv, js bytes.Buffer
-	require.NoError(t, report.WriteText(&text, a.Document()))
+	require.NoError(t, terminal.WriteText(&text, a.Document()))
 	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
 	require.NoError(t, report.WriteCSV(&csv, a.CSVTables(j)[:1]...))
 	require.NoError(t, report.WriteJSON(&js, a))
@@ -53,6 +54,6 @@ func TestGoldenReport(t *testing.T) {
 	assert.Equal(t, "ControlPlane", back.Primary)
 	// Analysing twice gives the same document.
 	var again bytes.Buffer
-	require.NoError(t, report.WriteText(&again, Analyze(j).Document()))
+	require.NoError(t, terminal.WriteText(&again, Analyze(j).Document()))
 	assert.Equal(t, text.String(), again.String())
 }

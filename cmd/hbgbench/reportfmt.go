@@ -8,6 +8,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
 
 // formats are the report formats of ab, aa, report and compare.
@@ -56,7 +57,7 @@ func writeReport(w io.Writer, f reportFormat, a *abtest.Analysis, j *abtest.Jour
 	if f.AA {
 		doc = aaDocument(a, doc)
 	}
-	return report.WriteText(w, doc)
+	return terminal.WriteText(w, doc)
 }
 
 // aaDocument is the calibration report: the campaign's report full with

@@ -1,6 +1,8 @@
 // Package report owns hbgkit's output formats: a format-neutral document
 // of headings, paragraphs, lists, tables and collapsible details, and the
-// writers that turn it into terminal text, GitHub markdown, CSV or JSON.
+// writers that turn it into GitHub markdown, CSV or JSON (terminal text is
+// package terminal's, so that the hbgtrace binary does not link
+// tablewriter, whose initialisation alone took 4 ms of every run).
 // The reference views of hbgtrace, whose text layouts are fixed byte for
 // byte by the tools they port, are named writers here: WriteRounds and
 // WriteRoundsText (strace_timing --rounds-table, with the HBG share
@@ -18,10 +20,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // An Align is a column's alignment.
@@ -112,57 +110,9 @@ func (e *errWriter) printf(format string, a ...any) {
 	}
 }
 
-// WriteText writes the document for a terminal: tables drawn by
-// tablewriter with light rules, details shown in full.
-func WriteText(w io.Writer, d *Document) error {
-	ew := &errWriter{w: w}
-	writeTextBlocks(ew, d.Blocks)
-	return ew.err
-}
-
-func writeTextBlocks(ew *errWriter, bs []Block) {
-	for i, b := range bs {
-		if i > 0 {
-			ew.printf("\n")
-		}
-		switch v := b.(type) {
-		case *Heading:
-			ew.printf("%s\n", v.Text)
-			if v.Level <= 1 {
-				ew.printf("%s\n", strings.Repeat("=", len([]rune(v.Text))))
-			}
-		case *Paragraph:
-			ew.printf("%s\n", strings.TrimRight(v.Text, "\n"))
-		case *Code:
-			for _, l := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
-				ew.printf("  %s\n", l)
-			}
-		case *List:
-			for _, it := range v.Items {
-				ew.printf("  - %s\n", it)
-			}
-		case *Details:
-			ew.printf("%s\n", v.Summary)
-			writeTextBlocks(ew, v.Blocks)
-		case *Table:
-			writeTextTable(ew, v)
-		}
-	}
-}
-
-func twAlign(a []Align, n int) []tw.Align {
-	out := make([]tw.Align, n)
-	for i := range out {
-		out[i] = tw.AlignLeft
-		if i < len(a) && a[i] == Right {
-			out[i] = tw.AlignRight
-		}
-	}
-	return out
-}
-
-// mergedRows blanks, in the Merge columns, a cell equal to the one above.
-func mergedRows(t *Table) [][]string {
+// MergedRows returns t's rows with, in the Merge columns, a cell equal to
+// the one above blanked: what a writer draws.
+func MergedRows(t *Table) [][]string {
 	rows := make([][]string, len(t.Rows))
 	for i, r := range t.Rows {
 		rows[i] = append([]string(nil), r...)
@@ -176,52 +126,6 @@ func mergedRows(t *Table) [][]string {
 		}
 	}
 	return rows
-}
-
-func writeTextTable(ew *errWriter, t *Table) {
-	if t.Title != "" {
-		ew.printf("%s\n", t.Title)
-	}
-	if ew.err != nil {
-		return
-	}
-	var sb strings.Builder
-	n := len(t.Header)
-	al := twAlign(t.Align, n)
-	table := tablewriter.NewTable(&sb,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.Border{Left: tw.Off, Right: tw.Off, Top: tw.Off, Bottom: tw.Off},
-			Symbols: tw.NewSymbols(tw.StyleLight),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.On},
-			},
-		})),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{
-				Alignment:  tw.CellAlignment{PerColumn: al},
-				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
-			},
-			Row: tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: al}},
-		}),
-	)
-	table.Header(t.Header)
-	if err := table.Bulk(mergedRows(t)); err != nil {
-		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
-		return
-	}
-	if err := table.Render(); err != nil {
-		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
-		return
-	}
-	for _, line := range strings.SplitAfter(sb.String(), "\n") {
-		if line != "" {
-			ew.printf("%s\n", strings.TrimRight(line, " \n"))
-		}
-	}
-	for _, n := range t.Notes {
-		ew.printf("%s\n", n)
-	}
 }
 
 // mdEscape makes s safe in a markdown table cell: | escaped, newlines
@@ -286,7 +190,7 @@ func writeMDTable(ew *errWriter, t *Table) {
 		}
 	}
 	ew.printf("|%s|\n", strings.Join(cells, "|"))
-	for _, r := range mergedRows(t) {
+	for _, r := range MergedRows(t) {
 		row := make([]string, len(t.Header))
 		for i := range row {
 			if i < len(r) {

@@ -23,28 +23,6 @@ func sampleDoc() *Document {
 	return d
 }
 
-func TestWriteText(t *testing.T) {
-	var b bytes.Buffer
-	require.NoError(t, WriteText(&b, sampleDoc()))
-	out := b.String()
-	lines := strings.Split(out, "\n")
-	assert.Equal(t, "FASTER: x", lines[0])
-	assert.Contains(t, out, "t (µs)\n")
-	// The merged column shows a repeated cell once.
-	assert.Equal(t, 1, strings.Count(out, "a|b"))
-	assert.Regexp(t, `(?m)^\s+head\s+9$`, out)
-	for _, l := range lines {
-		assert.Equal(t, strings.TrimRight(l, " "), l, "no trailing blanks")
-	}
-	assert.Contains(t, out, "  - one\n")
-	assert.Contains(t, out, "method <and> host\n")
-	assert.Contains(t, out, "  hbgbench ab --rounds 3\n")
-	// Right-aligned numbers end in the same column.
-	i10 := strings.Index(lines[5], "10")
-	i9 := strings.Index(lines[6], "9")
-	assert.Equal(t, i10+1, i9, "%q / %q", lines[5], lines[6])
-}
-
 func TestWriteMarkdown(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, WriteMarkdown(&b, sampleDoc()))
@@ -88,7 +66,6 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteErrorsAreReturned(t *testing.T) {
-	assert.ErrorContains(t, WriteText(&failWriter{n: 1}, sampleDoc()), "disk full")
 	assert.ErrorContains(t, WriteMarkdown(&failWriter{n: 2}, sampleDoc()), "disk full")
 	assert.ErrorContains(t, WriteJSON(&failWriter{}, map[string]int{"a": 1}), "disk full")
 	assert.ErrorContains(t, WriteJSON(&bytes.Buffer{}, func() {}), "writing json")

@@ -1,0 +1,122 @@
+// Package terminal writes a report.Document for a terminal, its tables
+// drawn by tablewriter. It is apart from package report so that only the
+// binaries that print documents this way (hbgbench) link tablewriter.
+package terminal
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}
+
+// WriteText writes d for a terminal: tables drawn by
+// tablewriter with light rules, details shown in full.
+func WriteText(w io.Writer, d *report.Document) error {
+	ew := &errWriter{w: w}
+	writeTextBlocks(ew, d.Blocks)
+	return ew.err
+}
+
+func writeTextBlocks(ew *errWriter, bs []report.Block) {
+	for i, b := range bs {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		switch v := b.(type) {
+		case *report.Heading:
+			ew.printf("%s\n", v.Text)
+			if v.Level <= 1 {
+				ew.printf("%s\n", strings.Repeat("=", len([]rune(v.Text))))
+			}
+		case *report.Paragraph:
+			ew.printf("%s\n", strings.TrimRight(v.Text, "\n"))
+		case *report.Code:
+			for _, l := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
+				ew.printf("  %s\n", l)
+			}
+		case *report.List:
+			for _, it := range v.Items {
+				ew.printf("  - %s\n", it)
+			}
+		case *report.Details:
+			ew.printf("%s\n", v.Summary)
+			writeTextBlocks(ew, v.Blocks)
+		case *report.Table:
+			writeTextTable(ew, v)
+		}
+	}
+}
+
+func twAlign(a []report.Align, n int) []tw.Align {
+	out := make([]tw.Align, n)
+	for i := range out {
+		out[i] = tw.AlignLeft
+		if i < len(a) && a[i] == report.Right {
+			out[i] = tw.AlignRight
+		}
+	}
+	return out
+}
+
+func writeTextTable(ew *errWriter, t *report.Table) {
+	if t.Title != "" {
+		ew.printf("%s\n", t.Title)
+	}
+	if ew.err != nil {
+		return
+	}
+	var sb strings.Builder
+	n := len(t.Header)
+	al := twAlign(t.Align, n)
+	table := tablewriter.NewTable(&sb,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.Border{Left: tw.Off, Right: tw.Off, Top: tw.Off, Bottom: tw.Off},
+			Symbols: tw.NewSymbols(tw.StyleLight),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.On},
+			},
+		})),
+		tablewriter.WithConfig(tablewriter.Config{
+			Header: tw.CellConfig{
+				Alignment:  tw.CellAlignment{PerColumn: al},
+				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
+			},
+			Row: tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: al}},
+		}),
+	)
+	table.Header(t.Header)
+	if err := table.Bulk(report.MergedRows(t)); err != nil {
+		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
+		return
+	}
+	if err := table.Render(); err != nil {
+		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
+		return
+	}
+	for _, line := range strings.SplitAfter(sb.String(), "\n") {
+		if line != "" {
+			ew.printf("%s\n", strings.TrimRight(line, " \n"))
+		}
+	}
+	for _, n := range t.Notes {
+		ew.printf("%s\n", n)
+	}
+}
