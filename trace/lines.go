@@ -12,8 +12,10 @@ import (
 
 // chunkSize is how many bytes a feeder reads into one chunk: big enough
 // that a read, a hand-over between goroutines and a batch cost little per
-// byte, small enough that a chunk and its records stay in the L2 cache.
-const chunkSize = 512 << 10
+// byte, small enough that a chunk and its records stay in the L2 cache and
+// that the pipeline's chunks touch few fresh pages (a page fault costs
+// 12 µs on some VMs; 256 KiB measured better than 512 and 128).
+const chunkSize = 256 << 10
 
 // A feeder cuts the sources of a stream into chunks of whole lines: every
 // chunk ends right after a LF, except the last chunk of a source, which
