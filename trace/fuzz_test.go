@@ -204,3 +204,15 @@ func FuzzSpanHeadPaths(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndexPhaseEq checks the '='-first search against bytes.Index.
+func FuzzIndexPhaseEq(f *testing.F) {
+	f.Add([]byte("[mono_ns=1][T0xa][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] bind phase=args"))
+	f.Add([]byte("phase=phase="))
+	f.Add([]byte("phas=e phase"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := indexPhaseEq(b), bytes.Index(b, tokPhaseEq); got != want {
+			t.Fatalf("%q: %d, bytes.Index %d", b, got, want)
+		}
+	})
+}

@@ -100,8 +100,9 @@ type parser struct {
 	hids, threads recentStrs
 	names         map[string]spanName // by raw name (nameInfo)
 
-	// skip holds the [start, end) of the span heads of the line being
-	// parsed, in pairs: no bind-phase or host-orch match starts in one.
+	// skip holds the [start, end) of the span heads and envelopes of the
+	// line being parsed, in pairs: no bind-phase or host-orch match starts
+	// in one (findPhases).
 	skip []int
 
 	// tornWhy is why the first torn record head of the line being parsed
@@ -268,6 +269,7 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 				nspans++
 			}
 			if th, e, ok := envelopeAt(line, i); ok {
+				p.skip = append(p.skip, i, e)
 				thread = th
 				i = e
 				continue

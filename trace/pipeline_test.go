@@ -501,7 +501,9 @@ func TestFileLongLineAndClose(t *testing.T) {
 	}
 }
 
-func TestPhaseSearchSkipsSpanHeadsOnly(t *testing.T) {
+// The phase search skips span heads and envelopes, where no match can
+// start: it finds what a search of the whole line finds.
+func TestPhaseSearchSkipsHeadsAndEnvelopes(t *testing.T) {
 	lines := []string{
 		rec(1, 1, "chip.run", "bind phase=args start_ns=1 dur_ns=2 x=1", 0, 5, 6),
 		rec(1, 1, "xphase=args", "k=v", 0, 5, 6),
@@ -510,6 +512,9 @@ func TestPhaseSearchSkipsSpanHeadsOnly(t *testing.T) {
 		rec(1, 1, "a", "bind", 0, 5, 6) + " phase=args start_ns=1 dur_ns=2",
 		"[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=bind phase=args start_ns=1 dur_ns=2",
 		"[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=cut bind phase=args start_ns=3 dur_ns=4",
+		"[mono_ns=1][T0xa]bind phase=args start_ns=1 dur_ns=2",
+		"[mono_ns=1][T0xa][mono_ns=2][T0xb] bind phase=args start_ns=1 dur_ns=2 [mono_ns=3][T0xc]",
+		"xphase=[mono_ns=1][T0xa] bind phase=args start_ns=1 dur_ns=2",
 	}
 	for i, line := range lines {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
