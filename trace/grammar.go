@@ -297,15 +297,24 @@ func parseCanonicalHead(b []byte, i int, h *spanHead) bool {
 	}
 	var ok bool
 	var n uint64
-	if n, j, ok = canonicalField(b, e, " pid="); !ok {
+	if !keyAt(b, e, " pid=") {
+		return false
+	}
+	if n, j, ok = canonicalDigits(b, e+5); !ok {
 		return false
 	}
 	h.pid = int64(n)
-	if n, j, ok = canonicalField(b, j, " tid="); !ok {
+	if !keyAt(b, j, " tid=") {
+		return false
+	}
+	if n, j, ok = canonicalDigits(b, j+5); !ok {
 		return false
 	}
 	h.tid = int64(n)
-	if h.inv, j, ok = canonicalField(b, j, " inv="); !ok {
+	if !keyAt(b, j, " inv=") {
+		return false
+	}
+	if h.inv, j, ok = canonicalDigits(b, j+5); !ok {
 		return false
 	}
 	if !keyAt(b, j, " hid=") {
@@ -320,7 +329,10 @@ func parseCanonicalHead(b []byte, i int, h *spanHead) bool {
 		return false
 	}
 	h.hid = b[j:e]
-	if n, j, ok = canonicalField(b, e, " depth="); !ok {
+	if !keyAt(b, e, " depth=") {
+		return false
+	}
+	if n, j, ok = canonicalDigits(b, e+7); !ok {
 		return false
 	}
 	h.depth = int64(n)
@@ -336,11 +348,17 @@ func parseCanonicalHead(b []byte, i int, h *spanHead) bool {
 		return false
 	}
 	h.name = b[j:e]
-	if n, j, ok = canonicalField(b, e, " ts="); !ok {
+	if !keyAt(b, e, " ts=") {
+		return false
+	}
+	if n, j, ok = canonicalDigits(b, e+4); !ok {
 		return false
 	}
 	h.ts = int64(n)
-	if n, j, ok = canonicalField(b, j, " dur="); !ok {
+	if !keyAt(b, j, " dur=") {
+		return false
+	}
+	if n, j, ok = canonicalDigits(b, j+5); !ok {
 		return false
 	}
 	h.dur = int64(n)
@@ -357,13 +375,10 @@ func keyAt(b []byte, i int, key string) bool {
 	return len(b)-i >= len(key) && string(b[i:i+len(key)]) == key
 }
 
-// canonicalField parses key and 1 to 18 digits at i: a value that cannot
-// overflow int64. ok is false for any other text.
-func canonicalField(b []byte, i int, key string) (n uint64, end int, ok bool) {
-	if !keyAt(b, i, key) {
-		return 0, i, false
-	}
-	j := i + len(key)
+// canonicalDigits parses 1 to 18 digits at j, not followed by another: a
+// value that cannot overflow int64. ok is false for any other text. (The
+// caller checks the key before them, as a constant.)
+func canonicalDigits(b []byte, j int) (n uint64, end int, ok bool) {
 	k := j
 	for k < len(b) && k-j < 18 {
 		c := b[k] - '0'
@@ -374,7 +389,7 @@ func canonicalField(b []byte, i int, key string) (n uint64, end int, ok bool) {
 		k++
 	}
 	if k == j || k < len(b) && isDigitByte(b[k]) {
-		return 0, i, false
+		return 0, j, false
 	}
 	return n, k, true
 }

@@ -98,7 +98,7 @@ type parser struct {
 	orch phaseLine  // a `host-orch phase=` match
 
 	hids, threads recentStrs
-	names         map[string]spanName // by raw name (nameInfo)
+	names         []nameSlot // span names seen (nameInfo)
 
 	// skip holds the [start, end) of the span heads and envelopes of the
 	// line being parsed, in pairs: no bind-phase or host-orch match starts
@@ -419,16 +419,26 @@ type spanName struct {
 	keep, first bool
 }
 
-// maxSpanNames bounds a parser's names: a log with more distinct names
-// than that asks for the rest every time.
-const maxSpanNames = 1 << 12
+// nameSlots is the size of a parser's table of span names: direct-mapped
+// by shortHash, a colliding name replacing the one in its slot.
+const nameSlots = recentSlots
 
-// nameInfo returns what the parser knows of the raw name b, one map
-// lookup for a name seen before instead of the intern table and both
+// nameSlot is a slot of the table: the raw name and what is known of it.
+type nameSlot struct {
+	raw string
+	spanName
+}
+
+// nameInfo returns what the parser knows of the raw name b: for a name
+// seen before one slot compare instead of the intern table and both
 // filters.
 func (p *parser) nameInfo(b []byte) spanName {
-	if ni, ok := p.names[string(b)]; ok {
-		return ni
+	if p.names == nil {
+		p.names = make([]nameSlot, nameSlots)
+	}
+	sl := &p.names[shortHash(b)]
+	if len(sl.raw) == len(b) && sl.raw == string(b) && len(b) > 0 {
+		return sl.spanName
 	}
 	name := p.strs.name(b)
 	ni := spanName{
@@ -436,12 +446,7 @@ func (p *parser) nameInfo(b []byte) spanName {
 		keep:  p.cfg.keepSpan == nil || p.cfg.keepSpan(name),
 		first: p.cfg.firsts != nil && p.cfg.firsts(name),
 	}
-	if p.names == nil {
-		p.names = make(map[string]spanName)
-	}
-	if len(p.names) < maxSpanNames {
-		p.names[string(b)] = ni
-	}
+	*sl = nameSlot{raw: string(b), spanName: ni}
 	return ni
 }
 

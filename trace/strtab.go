@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unsafe"
 )
 
@@ -14,6 +15,10 @@ import (
 type strTable struct {
 	interned map[string]string
 	chunk    []byte
+	// recent is a direct-mapped front of interned (by shortHash): most
+	// strings interned are one of a few recent ones, found with one
+	// compare instead of hashing the whole string for the map.
+	recent []string
 }
 
 const (
@@ -48,7 +53,15 @@ func (t *strTable) intern(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if t.recent == nil {
+		t.recent = make([]string, recentSlots)
+	}
+	r := &t.recent[shortHash(b)]
+	if len(*r) == len(b) && *r == string(b) {
+		return *r
+	}
 	if s, ok := t.interned[string(b)]; ok {
+		*r = s
 		return s
 	}
 	if len(b) > maxInternSize || len(t.interned) >= maxInterned {
@@ -59,7 +72,27 @@ func (t *strTable) intern(b []byte) string {
 	// other records' text.
 	s := string(b)
 	t.interned[s] = s
+	*r = s
 	return s
+}
+
+// recentSlots is the size of a strTable's front cache.
+const recentSlots = 1 << 10
+
+// shortHash hashes b by its length and its last eight bytes (or all of a
+// shorter b), where names of one family differ (…task_slot_9,
+// …task_slot_15), into [0, recentSlots): cheaper than hashing it whole.
+func shortHash(b []byte) uint {
+	var x uint64
+	if n := len(b); n >= 8 {
+		x = binary.LittleEndian.Uint64(b[n-8:])
+	} else {
+		for _, c := range b {
+			x = x<<8 | uint64(c)
+		}
+	}
+	x ^= uint64(len(b)) << 56
+	return uint((x * 0x9e3779b97f4a7c15) >> (64 - 10))
 }
 
 // hid returns a hid in lowercase.
