@@ -388,19 +388,26 @@ type Accounting struct {
 // rows need never exist at once. The
 // Accounting's Passes then hold each pass's key (Pid, Inv, Known) without
 // its segments. pass is called from several goroutines at once, in no
-// particular order.
-func ComputeAccountingOf(n int, pass func(i int) BindPass) *Accounting {
+// particular order. buf is scratch of the calling goroutine that pass may
+// build the segments in (append(buf, ...)): they are read before the next
+// call on that goroutine and never kept, so the rows cost no allocation.
+func ComputeAccountingOf(n int, pass func(i int, buf []Segment) BindPass) *Accounting {
 	return computeAccounting(nil, n, pass)
 }
 
-// acctEach calls f(i) for i in [0, n), on every processor when n is large:
-// the metrics of passes are independent of each other.
-func acctEach(n int, f func(i int)) {
+// acctEach calls f(i, buf) for i in [0, n), on every processor when n is
+// large (the metrics of passes are independent of each other); buf is
+// empty scratch of f's goroutine.
+func acctEach(n int, f func(i int, buf []Segment)) {
 	workers := min(runtime.GOMAXPROCS(0), n/1024)
-	if workers < 2 {
-		for i := range n {
-			f(i)
+	each := func(lo, hi int) {
+		buf := make([]Segment, 0, 64)
+		for i := lo; i < hi; i++ {
+			f(i, buf[:0])
 		}
+	}
+	if workers < 2 {
+		each(0, n)
 		return
 	}
 	var wg sync.WaitGroup
@@ -408,15 +415,13 @@ func acctEach(n int, f func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w * n / workers; i < (w+1)*n/workers; i++ {
-				f(i)
-			}
+			each(w*n/workers, (w+1)*n/workers)
 		}()
 	}
 	wg.Wait()
 }
 
-func computeAccounting(passes []BindPass, n int, pass func(i int) BindPass) *Accounting {
+func computeAccounting(passes []BindPass, n int, pass func(i int, buf []Segment) BindPass) *Accounting {
 	a := &Accounting{
 		Passes:  passes,
 		Metrics: make([]PassMetrics, n),
@@ -425,8 +430,8 @@ func computeAccounting(passes []BindPass, n int, pass func(i int) BindPass) *Acc
 	if passes == nil && n > 0 {
 		a.Passes = make([]BindPass, n)
 	}
-	acctEach(n, func(i int) {
-		p := pass(i)
+	acctEach(n, func(i int, buf []Segment) {
+		p := pass(i, buf)
 		if passes == nil {
 			a.Passes[i] = BindPass{Pid: p.Pid, Inv: p.Inv, Known: p.Known}
 		}

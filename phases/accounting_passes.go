@@ -333,21 +333,27 @@ func (c *BindPassCollector) finish() {
 	}
 }
 
-func (lp *bpcLinePass) pass() BindPass {
+// pass returns the pass, its segments appended to buf (nil: a fresh
+// slice).
+func (lp *bpcLinePass) pass(buf []Segment) BindPass {
 	bp := BindPass{Pid: lp.pid, Inv: lp.inv, Known: lp.known}
 	if lp.n > 0 {
-		bp.Segments = make([]Segment, lp.n)
-		for k := range bp.Segments {
-			at := int(lp.off) + k
-			bp.Segments[k] = Segment{Name: bpcSegNames[lp.blk.names[at]], Ts: lp.blk.td[2*at], Dur: lp.blk.td[2*at+1]}
+		if buf == nil {
+			buf = make([]Segment, 0, lp.n)
 		}
+		for k := range int(lp.n) {
+			at := int(lp.off) + k
+			buf = append(buf, Segment{Name: bpcSegNames[lp.blk.names[at]], Ts: lp.blk.td[2*at], Dur: lp.blk.td[2*at+1]})
+		}
+		bp.Segments = buf
 	}
 	return bp
 }
 
 // passFor returns the merged pass of key k (MergeBindPasses), and an empty
-// pass with that key when the log has none.
-func (c *BindPassCollector) passFor(k acctKey) BindPass {
+// pass with that key when the log has none. The segments of a key with
+// one pass of lines and nothing else are appended to buf.
+func (c *BindPassCollector) passFor(k acctKey, buf []Segment) BindPass {
 	var spans, lines []BindPass
 	if j, ok := c.spanIdx[k]; ok {
 		spans = c.spanPasses[j : j+1]
@@ -356,16 +362,21 @@ func (c *BindPassCollector) passFor(k acctKey) BindPass {
 		lp := &c.lines[c.byKey[i]]
 		return lp.pid > k.pid || lp.pid == k.pid && lp.inv >= k.inv
 	})
-	for ; at < len(c.byKey); at++ {
-		lp := &c.lines[c.byKey[at]]
+	end := at
+	for end < len(c.byKey) {
+		lp := &c.lines[c.byKey[end]]
 		if lp.pid != k.pid || lp.inv != k.inv {
 			break
 		}
-		lines = append(lines, lp.pass())
+		end++
 	}
 	recs := c.records[k]
-	if len(spans) == 0 && len(lines) == 1 && len(recs) == 0 {
-		return lines[0] // what MergeBindPasses makes of one pass
+	if len(spans) == 0 && end-at == 1 && len(recs) == 0 {
+		// What MergeBindPasses makes of one pass, in the scratch.
+		return c.lines[c.byKey[at]].pass(buf)
+	}
+	for ; at < end; at++ {
+		lines = append(lines, c.lines[c.byKey[at]].pass(nil))
 	}
 	if merged := MergeBindPasses(spans, lines, recs); len(merged) > 0 {
 		return merged[0]
@@ -380,8 +391,8 @@ func (c *BindPassCollector) passFor(k acctKey) BindPass {
 // table.
 func (c *BindPassCollector) Accounting(rows []RoundRow) *Accounting {
 	c.finish()
-	return ComputeAccountingOf(len(rows), func(i int) BindPass {
-		return c.passFor(acctKey{rows[i].Pid, rows[i].Inv})
+	return ComputeAccountingOf(len(rows), func(i int, buf []Segment) BindPass {
+		return c.passFor(acctKey{rows[i].Pid, rows[i].Inv}, buf)
 	})
 }
 

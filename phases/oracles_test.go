@@ -12,7 +12,7 @@ import "github.com/hbgkit/hbgkit/trace"
 // rounds are the first pass of each pid in that order, the warm rounds the
 // rest.
 func ComputeAccounting(passes []BindPass) *Accounting {
-	return computeAccounting(passes, len(passes), func(i int) BindPass { return passes[i] })
+	return computeAccounting(passes, len(passes), func(i int, _ []Segment) BindPass { return passes[i] })
 }
 
 // Passes returns the passes of the records given, as
@@ -22,7 +22,7 @@ func (c *BindPassCollector) Passes() []BindPass {
 	c.finish()
 	lines := make([]BindPass, len(c.lines))
 	for i := range c.lines {
-		lines[i] = c.lines[i].pass()
+		lines[i] = c.lines[i].pass(nil)
 	}
 	return MergeBindPasses(c.spanPasses, lines, c.recordList)
 }

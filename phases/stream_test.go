@@ -210,7 +210,14 @@ func TestComputeAccountingOfManyPasses(t *testing.T) {
 		passes = append(passes, p)
 	}
 	want := ComputeAccounting(passes)
-	got := ComputeAccountingOf(len(passes), func(i int) BindPass { return passes[i] })
+	got := ComputeAccountingOf(len(passes), func(i int, _ []Segment) BindPass { return passes[i] })
+	// Built in each goroutine's scratch, as BindPassCollector does.
+	scratch := ComputeAccountingOf(len(passes), func(i int, buf []Segment) BindPass {
+		p := passes[i]
+		p.Segments = append(buf, p.Segments...)
+		return p
+	})
+	assert.Equal(t, want.Metrics, scratch.Metrics)
 	assert.Equal(t, want.Metrics, got.Metrics)
 	assert.Equal(t, want.Cold, got.Cold)
 	assert.Equal(t, want.Blocks(), got.Blocks())

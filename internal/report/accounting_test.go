@@ -15,7 +15,7 @@ import (
 // computeAccounting is the accounting of passes, through the streaming
 // entry point.
 func computeAccounting(passes []phases.BindPass) *phases.Accounting {
-	return phases.ComputeAccountingOf(len(passes), func(i int) phases.BindPass { return passes[i] })
+	return phases.ComputeAccountingOf(len(passes), func(i int, _ []phases.Segment) phases.BindPass { return passes[i] })
 }
 
 func seg(name string, ts, dur int64) phases.Segment {
