@@ -1,6 +1,8 @@
 package phases
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -320,12 +322,12 @@ func (c *BindPassCollector) finish() {
 		}
 	}
 	c.binds, c.bindKeys = nil, nil
-	sort.SliceStable(c.byKey, func(a, b int) bool {
-		x, y := &c.lines[c.byKey[a]], &c.lines[c.byKey[b]]
-		if x.pid != y.pid {
-			return x.pid < y.pid
+	slices.SortStableFunc(c.byKey, func(a, b int32) int {
+		x, y := &c.lines[a], &c.lines[b]
+		if c := cmp.Compare(x.pid, y.pid); c != 0 {
+			return c
 		}
-		return x.inv < y.inv
+		return cmp.Compare(x.inv, y.inv)
 	})
 	acctSortPasses(c.spanPasses)
 	for j, p := range c.spanPasses {

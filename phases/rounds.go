@@ -1,6 +1,8 @@
 package phases
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -232,7 +234,7 @@ func roundsRows(invs []*roundsInv) (string, []*roundsInv) {
 		return "", nil
 	}
 	rows := buckets[best].rows
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].inv < rows[j].inv })
+	slices.SortStableFunc(rows, func(a, b *roundsInv) int { return cmp.Compare(a.inv, b.inv) })
 	return buckets[best].hid, rows
 }
 
@@ -393,11 +395,12 @@ func (c *RoundsCollector) Add(s *trace.Span) {
 // sorted returns the invocations sorted by (pid, inv), as
 // trace.GroupInvocations orders them.
 func (c *RoundsCollector) sorted() []*roundsInv {
-	sort.Slice(c.invs, func(i, j int) bool {
-		if c.invs[i].pid != c.invs[j].pid {
-			return c.invs[i].pid < c.invs[j].pid
+	// (pid, inv) is unique, so the order is total.
+	slices.SortFunc(c.invs, func(a, b *roundsInv) int {
+		if c := cmp.Compare(a.pid, b.pid); c != 0 {
+			return c
 		}
-		return c.invs[i].inv < c.invs[j].inv
+		return cmp.Compare(a.inv, b.inv)
 	})
 	return c.invs
 }

@@ -1,6 +1,10 @@
 package trace
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // A Pass is one bind pass of E1/E2 logs (DESIGN §3): the `bind phase=`
 // lines one log thread wrote for one bind, in log order.
@@ -191,7 +195,7 @@ func FindBinds(passes []PassExtent, binds []BindExtent) []int {
 		maxEnd []int64
 	}
 	build := func(c []cand) index {
-		sort.SliceStable(c, func(a, b int) bool { return c[a].ts < c[b].ts })
+		slices.SortStableFunc(c, func(a, b cand) int { return cmp.Compare(a.ts, b.ts) })
 		m := make([]int64, len(c))
 		for k := range c {
 			m[k] = c[k].end
