@@ -241,8 +241,8 @@ func BindPassSpan(name string) bool {
 // Span takes the next span of the log.
 func (c *BindPassCollector) Span(s *trace.Span) {
 	if trace.IsBindSpan(s) {
-		c.binds = append(c.binds, trace.BindExtentOf(s))
-		c.bindKeys = append(c.bindKeys, acctKey{s.Pid, s.Inv})
+		c.binds = appendDoubling(c.binds, trace.BindExtentOf(s))
+		c.bindKeys = appendDoubling(c.bindKeys, acctKey{s.Pid, s.Inv})
 		return
 	}
 	name, ok := CanonicalSpanSegment(s)
@@ -281,7 +281,7 @@ func (c *BindPassCollector) BindPhase(l *trace.BindPhase) { c.grouper.Add(l) }
 // segments, which go into shared blocks rather than an allocation each.
 func (c *BindPassCollector) linePass(i int, p trace.Pass) {
 	for len(c.lines) <= i {
-		c.lines = append(c.lines, bpcLinePass{})
+		c.lines = appendDoubling(c.lines, bpcLinePass{})
 	}
 	lp := &c.lines[i]
 	lp.thread, lp.empty = p.Thread, len(p.Segments) == 0
@@ -300,6 +300,17 @@ func (c *BindPassCollector) linePass(i int, p trace.Pass) {
 		}
 	}
 	lp.n = int32(len(b.names)) - lp.off
+}
+
+// appendDoubling is append that doubles a full slice's capacity. append
+// grows a large slice by about a quarter, so a slice of n records grown
+// one by one was copied about four times its size over, into fresh pages
+// each time; doubling copies it at most once over.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 64))
+	}
+	return append(s, v)
 }
 
 // finish completes the open passes and attaches every pass of lines to its

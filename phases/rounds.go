@@ -385,7 +385,7 @@ func (c *RoundsCollector) Add(s *trace.Span) {
 		if ri == nil {
 			ri = &roundsInv{pid: s.Pid, inv: s.Inv, hid: s.Hid}
 			c.idx[k] = ri
-			c.invs = append(c.invs, ri)
+			c.invs = appendDoubling(c.invs, ri)
 		}
 		c.last = ri
 	}
