@@ -313,8 +313,14 @@ func appendDoubling[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// finish completes the open passes and attaches every pass of lines to its
-// bind span.
+// Finish completes the open passes and attaches every pass of lines to
+// its bind span, once the stream has ended; Accounting does it when it has
+// not been done. It touches nothing but the collector, so it may run on
+// another goroutine while the caller builds the rounds table, but not at
+// the same time as Accounting.
+func (c *BindPassCollector) Finish() { c.finish() }
+
+// finish is Finish.
 func (c *BindPassCollector) finish() {
 	if c.done {
 		return

@@ -125,14 +125,21 @@ func roundsRun(opts *roundsOptions) error {
 		return err
 	}
 	printWarnings(opts.Stderr, l)
+	// The passes are attached to their binds while the rows are built.
+	attached := make(chan struct{})
+	go func() { bc.Finish(); close(attached) }()
 	var tables []*report.RoundsTable
 	if opts.perRank {
-		for _, rr := range rc.RoundsPerRank() {
+		ranks := rc.RoundsPerRank()
+		<-attached
+		for _, rr := range ranks {
 			pid := rr.Pid
 			tables = append(tables, report.NewRoundsTable(rr.Rounds, bc, &pid))
 		}
 	} else {
-		tables = append(tables, report.NewRoundsTable(rc.Rounds(), bc, nil))
+		r := rc.Rounds()
+		<-attached
+		tables = append(tables, report.NewRoundsTable(r, bc, nil))
 	}
 	for _, t := range tables {
 		for _, w := range t.Warnings() {
