@@ -152,13 +152,13 @@ func WriteRoundsText(w io.Writer, t *RoundsTable) error {
 	for i, row := range r.Rows {
 		line = append(append(line[:0], "  "...), ljust(strconv.Itoa(row.Round), 6)...)
 		for _, c := range r.Columns {
-			cell = strconv.AppendFloat(cell[:0], c.Values[i], 'f', 1, 64)
+			cell = appendFixed1(cell[:0], c.Values[i])
 			line = appendPadded(append(line, "  "...), cell, 12)
 		}
 		for j, s := range vis {
 			cell = cell[:0]
 			if v, ok := t.acct.Metrics[i].Get(s); ok {
-				cell = strconv.AppendFloat(cell, float64(v)/1000, 'f', 1, 64)
+				cell = appendNsMicros1(cell, v)
 			} else {
 				cell = append(cell, '-')
 			}
