@@ -77,3 +77,19 @@ func Generate(size int) []byte {
 }
 
 func isSpanLine(l string) bool { return strings.Contains(l, "[STRACE]") }
+
+// Callables returns a host log of n invocations of n distinct callables
+// (hids), one chip.run span each on one rank: the input of the benchmarks
+// that views stay linear in the number of distinct callables (about 150
+// bytes a callable).
+func Callables(n int) []byte {
+	var b bytes.Buffer
+	b.Grow(n * 160)
+	t := 880000000000
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "[mono_ns=%d][T0x7f3cb13e20c0][TIMING] emit_host_span: [STRACE] v=1 pid=90210 tid=90210 inv=%d hid=%016x depth=0 name=chip.run ts=%d dur=%d\n",
+			t+5000, i, uint64(i)*0x9e3779b97f4a7c15, t, 4000+i%997)
+		t += 10000
+	}
+	return b.Bytes()
+}
