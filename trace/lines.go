@@ -30,6 +30,13 @@ type feeder struct {
 	pending *fed   // an error to return after the chunk just returned
 	maxLine int    // the longest line accepted; MaxLineBytes when zero
 	size    int    // bytes per chunk; chunkSize when zero
+	fresh   bool   // no chunk of the open source returned yet
+}
+
+// take marks c as its source's first chunk when it is.
+func (f *feeder) take(c fed) fed {
+	c.first, f.fresh = f.fresh, false
+	return c
 }
 
 // A fed chunk: data holds whole lines of source src. final says data ends
@@ -39,6 +46,7 @@ type fed struct {
 	data  []byte
 	src   int
 	final bool
+	first bool // data starts its source
 	err   error
 }
 
@@ -124,7 +132,7 @@ func (f *feeder) next(buf []byte) (c fed, used []byte, ok bool) {
 			if n == 0 {
 				continue
 			}
-			return fed{data: buf[:n], src: src, final: true}, buf, true
+			return f.take(fed{data: buf[:n], src: src, final: true}), buf, true
 		}
 		// A full buffer, or a read error: the whole lines now, the rest later.
 		k := bytes.LastIndexByte(buf[:n], '\n')
@@ -136,10 +144,10 @@ func (f *feeder) next(buf []byte) (c fed, used []byte, ok bool) {
 				return fed{err: err, src: src}, buf, true
 			}
 			f.pending = &fed{err: err, src: src}
-			return fed{data: buf[:k+1], src: src}, buf, true
+			return f.take(fed{data: buf[:k+1], src: src}), buf, true
 		}
 		f.carry = append(f.carry, buf[k+1:n]...)
-		return fed{data: buf[:k+1], src: src}, buf, true
+		return f.take(fed{data: buf[:k+1], src: src}), buf, true
 	}
 	return fed{}, buf, false
 }
@@ -184,7 +192,7 @@ func (f *feeder) open() error {
 		}
 		in = zr
 	}
-	f.src, f.in = rc, in
+	f.src, f.in, f.fresh = rc, in, true
 	return nil
 }
 

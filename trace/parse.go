@@ -25,7 +25,7 @@ type batch struct {
 	drops     []Drops
 	torn      []Torn
 	malformed []Malformed
-	binary    bool // the chunk's first bytes do not look like text (looksBinary)
+	binary    bool // the chunk starts its source, and its first bytes do not look like text (looksBinary)
 	bytes     int  // the chunk's length
 }
 
@@ -122,9 +122,10 @@ func newParser(cfg readConfig) *parser {
 
 // parseChunk parses the lines of data into b. final says data ends its
 // source: a last line without LF is a line, and a lone CR ending it is
-// its terminator.
-func (p *parser) parseChunk(data []byte, final bool, b *batch) {
-	b.binary = looksBinary(data[:min(len(data), binarySample)])
+// its terminator. first says data starts its source, whose first bytes
+// tell whether it is text (looksBinary).
+func (p *parser) parseChunk(data []byte, final, first bool, b *batch) {
+	b.binary = first && looksBinary(data[:min(len(data), binarySample)])
 	b.bytes = len(data)
 	if lean := p.cfg.lean; lean != nil {
 		// First the chunk without the kinds to skip: if it has a bind

@@ -10,6 +10,7 @@ type chunk struct {
 	data  []byte // the lines, in buf
 	src   int
 	final bool
+	first bool  // data starts its source
 	err   error // ends the stream; the chunk then has no lines
 	b     batch
 	done  chan struct{} // receives once the batch is parsed
@@ -70,7 +71,7 @@ func (p *pipeline) produce(srcs []Source) {
 		if !ok {
 			return
 		}
-		c.data, c.src, c.final, c.err = fc.data, fc.src, fc.final, fc.err
+		c.data, c.src, c.final, c.first, c.err = fc.data, fc.src, fc.final, fc.first, fc.err
 		if c.err == nil {
 			c.b.reset(srcs[c.src].Name, c.src)
 		}
@@ -92,7 +93,7 @@ func (p *pipeline) parse(ps *parser) {
 			if !ok {
 				return
 			}
-			ps.parseChunk(c.data, c.final, &c.b)
+			ps.parseChunk(c.data, c.final, c.first, &c.b)
 			c.done <- struct{}{}
 		case <-p.quit:
 			return

@@ -247,7 +247,7 @@ func (r *Reader) nextBatch() bool {
 		} else {
 			b = &r.batch
 			b.reset(r.srcs[c.src].Name, c.src)
-			r.p.parseChunk(c.data, c.final, b)
+			r.p.parseChunk(c.data, c.final, c.first, b)
 		}
 	}
 	if err != nil {
