@@ -56,6 +56,7 @@ func (b *batch) reset(file string, src int) {
 // readConfig is what a parser needs of ReadOptions.
 type readConfig struct {
 	kinds    KindSet // never empty
+	noAttrs  KindSet // ReadOptions.NoAttrs
 	keepSpan func(name string) bool
 	firsts   func(name string) bool // compete for the first span of each (pid, inv) of a chunk
 	brackets bool                   // some wanted kind is found by the '[' scan
@@ -73,6 +74,7 @@ func newReadConfig(o ReadOptions) readConfig {
 	}
 	c := readConfig{
 		kinds:    k,
+		noAttrs:  o.NoAttrs,
 		keepSpan: o.KeepSpan,
 		firsts:   o.FirstSpans,
 		progress: o.Progress,
@@ -336,7 +338,7 @@ func (p *parser) scanPhases(line []byte, eol bool, pos Pos, b *batch) {
 			Phase:     p.strs.intern(p.ph.phase),
 			StartNs:   p.ph.start,
 			DurNs:     p.ph.dur,
-			Attrs:     p.strs.bytes(p.ph.attrs),
+			Attrs:     p.attrs(KindBindPhase, p.ph.attrs),
 			Thread:    p.strs.intern(p.ph.thread),
 			Enveloped: p.ph.enveloped,
 			Pos:       pos,
@@ -346,12 +348,21 @@ func (p *parser) scanPhases(line []byte, eol bool, pos Pos, b *batch) {
 	if hasOrch {
 		b.orch = append(b.orch, HostOrchPhase{
 			Phase:  p.strs.intern(p.orch.phase),
-			Attrs:  p.strs.bytes(p.orch.attrs),
+			Attrs:  p.attrs(KindHostOrch, p.orch.attrs),
 			Thread: p.strs.intern(p.orch.thread),
 			Pos:    pos,
 		})
 		b.recs = append(b.recs, queued{KindHostOrch, int32(len(b.orch) - 1)})
 	}
+}
+
+// attrs returns the Attrs of a record of kind k: b, or "" for a kind in
+// ReadOptions.NoAttrs.
+func (p *parser) attrs(k Kind, b []byte) string {
+	if p.cfg.noAttrs.Has(k) {
+		return ""
+	}
+	return p.strs.bytes(b)
 }
 
 func (b *batch) addMalformed(pos Pos, k Kind, why string) {
@@ -406,7 +417,7 @@ func (p *parser) addSpan(h *spanHead, thread, attrs []byte, pos Pos, b *batch) {
 		Name:   name,
 		Ts:     h.ts,
 		Dur:    h.dur,
-		Attrs:  p.strs.bytes(trimSpaceBytes(attrs)),
+		Attrs:  p.attrs(KindSpan, trimSpaceBytes(attrs)),
 		Thread: p.threads.get(thread, p.strs.intern),
 		Pos:    pos,
 	})

@@ -105,6 +105,9 @@ type ReadOptions struct {
 	// then). Such a chunk is not searched for them at all, and its heads are
 	// not counted; a log without bind-phase lines is read in full.
 	SkipIfBindPhases KindSet
+	// NoAttrs are kinds whose records come with empty Attrs: for a view
+	// that reads none of them, which then costs no copy of their text.
+	NoAttrs KindSet
 	// Workers is the number of goroutines that parse the input, which is
 	// cut into chunks of whole lines; records still come in log order,
 	// with the same positions. 0 or 1: the goroutine calling Scan parses.

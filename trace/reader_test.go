@@ -721,3 +721,25 @@ func TestReaderProgressCountsBytes(t *testing.T) {
 	}
 	assert.Equal(t, []string{"bin"}, r.Binary())
 }
+
+func TestNoAttrsLeavesTheKindsAttrsEmpty(t *testing.T) {
+	text := rec(1, 1, "chip.run", "rank=0", 0, 100, 20) + "\n" +
+		"[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=args start_ns=1 dur_ns=2 ntensor=9\n"
+	for _, workers := range []int{0, 2} {
+		r := NewReaderOptions([]Source{ReaderSource("a.log", strings.NewReader(text))},
+			ReadOptions{NoAttrs: Kinds(KindBindPhase), Workers: workers})
+		var spanAttrs, bindAttrs, phase string
+		for r.Scan() {
+			switch r.Kind() {
+			case KindSpan:
+				spanAttrs = r.Span().Attrs
+			case KindBindPhase:
+				bindAttrs, phase = r.BindPhase().Attrs, r.BindPhase().Phase
+			}
+		}
+		require.NoError(t, r.Close())
+		assert.Equal(t, "rank=0", spanAttrs, "spans keep theirs")
+		assert.Equal(t, "args", phase)
+		assert.Empty(t, bindAttrs)
+	}
+}

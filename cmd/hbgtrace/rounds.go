@@ -117,6 +117,8 @@ func roundsRun(opts *roundsOptions) error {
 		Kinds:      warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
 		KeepSpan:   phases.RoundsReads,
 		FirstSpans: phases.RoundsSpan,
+		// The passes keep each line's phase and times, never its text.
+		NoAttrs: trace.Kinds(trace.KindBindPhase),
 	}, trace.Visitors{
 		Span:      func(s *trace.Span) { rc.Add(s); bc.Span(s) },
 		BindPhase: bc.BindPhase,
