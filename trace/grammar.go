@@ -755,9 +755,13 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 
 // indexPhaseEq is bytes.Index(b, "phase="), found by its '=': in these
 // lines 'p' is common and '=' rarer (an envelope's one is skipped), so
-// this makes one IndexByte call where bytes.Index made several.
+// this makes one IndexByte call where bytes.Index made several. Text with
+// many '=' (a span line searched whole, when spans are not parsed) goes
+// to bytes.Index after a few: no match starts at or before a '=' that
+// ended none, since "phase" holds no '='.
 func indexPhaseEq(b []byte) int {
-	for i := 0; ; {
+	i := 0
+	for range 4 {
 		k := bytes.IndexByte(b[i:], '=')
 		if k < 0 {
 			return -1
@@ -768,6 +772,10 @@ func indexPhaseEq(b []byte) int {
 		}
 		i = k + 1
 	}
+	if k := bytes.Index(b[i:], tokPhaseEq); k >= 0 {
+		return i + k
+	}
+	return -1
 }
 
 // firstWhy keeps the first reason: cur unless it is empty.
