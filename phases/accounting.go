@@ -88,6 +88,19 @@ func acctKind(name string) string {
 	return name
 }
 
+// segmentCode returns the code of a segment name (bpcSegNames' index of
+// its canonical name). Canonical names, what the passes of lines and
+// spans carry, take one map lookup; an alias takes two.
+func segmentCode(name string) (uint8, bool) {
+	if c, ok := bpcSegCode[name]; ok {
+		return c, true
+	}
+	if canon, ok := trace.CanonicalSegment(name); ok {
+		return bpcSegCode[canon], true
+	}
+	return 0, false
+}
+
 // ComputePassMetrics computes the stage values of one pass (DESIGN §4), in ns.
 //
 //   - H2dGraph, H2dSm, H2dArena: Σ of the copies of that kind that no copy
@@ -114,8 +127,7 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	var buf [32]acctSegCode
 	segs := buf[:0]
 	for _, s := range p.Segments {
-		if name, ok := trace.CanonicalSegment(s.Name); ok {
-			c := bpcSegCode[name]
+		if c, ok := segmentCode(s.Name); ok {
 			segs = append(segs, acctSegCode{ts: s.Ts, end: s.End(), dur: s.Dur, code: c, kind: acctKindCode[c], h2d: acctH2DCode[c]})
 		}
 	}

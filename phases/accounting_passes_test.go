@@ -132,3 +132,22 @@ func TestBindPassesForRows(t *testing.T) {
 	assert.Equal(t, BindPass{Pid: 8, Inv: 1, Known: true}, got[1], "a row without bind data is an empty pass")
 	assert.Equal(t, passes[0], got[2])
 }
+
+// Every canonical segment name is its own canonical name, so segmentCode's
+// one-lookup path gives what CanonicalSegment then bpcSegCode gave.
+func TestSegmentCodeOfCanonicalAndAliasNames(t *testing.T) {
+	for i, n := range bpcSegNames {
+		canon, ok := trace.CanonicalSegment(n)
+		require.True(t, ok, n)
+		require.Equal(t, n, canon)
+		c, ok := segmentCode(n)
+		require.True(t, ok, n)
+		require.Equal(t, uint8(i), c, n)
+	}
+	c, ok := segmentCode("graph_pack")
+	require.True(t, ok)
+	canon, _ := trace.CanonicalSegment("graph_pack")
+	require.Equal(t, bpcSegCode[canon], c)
+	_, ok = segmentCode("no_such_segment")
+	require.False(t, ok)
+}
