@@ -144,6 +144,3 @@ func (c *recentStrs) get(b []byte, mk func([]byte) string) string {
 	c.next = (c.next + 1) % len(c.s)
 	return s
 }
-
-// unsafePointer returns the address of b's first byte.
-func unsafePointer(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
