@@ -554,11 +554,13 @@ func (a *Accounting) block(name, title string, rounds []int) AccountingBlock {
 		return b.Present[s] && !s.derived()
 	})
 	if len(b.Common) > 0 {
+		// One buffer for every stage: the tail of a long log would
+		// otherwise take a fresh slice of the rounds per stage and block.
+		v := make([]float64, len(b.Common))
 		for s := range NumBindStages {
 			if !b.Present[s] {
 				continue
 			}
-			v := make([]float64, len(b.Common))
 			for j, r := range b.Common {
 				v[j] = float64(a.Metrics[r].Value[s]) / 1000
 			}

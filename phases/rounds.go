@@ -305,17 +305,17 @@ func newRounds(hid string, rows []*roundsInv) *Rounds {
 	}
 	for _, m := range roundsMetrics {
 		v := vals[m]
-		if m != MetricHost && len(roundsNonZero(v)) == 0 {
+		if m != MetricHost && !slices.ContainsFunc(v, func(x float64) bool { return x > 0 }) {
 			continue
 		}
 		r.Columns = append(r.Columns, Column{Name: m, Unit: UnitMicros, Values: v})
 	}
 	for _, c := range r.Columns {
-		v := c.Values
+		mean, k := roundsMean(c.Values), n
 		if c.Name != MetricHost {
-			v = roundsNonZero(v)
+			mean, k = roundsMeanNonZero(c.Values)
 		}
-		r.Averages = append(r.Averages, Average{Metric: c.Name, Value: roundsMean(v), Unit: c.Unit, N: len(v), Of: n})
+		r.Averages = append(r.Averages, Average{Metric: c.Name, Value: mean, Unit: c.Unit, N: k, Of: n})
 	}
 	if n > 2*RoundsTrim {
 		host := vals[MetricHost]
@@ -457,6 +457,24 @@ func roundsNonZero(v []float64) []float64 {
 // Python does, so that the printed one-decimal values agree byte for byte.
 func roundsMean(v []float64) float64 {
 	return mean(v)
+}
+
+// roundsMeanNonZero is roundsMean(roundsNonZero(v)) and the number of
+// values it is over, without making the slice: the same additions in the
+// same order.
+func roundsMeanNonZero(v []float64) (float64, int) {
+	var sum float64
+	k := 0
+	for _, x := range v {
+		if x > 0 {
+			sum += x
+			k++
+		}
+	}
+	if k == 0 {
+		return 0, 0
+	}
+	return sum / float64(k), k
 }
 
 // roundsTrimmedMean is the mean of v sorted, without its RoundsTrim lowest
