@@ -1,12 +1,13 @@
 package abtest
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hbgkit/hbgkit/internal/report"
 )
 
 // BenchName returns the Go benchmark name of a metric: "ControlPlane" is
@@ -27,16 +28,16 @@ func BenchName(metric string) string {
 // analysis.
 func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 	h := a.Header
-	ew := &errWriter{w: w}
+	ew := &report.ErrWriter{W: w}
 	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	ew.printf("hbgkit: %s\n", oneLine(h.Hbgkit))
-	ew.printf("design: %s\n", a.Design)
-	ew.printf("primary: %s\n", a.Primary)
-	ew.printf("base: %s\n", oneLine(h.Arms[Base].Spec))
-	ew.printf("head: %s\n", oneLine(h.Arms[Head].Spec))
-	ew.printf("block-stat: %s\n", h.Config.BlockStat)
-	ew.printf("cold: %d\n", h.Config.Cold)
-	ew.printf("\n")
+	ew.Printf("hbgkit: %s\n", oneLine(h.Hbgkit))
+	ew.Printf("design: %s\n", a.Design)
+	ew.Printf("primary: %s\n", a.Primary)
+	ew.Printf("base: %s\n", oneLine(h.Arms[Base].Spec))
+	ew.Printf("head: %s\n", oneLine(h.Arms[Head].Spec))
+	ew.Printf("block-stat: %s\n", h.Config.BlockStat)
+	ew.Printf("cold: %d\n", h.Config.Cold)
+	ew.Printf("\n")
 	for _, cb := range j.Counted() {
 		for i := range cb.Block.Passes {
 			p := &cb.Block.Passes[i]
@@ -48,21 +49,9 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 				if !ok {
 					continue
 				}
-				ew.printf("%s/arm=%s 1 %s ns/op\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64))
+				ew.Printf("%s/arm=%s 1 %s ns/op\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64))
 			}
 		}
 	}
-	return ew.err
-}
-
-// errWriter remembers the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
+	return ew.Err
 }

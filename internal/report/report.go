@@ -98,15 +98,17 @@ func tablesOf(bs []Block) []*Table {
 	return out
 }
 
-// errWriter remembers the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
+// An ErrWriter writes formatted text to W and keeps the first write error
+// in Err, writing nothing after it: a writer of many lines checks once.
+type ErrWriter struct {
+	W   io.Writer
+	Err error
 }
 
-func (e *errWriter) printf(format string, a ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, a...)
+// Printf is fmt.Fprintf to W unless an earlier write failed.
+func (e *ErrWriter) Printf(format string, a ...any) {
+	if e.Err == nil {
+		_, e.Err = fmt.Fprintf(e.W, format, a...)
 	}
 }
 
@@ -139,31 +141,31 @@ func mdEscape(s string) string {
 // WriteMarkdown writes the document as GitHub markdown: tables as pipe
 // tables with | escaped, details as <details> blocks.
 func WriteMarkdown(w io.Writer, d *Document) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	writeMDBlocks(ew, d.Blocks)
-	return ew.err
+	return ew.Err
 }
 
-func writeMDBlocks(ew *errWriter, bs []Block) {
+func writeMDBlocks(ew *ErrWriter, bs []Block) {
 	for i, b := range bs {
 		if i > 0 {
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
 		switch v := b.(type) {
 		case *Heading:
-			ew.printf("%s %s\n", strings.Repeat("#", max(1, min(v.Level, 6))), v.Text)
+			ew.Printf("%s %s\n", strings.Repeat("#", max(1, min(v.Level, 6))), v.Text)
 		case *Paragraph:
-			ew.printf("%s\n", strings.TrimRight(v.Text, "\n"))
+			ew.Printf("%s\n", strings.TrimRight(v.Text, "\n"))
 		case *Code:
-			ew.printf("```\n%s\n```\n", strings.TrimRight(v.Text, "\n"))
+			ew.Printf("```\n%s\n```\n", strings.TrimRight(v.Text, "\n"))
 		case *List:
 			for _, it := range v.Items {
-				ew.printf("- %s\n", it)
+				ew.Printf("- %s\n", it)
 			}
 		case *Details:
-			ew.printf("<details>\n<summary>%s</summary>\n\n", htmlEscape(v.Summary))
+			ew.Printf("<details>\n<summary>%s</summary>\n\n", htmlEscape(v.Summary))
 			writeMDBlocks(ew, v.Blocks)
-			ew.printf("\n</details>\n")
+			ew.Printf("\n</details>\n")
 		case *Table:
 			writeMDTable(ew, v)
 		}
@@ -174,22 +176,22 @@ func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-func writeMDTable(ew *errWriter, t *Table) {
+func writeMDTable(ew *ErrWriter, t *Table) {
 	if t.Title != "" {
-		ew.printf("**%s**\n\n", mdEscape(t.Title))
+		ew.Printf("**%s**\n\n", mdEscape(t.Title))
 	}
 	cells := make([]string, len(t.Header))
 	for i, h := range t.Header {
 		cells[i] = mdEscape(h)
 	}
-	ew.printf("| %s |\n", strings.Join(cells, " | "))
+	ew.Printf("| %s |\n", strings.Join(cells, " | "))
 	for i := range t.Header {
 		cells[i] = "---"
 		if i < len(t.Align) && t.Align[i] == Right {
 			cells[i] = "---:"
 		}
 	}
-	ew.printf("|%s|\n", strings.Join(cells, "|"))
+	ew.Printf("|%s|\n", strings.Join(cells, "|"))
 	for _, r := range MergedRows(t) {
 		row := make([]string, len(t.Header))
 		for i := range row {
@@ -197,10 +199,10 @@ func writeMDTable(ew *errWriter, t *Table) {
 				row[i] = mdEscape(r[i])
 			}
 		}
-		ew.printf("| %s |\n", strings.Join(row, " | "))
+		ew.Printf("| %s |\n", strings.Join(row, " | "))
 	}
 	for _, n := range t.Notes {
-		ew.printf("\n%s\n", n)
+		ew.Printf("\n%s\n", n)
 	}
 }
 

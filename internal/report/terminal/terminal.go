@@ -14,49 +14,37 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// errWriter remembers the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, a ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, a...)
-	}
-}
-
 // WriteText writes d for a terminal: tables drawn by
 // tablewriter with light rules, details shown in full.
 func WriteText(w io.Writer, d *report.Document) error {
-	ew := &errWriter{w: w}
+	ew := &report.ErrWriter{W: w}
 	writeTextBlocks(ew, d.Blocks)
-	return ew.err
+	return ew.Err
 }
 
-func writeTextBlocks(ew *errWriter, bs []report.Block) {
+func writeTextBlocks(ew *report.ErrWriter, bs []report.Block) {
 	for i, b := range bs {
 		if i > 0 {
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
 		switch v := b.(type) {
 		case *report.Heading:
-			ew.printf("%s\n", v.Text)
+			ew.Printf("%s\n", v.Text)
 			if v.Level <= 1 {
-				ew.printf("%s\n", strings.Repeat("=", len([]rune(v.Text))))
+				ew.Printf("%s\n", strings.Repeat("=", len([]rune(v.Text))))
 			}
 		case *report.Paragraph:
-			ew.printf("%s\n", strings.TrimRight(v.Text, "\n"))
+			ew.Printf("%s\n", strings.TrimRight(v.Text, "\n"))
 		case *report.Code:
 			for _, l := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
-				ew.printf("  %s\n", l)
+				ew.Printf("  %s\n", l)
 			}
 		case *report.List:
 			for _, it := range v.Items {
-				ew.printf("  - %s\n", it)
+				ew.Printf("  - %s\n", it)
 			}
 		case *report.Details:
-			ew.printf("%s\n", v.Summary)
+			ew.Printf("%s\n", v.Summary)
 			writeTextBlocks(ew, v.Blocks)
 		case *report.Table:
 			writeTextTable(ew, v)
@@ -75,11 +63,11 @@ func twAlign(a []report.Align, n int) []tw.Align {
 	return out
 }
 
-func writeTextTable(ew *errWriter, t *report.Table) {
+func writeTextTable(ew *report.ErrWriter, t *report.Table) {
 	if t.Title != "" {
-		ew.printf("%s\n", t.Title)
+		ew.Printf("%s\n", t.Title)
 	}
-	if ew.err != nil {
+	if ew.Err != nil {
 		return
 	}
 	var sb strings.Builder
@@ -104,19 +92,19 @@ func writeTextTable(ew *errWriter, t *report.Table) {
 	)
 	table.Header(t.Header)
 	if err := table.Bulk(report.MergedRows(t)); err != nil {
-		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
+		ew.Err = fmt.Errorf("writing table %q: %w", t.Title, err)
 		return
 	}
 	if err := table.Render(); err != nil {
-		ew.err = fmt.Errorf("writing table %q: %w", t.Title, err)
+		ew.Err = fmt.Errorf("writing table %q: %w", t.Title, err)
 		return
 	}
 	for _, line := range strings.SplitAfter(sb.String(), "\n") {
 		if line != "" {
-			ew.printf("%s\n", strings.TrimRight(line, " \n"))
+			ew.Printf("%s\n", strings.TrimRight(line, " \n"))
 		}
 	}
 	for _, n := range t.Notes {
-		ew.printf("%s\n", n)
+		ew.Printf("%s\n", n)
 	}
 }
