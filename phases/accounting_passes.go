@@ -294,9 +294,9 @@ func (c *BindPassCollector) linePass(i int, p trace.Pass) {
 	lp.blk, lp.off = b, int32(len(b.names))
 	for j := range p.Segments {
 		l := &p.Segments[j]
-		if name, ok := trace.CanonicalSegment(l.Phase); ok {
+		if code, ok := segmentCode(l.Phase); ok {
 			b.td = append(b.td, l.StartNs, l.DurNs)
-			b.names = append(b.names, bpcSegCode[name])
+			b.names = append(b.names, code)
 		}
 	}
 	lp.n = int32(len(b.names)) - lp.off
