@@ -1,10 +1,11 @@
 package swimlane
 
 import (
+	"compress/gzip"
+	"io"
 	"sort"
 	"strconv"
 
-	"github.com/google/pprof/profile"
 	"github.com/hbgkit/hbgkit/trace"
 )
 
@@ -30,31 +31,21 @@ type ProfileOptions struct {
 // device, with the span's ancestry (by the same nesting) as its stack and
 // pid, tid, inv, lane and round as labels. Host spans include the
 // artifact's records and the `bind phase=` segments, as in the swimlane.
-func (sw *Swimlane) Profile(opts ProfileOptions) *profile.Profile {
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{
-			{Type: SampleHost, Unit: "nanoseconds"},
-			{Type: SampleDevice, Unit: "nanoseconds"},
-		},
-		DefaultSampleType: SampleHost,
-		PeriodType:        &profile.ValueType{Type: "span", Unit: "count"},
-		Period:            1,
-	}
+func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
+	p := &Profile{}
 	laneName := make(map[[2]int64]string, len(sw.lanes))
 	for _, ln := range sw.lanes {
 		laneName[[2]int64{ln.pid, ln.id}] = ln.name
 	}
-	locs := make(map[string]*profile.Location)
-	loc := func(name string) *profile.Location {
-		if l, ok := locs[name]; ok {
-			return l
+	locs := make(map[string]uint64)
+	loc := func(name string) uint64 {
+		if id, ok := locs[name]; ok {
+			return id
 		}
-		fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name}
-		p.Function = append(p.Function, fn)
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn}}}
-		p.Location = append(p.Location, l)
-		locs[name] = l
-		return l
+		p.Functions = append(p.Functions, name)
+		id := uint64(len(p.Functions))
+		locs[name] = id
+		return id
 	}
 
 	type groupKey struct {
@@ -91,32 +82,28 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *profile.Profile {
 			self := selfTimes(g, parent, order)
 			for _, j := range order {
 				s := g[j]
-				var stack []*profile.Location
+				var stack []uint64
 				for a := j; a >= 0; a = parent[a] {
 					stack = append(stack, loc(g[a].Name))
 				}
-				val := []int64{self[j], 0}
+				val := [2]int64{self[j], 0}
 				if device {
-					val = []int64{0, self[j]}
+					val = [2]int64{0, self[j]}
 				}
-				smp := &profile.Sample{
-					Location: stack,
-					Value:    val,
-					// String labels: pprof drops a numeric label of 0,
-					// and round 0 is the cold bind.
-					Label: map[string][]string{
-						"lane": {lanes[idx[j]]},
-						"pid":  {strconv.FormatInt(s.Pid, 10)},
-						"tid":  {strconv.FormatInt(s.Tid, 10)},
-						"inv":  {strconv.FormatUint(s.Inv, 10)},
-					},
-				}
+				// String labels: pprof drops a numeric label of 0,
+				// and round 0 is the cold bind.
+				smp := Sample{Locations: stack, Values: val, Labels: [][2]string{
+					{"inv", strconv.FormatUint(s.Inv, 10)},
+					{"lane", lanes[idx[j]]},
+					{"pid", strconv.FormatInt(s.Pid, 10)},
+				}}
 				if opts.Round != nil {
 					if r, ok := opts.Round(s.Pid, s.Inv); ok {
-						smp.Label["round"] = []string{strconv.Itoa(r)}
+						smp.Labels = append(smp.Labels, [2]string{"round", strconv.Itoa(r)})
 					}
 				}
-				p.Sample = append(p.Sample, smp)
+				smp.Labels = append(smp.Labels, [2]string{"tid", strconv.FormatInt(s.Tid, 10)})
+				p.Samples = append(p.Samples, smp)
 			}
 		}
 	}
@@ -143,4 +130,155 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *profile.Profile {
 	}
 	add(sw.devices, devLanes, true)
 	return p
+}
+
+// A Profile is a span profile in the terms of pprof's profile.proto: one
+// location per function (span name), no mappings. It writes itself in the
+// format `go tool pprof` reads (Write); hbgkit encodes it itself rather
+// than link github.com/google/pprof/profile, whose initialisation cost
+// every hbgtrace run 1.5 ms.
+type Profile struct {
+	// Functions are the span names; function and location i+1 are
+	// Functions[i].
+	Functions []string
+	Samples   []Sample
+	// DurationNanos is the host time the host spans cover.
+	DurationNanos int64
+}
+
+// A Sample is one span: its stack of location IDs, leaf first, its
+// self time under the sample types host and device, and its labels,
+// sorted by key.
+type Sample struct {
+	Locations []uint64
+	Values    [2]int64
+	Labels    [][2]string
+}
+
+// Write writes p gzip-compressed, as pprof files are.
+func (p *Profile) Write(w io.Writer) error {
+	zw := gzip.NewWriter(w)
+	if err := p.WriteUncompressed(zw); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// WriteUncompressed writes the protobuf encoding of p.
+func (p *Profile) WriteUncompressed(w io.Writer) error {
+	var e protoEncoder
+	strs := map[string]int64{"": 0}
+	table := []string{""}
+	str := func(s string) int64 {
+		if i, ok := strs[s]; ok {
+			return i
+		}
+		i := int64(len(table))
+		strs[s] = i
+		table = append(table, s)
+		return i
+	}
+	valueType := func(field int, typ, unit string) {
+		e.message(field, func(m *protoEncoder) {
+			m.int(1, str(typ))
+			m.int(2, str(unit))
+		})
+	}
+	valueType(1, SampleHost, "nanoseconds")
+	valueType(1, SampleDevice, "nanoseconds")
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		e.message(2, func(m *protoEncoder) {
+			m.packedUints(1, smp.Locations)
+			m.packedInts(2, smp.Values[:])
+			for _, l := range smp.Labels {
+				m.message(3, func(lm *protoEncoder) {
+					lm.int(1, str(l[0]))
+					lm.int(2, str(l[1]))
+				})
+			}
+		})
+	}
+	for i := range p.Functions {
+		id := int64(i + 1)
+		e.message(4, func(m *protoEncoder) {
+			m.int(1, id)
+			m.message(4, func(lm *protoEncoder) { lm.int(1, id) })
+		})
+	}
+	for i, name := range p.Functions {
+		id, n := int64(i+1), str(name)
+		e.message(5, func(m *protoEncoder) {
+			m.int(1, id)
+			m.int(2, n)
+			m.int(3, n)
+		})
+	}
+	period := str("span")
+	count := str("count")
+	def := str(SampleHost)
+	for _, s := range table {
+		e.bytes(6, []byte(s))
+	}
+	e.int(10, p.DurationNanos)
+	e.message(11, func(m *protoEncoder) {
+		m.int(1, period)
+		m.int(2, count)
+	})
+	e.int(12, 1)
+	e.int(14, def)
+	_, err := w.Write(e.b)
+	return err
+}
+
+// A protoEncoder appends protobuf fields: varints (wire type 0) and
+// length-delimited bytes (wire type 2), which is all profile.proto needs.
+type protoEncoder struct{ b []byte }
+
+func (e *protoEncoder) varint(x uint64) {
+	for x >= 0x80 {
+		e.b = append(e.b, byte(x)|0x80)
+		x >>= 7
+	}
+	e.b = append(e.b, byte(x))
+}
+
+func (e *protoEncoder) key(field, wire int) { e.varint(uint64(field)<<3 | uint64(wire)) }
+
+// int writes a varint field; proto3 leaves a zero out.
+func (e *protoEncoder) int(field int, x int64) {
+	if x == 0 {
+		return
+	}
+	e.key(field, 0)
+	e.varint(uint64(x))
+}
+
+func (e *protoEncoder) bytes(field int, b []byte) {
+	e.key(field, 2)
+	e.varint(uint64(len(b)))
+	e.b = append(e.b, b...)
+}
+
+// message writes a length-delimited field made by fill.
+func (e *protoEncoder) message(field int, fill func(*protoEncoder)) {
+	var m protoEncoder
+	fill(&m)
+	e.bytes(field, m.b)
+}
+
+func (e *protoEncoder) packedUints(field int, v []uint64) {
+	var m protoEncoder
+	for _, x := range v {
+		m.varint(x)
+	}
+	e.bytes(field, m.b)
+}
+
+func (e *protoEncoder) packedInts(field int, v []int64) {
+	var m protoEncoder
+	for _, x := range v {
+		m.varint(uint64(x))
+	}
+	e.bytes(field, m.b)
 }

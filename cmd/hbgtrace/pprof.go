@@ -62,9 +62,6 @@ func pprofRun(opts *pprofOptions) error {
 		return err
 	}
 	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log)})
-	if err := p.CheckValid(); err != nil {
-		return fmt.Errorf("pprof: building profile: %w", err)
-	}
 	// A profile is always gzip-compressed; writeOutput compresses a .gz
 	// path itself, so that one gets the uncompressed encoding.
 	write := p.Write
@@ -74,6 +71,6 @@ func pprofRun(opts *pprofOptions) error {
 	if err := writeOutput(opts.Stdout, opts.out, func(w io.Writer) error { return write(w) }); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	wrote(opts.ioStreams, opts.out, "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Sample))
+	wrote(opts.ioStreams, opts.out, "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Samples))
 	return nil
 }
