@@ -168,3 +168,34 @@ func TestProfileGoToolPprof(t *testing.T) {
 	st := selfByStack(p)
 	assert.Positive(t, st["chip.run.bind.host_orch;chip.run.bind;chip.run"][0])
 }
+
+// The encoder writes what pprof's own parser reads back field for field,
+// for an empty profile and for one with large values and odd label text.
+func TestProfileEncodingRoundTrips(t *testing.T) {
+	q := roundTrip(t, &swimlane.Profile{})
+	assert.Empty(t, q.Sample)
+	require.Len(t, q.SampleType, 2)
+	assert.Equal(t, swimlane.SampleHost, q.DefaultSampleType)
+
+	p := &swimlane.Profile{
+		Functions:     []string{"chip.run", "chip.run.bind", "naïve name with spaces"},
+		DurationNanos: 1 << 40,
+		Samples: []swimlane.Sample{
+			{Locations: []uint64{2, 1}, Values: [2]int64{1<<62 + 5, 0}, Labels: [][2]string{{"lane", "bind (T0xab)"}, {"round", "0"}}},
+			{Locations: []uint64{3}, Values: [2]int64{0, 300}, Labels: [][2]string{{"lane", ""}}},
+		},
+	}
+	q = roundTrip(t, p)
+	assert.Equal(t, int64(1<<40), q.DurationNanos)
+	assert.Equal(t, "span", q.PeriodType.Type)
+	assert.Equal(t, int64(1), q.Period)
+	require.Len(t, q.Sample, 2)
+	s := q.Sample[0]
+	require.Len(t, s.Location, 2)
+	assert.Equal(t, "chip.run.bind", s.Location[0].Line[0].Function.Name)
+	assert.Equal(t, "chip.run", s.Location[1].Line[0].Function.Name)
+	assert.Equal(t, []int64{1<<62 + 5, 0}, s.Value)
+	assert.Equal(t, map[string][]string{"lane": {"bind (T0xab)"}, "round": {"0"}}, s.Label)
+	assert.Equal(t, "naïve name with spaces", q.Sample[1].Location[0].Line[0].Function.Name)
+	assert.Equal(t, []int64{0, 300}, q.Sample[1].Value)
+}
