@@ -470,24 +470,9 @@ func computeAccounting(passes []BindPass, n int, pass func(i int, buf []Segment)
 			warm = append(warm, i)
 		}
 	}
-	// The blocks only read the metrics: a long log computes them at once.
-	blocks := []func(){
-		func() { a.All = a.block(BlockAll, "all rounds", all) },
-		func() { a.ColdBlock = a.block(BlockCold, "cold: first pass of each pid", cold) },
-		func() { a.WarmBlock = a.block(BlockWarm, "warm", warm) },
-	}
-	if n < 1024 || runtime.GOMAXPROCS(0) < 2 {
-		for _, f := range blocks {
-			f()
-		}
-		return a
-	}
-	var wg sync.WaitGroup
-	for _, f := range blocks[1:] {
-		wg.Go(f)
-	}
-	blocks[0]()
-	wg.Wait()
+	a.All = a.block(BlockAll, "all rounds", all)
+	a.ColdBlock = a.block(BlockCold, "cold: first pass of each pid", cold)
+	a.WarmBlock = a.block(BlockWarm, "warm", warm)
 	return a
 }
 

@@ -212,20 +212,15 @@ func roundsRows(invs []*roundsInv) (string, []*roundsInv) {
 	}
 	idx := make(map[string]int)
 	var buckets []bucket
-	lastHid, last := "", -1 // invocations of one callable come in runs
 	for _, ri := range invs {
 		if !ri.hasRun() {
 			continue
 		}
-		i := last
-		if i < 0 || ri.hid != lastHid {
-			var ok bool
-			if i, ok = idx[ri.hid]; !ok {
-				i = len(buckets)
-				idx[ri.hid] = i
-				buckets = append(buckets, bucket{hid: ri.hid})
-			}
-			lastHid, last = ri.hid, i
+		i, ok := idx[ri.hid]
+		if !ok {
+			i = len(buckets)
+			idx[ri.hid] = i
+			buckets = append(buckets, bucket{hid: ri.hid})
 		}
 		buckets[i].rows = append(buckets[i].rows, ri)
 	}
@@ -238,52 +233,9 @@ func roundsRows(invs []*roundsInv) (string, []*roundsInv) {
 	if best < 0 {
 		return "", nil
 	}
-	rows := sortRowsByInv(buckets[best].rows)
+	rows := buckets[best].rows
+	slices.SortStableFunc(rows, func(a, b *roundsInv) int { return cmp.Compare(a.inv, b.inv) })
 	return buckets[best].hid, rows
-}
-
-// sortRowsByInv is slices.SortStableFunc of rows by inv, done as a
-// natural merge sort: rows come in (pid, inv) order, so they are a few
-// runs already sorted by inv (one per pid), merged in a pass or two
-// (TestSortRowsByInvIsStableSort checks it against the sort).
-func sortRowsByInv(rows []*roundsInv) []*roundsInv {
-	var runs []int // where each run sorted by inv starts, then len(rows)
-	for i := range rows {
-		if i == 0 || rows[i].inv < rows[i-1].inv {
-			runs = append(runs, i)
-		}
-	}
-	runs = append(runs, len(rows))
-	if len(runs) <= 2 {
-		return rows
-	}
-	src, dst := rows, make([]*roundsInv, len(rows))
-	for len(runs) > 2 {
-		var next []int
-		for k := 0; k+1 < len(runs); k += 2 {
-			lo, mid := runs[k], runs[k+1]
-			hi := mid
-			if k+2 < len(runs) {
-				hi = runs[k+2]
-			}
-			i, j, o := lo, mid, lo
-			for i < mid && j < hi {
-				if src[j].inv < src[i].inv {
-					dst[o], j = src[j], j+1
-				} else {
-					dst[o], i = src[i], i+1
-				}
-				o++
-			}
-			o += copy(dst[o:], src[i:mid])
-			copy(dst[o:], src[j:hi])
-			next = append(next, lo)
-		}
-		next = append(next, len(rows))
-		runs = next
-		src, dst = dst, src
-	}
-	return src
 }
 
 func reduceInvocations(invs []*trace.Invocation) []*roundsInv {

@@ -1,9 +1,6 @@
 package phases
 
 import (
-	"cmp"
-	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -277,45 +274,6 @@ func TestRunSpan(t *testing.T) {
 	} {
 		if got := RunSpan(name); got != want {
 			t.Errorf("RunSpan(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
-// sortRowsByInv is the stable sort by inv it replaces, on sorted, reversed,
-// interleaved-ranks and random inputs with ties.
-func TestSortRowsByInvIsStableSort(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for trial := range 500 {
-		n := r.IntN(300)
-		rows := make([]*roundsInv, n)
-		for i := range rows {
-			var inv uint64
-			switch trial % 4 {
-			case 0: // sorted
-				inv = uint64(i)
-			case 1: // reversed
-				inv = uint64(n - i)
-			case 2: // ranks one after the other, each sorted (what a log gives)
-				inv = uint64(i % (n/3 + 1))
-			default: // random, with ties
-				inv = uint64(r.IntN(20))
-			}
-			rows[i] = &roundsInv{pid: int64(i), inv: inv}
-		}
-		if trial%4 == 2 {
-			slices.SortStableFunc(rows, func(a, b *roundsInv) int { return cmp.Compare(a.inv, b.inv) })
-			// Back to (pid-run, inv) order: each third sorted by inv.
-			for k := 0; k < 3; k++ {
-				lo, hi := k*n/3, (k+1)*n/3
-				slices.SortStableFunc(rows[lo:hi], func(a, b *roundsInv) int { return cmp.Compare(a.inv, b.inv) })
-			}
-		}
-		want := slices.Clone(rows)
-		slices.SortStableFunc(want, func(a, b *roundsInv) int { return cmp.Compare(a.inv, b.inv) })
-		got := sortRowsByInv(slices.Clone(rows))
-		require.Equal(t, len(want), len(got))
-		for i := range want {
-			require.Same(t, want[i], got[i], "trial %d, row %d", trial, i)
 		}
 	}
 }
