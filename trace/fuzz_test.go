@@ -179,9 +179,10 @@ func FuzzParseAttrs(f *testing.F) {
 	})
 }
 
-// FuzzSpanHeadPaths checks the fast path of parseSpanHead against the
-// general one: where the canonical parse succeeds, the general parse
-// succeeds too and gives the same head.
+// FuzzSpanHeadPaths checks the fast path of the span-head parse against
+// the general one: where the canonical parse succeeds, the line holds a
+// record head (isHeadAt) and the general parse succeeds too, giving the
+// same head.
 func FuzzSpanHeadPaths(f *testing.F) {
 	f.Add([]byte("[STRACE] v=1 pid=1 tid=2 inv=3 hid=ab depth=0 name=chip.run ts=5 dur=6 x=1"))
 	f.Add([]byte("[STRACE] v=1 pid=1 tid=2 inv=3 hid=AB depth=0 name=a%20b ts=5 dur=6[STRACE]"))
@@ -195,6 +196,9 @@ func FuzzSpanHeadPaths(f *testing.F) {
 		var fast, slow spanHead
 		if !parseCanonicalHead(line, 0, &fast) {
 			return
+		}
+		if !isHeadAt(line, 0) {
+			t.Fatalf("canonical parse of %q succeeded on no record head", line)
 		}
 		if !parseAnyHead(line, 0, &slow) {
 			t.Fatalf("canonical parse of %q succeeded, the general one failed: %s", line, slow.why)

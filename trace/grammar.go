@@ -269,18 +269,6 @@ type spanHead struct {
 	why        string // why the last parse failed
 }
 
-// parseSpanHead parses the fixed fields of a [STRACE] record at i (which
-// holds `[STRACE]`). It fails, making the record torn, when a field is
-// missing, out of order, not unsigned digits, or overflows, when dur's
-// digits run on into other text (dur=9e30 is not the integer 9), and when
-// ts+dur overflows int64; h.why then says which.
-func parseSpanHead(b []byte, i int, h *spanHead) bool {
-	if parseCanonicalHead(b, i, h) {
-		return true
-	}
-	return parseAnyHead(b, i, h)
-}
-
 // parseCanonicalHead parses the head the emitter writes: one space before
 // each field and at most 18 digits a number. Any other shape makes it
 // return false, and parseAnyHead decides; where it succeeds, parseAnyHead
@@ -394,7 +382,11 @@ func canonicalDigits(b []byte, j int) (n uint64, end int, ok bool) {
 	return n, k, true
 }
 
-// parseAnyHead is parseSpanHead for every shape REFERENCE §1.2 admits.
+// parseAnyHead parses the fixed fields of a [STRACE] record at i (which
+// holds `[STRACE]`). It fails, making the record torn, when a field is
+// missing, out of order, not unsigned digits, or overflows, when dur's
+// digits run on into other text (dur=9e30 is not the integer 9), and when
+// ts+dur overflows int64; h.why then says which.
 func parseAnyHead(b []byte, i int, h *spanHead) bool {
 	h.why = ""
 	j, ok := skipSpace(b, i+len(tokStrace))

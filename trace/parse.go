@@ -252,11 +252,17 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 				open = false
 				nspans++
 			}
-			if !isHeadAt(line, i) {
-				break
+			// A canonical head is a record head (FuzzSpanHeadPaths), so
+			// only another shape is asked isHeadAt.
+			ok := parseCanonicalHead(line, i, &p.head)
+			if !ok {
+				if !isHeadAt(line, i) {
+					break
+				}
+				ok = parseAnyHead(line, i, &p.head)
 			}
 			heads++
-			if !parseSpanHead(line, i, &p.head) {
+			if !ok {
 				p.noteTorn(p.head.why)
 			} else {
 				p.skip = append(p.skip, i, p.head.attrsStart)
