@@ -239,7 +239,8 @@ func (b *BindGaps) Label() string {
 	return l
 }
 
-func laneNames(ls []RecorderLane) string {
+// LaneNames names recorder lanes for a gap table, "-" for none.
+func LaneNames(ls []RecorderLane) string {
 	if len(ls) == 0 {
 		return "-"
 	}

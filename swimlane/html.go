@@ -261,7 +261,7 @@ func (sw *Swimlane) htmlDoc(opts HTMLOptions) *htmlDoc {
 			}
 			for _, g := range bg.Gaps {
 				label := fmt.Sprintf("gap %s us after graph_submit #%d (%s); created: %s",
-					us(g.Dur()), g.After, bg.Label(), laneNames(g.Created))
+					us(g.Dur()), g.After, bg.Label(), LaneNames(g.Created))
 				d.Gaps = append(d.Gaps, htmlGap{Lane: li, Ts: g.Start - d.T0, Dur: g.Dur(), Label: label})
 			}
 		}

@@ -39,19 +39,7 @@ func WriteOverlap(w io.Writer, pairs int) error {
 	return err
 }
 
-func gapUS(ns int64) string { return fmt.Sprintf("%.1f", float64(ns)/1e3) }
-
-// createdLanes names the recorder lanes created inside a gap, "-" for none.
-func createdLanes(ls []swimlane.RecorderLane) string {
-	if len(ls) == 0 {
-		return "-"
-	}
-	names := make([]string, len(ls))
-	for i, l := range ls {
-		names[i] = l.Name
-	}
-	return strings.Join(names, ", ")
-}
+func gapUS(ns int64) string { return fixed1(float64(ns) / 1e3) }
 
 // writeGapsText renders gap reports as text: per bind a heading line, one
 // line per gap (its length, the submission it follows, its offset from the
@@ -64,7 +52,7 @@ func writeGapsText(b *strings.Builder, gs []swimlane.BindGaps) {
 			g.Label(), g.Tid, g.Submits, gapUS(g.MedianGap), gapUS(g.MinGap), len(g.Gaps))
 		for _, p := range g.Gaps {
 			fmt.Fprintf(b, "  gap %10s us  after graph_submit #%d  at +%s us  created: %s\n",
-				gapUS(p.Dur()), p.After, gapUS(p.Start-g.BindTs), createdLanes(p.Created))
+				gapUS(p.Dur()), p.After, gapUS(p.Start-g.BindTs), swimlane.LaneNames(p.Created))
 		}
 		if g.HasCommit {
 			fmt.Fprintf(b, "  commit wait %s us (last graph_submit end -> last build_definition end)\n", gapUS(g.CommitWait))
@@ -87,7 +75,7 @@ func writeGapsMarkdown(b *strings.Builder, gs []swimlane.BindGaps) {
 		}
 		b.WriteString("\n\n| gap (us) | after graph_submit | at (us from bind start) | recorder lanes created inside |\n|---:|---:|---:|---|\n")
 		for _, p := range g.Gaps {
-			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", gapUS(p.Dur()), p.After, gapUS(p.Start-g.BindTs), createdLanes(p.Created))
+			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", gapUS(p.Dur()), p.After, gapUS(p.Start-g.BindTs), swimlane.LaneNames(p.Created))
 		}
 	}
 }
