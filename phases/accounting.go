@@ -585,20 +585,27 @@ func (a *Accounting) WarningsIn(scope string) []string {
 		if len(b.LeftOut) == 0 {
 			continue
 		}
-		labels := make([]string, len(b.Lacking))
-		for i, s := range b.Lacking {
-			labels[i] = s.Label()
-		}
-		rounds := make([]string, len(b.LeftOut))
-		for i, r := range b.LeftOut {
-			rounds[i] = strconv.Itoa(r)
-		}
 		name := b.Name
 		if scope != "" {
 			name = scope + ", " + name
 		}
+		lacking, rounds := leftOutLists(b.Lacking, b.LeftOut)
 		out = append(out, fmt.Sprintf("warning: HBG accounting, %s: left out %d of %d rounds that lack %s: rounds %s",
-			name, len(b.LeftOut), len(b.Rounds), strings.Join(labels, ", "), strings.Join(rounds, ", ")))
+			name, len(b.LeftOut), len(b.Rounds), lacking, rounds))
 	}
 	return out
+}
+
+// leftOutLists spells a left-out warning's lists: the labels of the stages
+// lacking and the indexes left out, each comma-separated.
+func leftOutLists(lacking []BindStage, leftOut []int) (labels, indexes string) {
+	ls := make([]string, len(lacking))
+	for i, s := range lacking {
+		ls[i] = s.Label()
+	}
+	is := make([]string, len(leftOut))
+	for i, r := range leftOut {
+		is[i] = strconv.Itoa(r)
+	}
+	return strings.Join(ls, ", "), strings.Join(is, ", ")
 }

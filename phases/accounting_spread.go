@@ -3,8 +3,6 @@ package phases
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // The HBG accounting of `hbgtrace phases --accounting`: Gate, GraphPack and
@@ -96,14 +94,7 @@ func (sp *AccountingSpread) Warning(what string) string {
 	if len(sp.LeftOut) == 0 {
 		return ""
 	}
-	labels := make([]string, len(sp.Lacking))
-	for i, s := range sp.Lacking {
-		labels[i] = s.Label()
-	}
-	idx := make([]string, len(sp.LeftOut))
-	for i, r := range sp.LeftOut {
-		idx[i] = strconv.Itoa(r)
-	}
+	lacking, passes := leftOutLists(sp.Lacking, sp.LeftOut)
 	return fmt.Sprintf("warning: HBG accounting, %s: left out %d of %d passes that lack %s: passes %s",
-		what, len(sp.LeftOut), sp.Passes, strings.Join(labels, ", "), strings.Join(idx, ", "))
+		what, len(sp.LeftOut), sp.Passes, lacking, passes)
 }
