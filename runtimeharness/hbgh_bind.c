@@ -55,7 +55,9 @@ int hbgh_fail(hbgh_model *m, const char *fmt, ...)
     return -1;
 }
 
-/* ---- segments ---- */
+/* g_led, with ranks=2, is rank_sync's led: rank 0 counts a bind once its
+ * first segment has begun (rank_stagger). NULL with one rank. */
+static atomic_int *g_led;
 
 /* ---- segments ---- */
 
@@ -729,6 +731,9 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     if (seg_begin(m, b) != 0) {
         return -1;
     }
+    if (g_led != NULL && m->rank == 0) {
+        atomic_fetch_add(g_led, 1); /* rank 1 may begin its bind (rank_stagger) */
+    }
     b->args = malloc(abytes ? abytes : 1);
     if (b->args == NULL) {
         return hbgh_fail(m, "allocating %llu bytes of staged args failed",
@@ -1248,7 +1253,7 @@ static void teardown(hbgh_model *m)
 typedef struct rank_sync {
     _Alignas(16) atomic_int arrived; /* binds started, summed over the ranks */
     atomic_int abort;
-    atomic_int led;     /* binds rank 0 has begun (its bind span's start taken) */
+    atomic_int led;     /* binds of rank 0 whose first segment has begun */
     atomic_flag burst;  /* held while a rank writes its burst of phase lines (g_burst) */
 } rank_sync;
 
@@ -1269,12 +1274,15 @@ static int rank_wait(hbgh_model *m, rank_sync *rs, atomic_int *v, int want)
     return 0;
 }
 
-/* rank_stagger makes rank 1 begin its bind 200 us after rank 0 began its
- * own. Without it the barrier releases both ranks in the same few
- * microseconds, and since forked ranks write the same [T0x...] the bind
- * that contains a pass's segments and starts closest to them (DESIGN 3)
- * could be the other rank's: real ranks are never in lockstep, and the
- * log's attribution rule relies on that. */
+/* rank_stagger makes rank 1 begin its bind 200 us after rank 0 began the
+ * first segment of its own. Without it the barrier releases both ranks in
+ * the same few microseconds, and since forked ranks write the same
+ * [T0x...] the bind that contains a pass's segments and starts closest to
+ * them (DESIGN 3) could be the other rank's: real ranks are never in
+ * lockstep, and the log's attribution rule relies on that. Waiting for
+ * the first segment, not the bind's start, holds under load too: rank 0's
+ * pass then starts before rank 1's bind, which cannot contain it, however
+ * long rank 0 was descheduled between the two. */
 static int rank_stagger(hbgh_model *m, rank_sync *rs, int32_t round)
 {
     if (rs == NULL || m->rank == 0) {
@@ -1303,6 +1311,7 @@ static int run_rank(hbgh_model *m, hbgh_bind_stats *binds, rank_sync *rs)
     const hbgh_config *cfg = &m->cfg;
     hbgh_result *out = m->out;
     g_burst = rs != NULL ? &rs->burst : NULL;
+    g_led = rs != NULL ? &rs->led : NULL;
     int rc = setup(m);
     if (rc == 0) {
         rc = hbgh_log_anchor(m);
@@ -1323,9 +1332,6 @@ static int run_rank(hbgh_model *m, hbgh_bind_stats *binds, rank_sync *rs)
         }
         hbgh_bind_stats local;
         hbgh_bind_stats *st = binds != NULL ? &binds[i] : &local;
-        if (rs != NULL && m->rank == 0) {
-            atomic_fetch_add(&rs->led, 1); /* run_bind takes its start next */
-        }
         rc = run_bind(m, st);
         if (rc == 0) {
             out->binds_done++;
