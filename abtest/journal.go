@@ -307,32 +307,86 @@ var ErrJournalLocked = errors.New("journal is in use by another hbgbench")
 // LockPath returns the path of the lock file beside a journal.
 func LockPath(journal string) string { return journal + ".lock" }
 
-// errLockHeld says that another process holds a lock file; holder is its pid.
-type errLockHeld struct{ holder string }
+// errLockHeld says that another process holds a lock file; holder is
+// the pid the file names, and exited says that pid no longer runs.
+type errLockHeld struct {
+	holder string
+	exited bool
+}
 
-func (e *errLockHeld) Error() string { return "held by pid " + e.holder }
+func (e *errLockHeld) Error() string {
+	if e.exited {
+		return "held, though pid " + e.holder + " that took it has exited"
+	}
+	return "held by pid " + e.holder
+}
+
+// heldText is how the lock messages name the holder.
+func (e *errLockHeld) heldText() string {
+	if e.exited {
+		return "pid " + e.holder + " took it and has exited; a process it started still holds it"
+	}
+	return "pid " + e.holder + " holds it"
+}
+
+// orphanLockGrace bounds how long flockFile waits for a lock whose taker
+// has exited. The kernel drops a flock when the last descriptor of its open
+// file goes, and a process the taker was starting when it died (between
+// fork and exec, or killed by its death signal) holds a copy for a moment:
+// a campaign killed with SIGKILL and resumed at once would otherwise be
+// refused by its own dying child. A variable so that a test can shorten it.
+var orphanLockGrace = 3 * time.Second
 
 // flockFile takes an exclusive flock(2) on path, created when missing,
 // which the kernel drops when this process dies, so a killed campaign
 // never leaves a stale lock. The file then holds this process's pid, for
-// the message another process gets (an *errLockHeld).
+// the message another process gets (an *errLockHeld). A lock held while
+// the pid it names has exited is waited for, up to orphanLockGrace.
 func flockFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := io.ReadAll(io.LimitReader(f, 32))
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &errLockHeld{holder: strings.TrimSpace(string(holder))}
+	var deadline time.Time
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
 		}
-		return nil, err
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, err
+		}
+		holder, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, 32), 32))
+		held := &errLockHeld{holder: strings.TrimSpace(string(holder))}
+		held.exited = pidExited(held.holder)
+		if !held.exited {
+			f.Close()
+			return nil, held
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(orphanLockGrace)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, held
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
+}
+
+// pidExited reports whether pid (as a lock file holds it) names no running
+// process. A file without a pid does not say, so it is not exited.
+func pidExited(pid string) bool {
+	n, err := strconv.Atoi(pid)
+	if err != nil || n <= 0 {
+		return false
+	}
+	return errors.Is(syscall.Kill(n, 0), syscall.ESRCH)
 }
 
 // lockJournal takes the journal's lock file (see flockFile).
@@ -342,7 +396,7 @@ func lockJournal(path string) (*os.File, error) {
 	var held *errLockHeld
 	switch {
 	case errors.As(err, &held):
-		return nil, fmt.Errorf("%s: %w (pid %s holds %s)", path, ErrJournalLocked, held.holder, lp)
+		return nil, fmt.Errorf("%s: %w (%s: %s)", path, ErrJournalLocked, lp, held.heldText())
 	case err != nil:
 		return nil, fmt.Errorf("locking journal: %w", err)
 	}
@@ -356,7 +410,7 @@ func LockFile(path string) (*os.File, error) {
 	var held *errLockHeld
 	switch {
 	case errors.As(err, &held):
-		return nil, fmt.Errorf("--lock %s is held by another campaign (pid %s)", path, held.holder)
+		return nil, fmt.Errorf("--lock %s is held by another campaign (%s)", path, held.heldText())
 	case err != nil:
 		return nil, fmt.Errorf("--lock: %w", err)
 	}

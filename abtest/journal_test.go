@@ -3,9 +3,13 @@ package abtest
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -146,4 +150,82 @@ func TestJournalCompleteLastLineWithoutNewline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, j.Warnings)
 	assert.Len(t, j.Rounds, 2)
+}
+
+// exitedPid returns the pid of a process that has run and been reaped.
+func exitedPid(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	require.NoError(t, c.Run())
+	return c.Process.Pid
+}
+
+// holdInChild takes path's flock, writes pid into it and hands the open
+// file to a real child process (sleep) that keeps it for d, then drops this
+// process's copy: the lock is held only by the child, as it is by a child a
+// killed hbgbench was starting.
+func holdInChild(t *testing.T, path string, pid int, d string) *exec.Cmd {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	_, err = f.WriteString(strconv.Itoa(pid) + "\n")
+	require.NoError(t, err)
+	c := exec.Command("sleep", d)
+	c.ExtraFiles = []*os.File{f}
+	require.NoError(t, c.Start())
+	require.NoError(t, f.Close())
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	return c
+}
+
+// TestJournalLockOfAnExitedTaker: a lock whose taker has exited but which a
+// child of it still holds for a moment is waited for, not refused; one
+// that a child keeps past the grace is refused, saying so.
+func TestJournalLockOfAnExitedTaker(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	dead := exitedPid(t)
+	c := holdInChild(t, LockPath(path), dead, "0.3")
+	w, err := CreateJournal(path)
+	require.NoError(t, err, "the child's copy goes when it exits")
+	// The lock was taken only once the child had exited (it is a zombie
+	// until the cleanup reaps it).
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(c.Process.Pid) + "/stat")
+	require.NoError(t, err)
+	assert.Contains(t, string(stat), ") Z ", "the child must have exited")
+	require.NoError(t, w.Close())
+
+	defer func(g time.Duration) { orphanLockGrace = g }(orphanLockGrace)
+	orphanLockGrace = 50 * time.Millisecond
+	path2 := filepath.Join(t.TempDir(), "j.jsonl")
+	holdInChild(t, LockPath(path2), dead, "30")
+	_, err = CreateJournal(path2)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrJournalLocked), err)
+	assert.Contains(t, err.Error(), "pid "+strconv.Itoa(dead)+" took it and has exited; a process it started still holds it")
+}
+
+// TestJournalLockOfALiveHolderIsNotWaitedFor: a holder that runs is
+// refused at once, even when it lets go soon after.
+func TestJournalLockOfALiveHolderIsNotWaitedFor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	holdInChild(t, LockPath(path), os.Getpid(), "2")
+	_, err := CreateJournal(path)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "pid "+strconv.Itoa(os.Getpid())+" holds it")
+}
+
+// TestLockFileNamesItsHolder: --lock is refused while a campaign holds it,
+// naming that campaign's pid, and taken once it lets go.
+func TestLockFileNamesItsHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "card0.lock")
+	first, err := LockFile(path)
+	require.NoError(t, err)
+	_, err = LockFile(path)
+	require.Error(t, err)
+	assert.Equal(t, "--lock "+path+" is held by another campaign (pid "+strconv.Itoa(os.Getpid())+" holds it)", err.Error())
+	require.NoError(t, first.Close())
+	second, err := LockFile(path)
+	require.NoError(t, err)
+	require.NoError(t, second.Close())
 }
