@@ -17,6 +17,17 @@
 #                  --ranks 2) runs side by side on this machine, and the
 #                  ratio uses its median; else the recorded times of
 #                  perf-baseline.md (another machine) are used, with a note
+#   HBG_BENCH_SCALE=0  without SIMPLER_TOOLS, do not time gen_perf.py (see
+#                  below)
+#
+# Without SIMPLER_TOOLS the reference's recorded times come from another
+# machine, whose speed differs from this one's. perf-baseline.md also
+# records how long that machine took to generate the 10M and 100M logs
+# with gen_perf.py, a Python program like the reference. So, for those
+# sizes, the generator runs interleaved with the others, and the recorded
+# reference is scaled by (generation here ÷ generation recorded): an
+# estimate of the reference on this machine, shown in its own columns and
+# never in place of a side-by-side run.
 #
 # Every table is headed by the machine: architecture, CPU count and model,
 # Go version and load. The targets are ratios (DESIGN §7) so that they hold
@@ -79,6 +90,20 @@ ref() {
 
 names=(grep rounds phases tpot tree)
 tools=${SIMPLER_TOOLS:-}
+
+# Recorded generation times of gen_perf.py (perf-baseline.md, 3-run
+# protocol), the yardstick of the scaled reference.
+gen_ref() {
+	case "$1" in
+	10M) echo 0.27 ;;
+	100M) echo 1.19 ;;
+	*) echo "" ;;
+	esac
+}
+scale=false
+if [ -z "$tools" ] && [ "${HBG_BENCH_SCALE:-1}" != 0 ] && [ -f "$gen" ] && command -v python3 >/dev/null; then
+	scale=true
+fi
 if [ -n "$tools" ]; then
 	if [ ! -f "$tools/strace_timing.py" ] || [ ! -f "$tools/hbg_bind_phases.py" ]; then
 		echo "bench.sh: SIMPLER_TOOLS=$tools holds no strace_timing.py and hbg_bind_phases.py" >&2
@@ -90,6 +115,7 @@ command_of() {
 	case "$1" in
 	ref-rounds) echo "strace_timing.py --rounds-table" ;;
 	ref-phases) echo "hbg_bind_phases.py --ranks 2" ;;
+	gen) echo "python3 gen_perf.py --size $size" ;;
 	grep) echo "grep -c \\[STRACE\\]" ;;
 	rounds) echo "hbgtrace rounds" ;;
 	phases) echo "hbgtrace phases --ranks 2" ;;
@@ -123,6 +149,7 @@ run_one() {
 	tree) cmd=("$work/hbgtrace" tree "$log") ;;
 	ref-rounds) cmd=(python3 "$tools/strace_timing.py" "$log" --rounds-table) ;;
 	ref-phases) cmd=(python3 "$tools/hbg_bind_phases.py" "$log" --ranks 2) ;;
+	gen) cmd=(python3 "$gen" --size "$size" -o "$work/gen.log") ;;
 	esac
 	# Output goes to a file, not /dev/null: GNU grep stops at the first
 	# match when its output is /dev/null.
@@ -135,6 +162,7 @@ run_one() {
 	"${cmd[@]}" >"$work/out" 2>&1
 	end=$(now)
 	echo "$(((end - start) / 1000)).$(printf '%03d' $(((end - start) % 1000)))" >>"$work/$name.ms"
+	rm -f "$work/gen.log"
 }
 
 # median and minimum of a file of numbers.
@@ -145,21 +173,37 @@ echo "# hbgtrace side by side with grep -c"
 echo
 echo "$(uname -m), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)), $(go version | awk '{print $3}'), load $(awk '{print $1, $2, $3}' /proc/loadavg 2>/dev/null || echo unknown); $runs runs each, interleaved"
 echo
-echo "| log | command | median s | min s | peak RSS MiB | × grep (median) | reference s | reference ÷ hbgtrace |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
+header="| log | command | median s | min s | peak RSS MiB | × grep (median) | reference s | reference ÷ hbgtrace |"
+rule="|---|---|---:|---:|---:|---:|---:|---:|"
+if $scale; then
+	header="$header scaled reference s | scaled ÷ hbgtrace |"
+	rule="$rule---:|---:|"
+fi
+echo "$header"
+echo "$rule"
+factors=()
 for size in "${sizes[@]}"; do
 	log=$perf_dir/perf-$size.log
 	rm -f "$work"/*.ms "$work"/*.rss
-	for name in "${names[@]}"; do
+	size_names=("${names[@]}")
+	factor=""
+	if $scale && [ -n "$(gen_ref "$size")" ]; then
+		size_names+=(gen)
+	fi
+	for name in "${size_names[@]}"; do
 		"$have_time" && run_one "$name" "$log" rss
 	done
 	for _ in $(seq "$runs"); do
-		for name in "${names[@]}"; do
+		for name in "${size_names[@]}"; do
 			run_one "$name" "$log"
 		done
 	done
 	grep_ms=$(median "$work/grep.ms")
-	for name in "${names[@]}"; do
+	if [ -f "$work/gen.ms" ]; then
+		factor=$(awk -v a="$(median "$work/gen.ms")" -v r="$(gen_ref "$size")" 'BEGIN { printf "%.2f", a / 1000 / r }')
+		factors+=("$size: generation $(awk -v a="$(median "$work/gen.ms")" 'BEGIN { printf "%.2f", a / 1000 }') s here against $(gen_ref "$size") s recorded, factor $factor")
+	fi
+	for name in "${size_names[@]}"; do
 		med=$(median "$work/$name.ms")
 		lo=$(minimum "$work/$name.ms")
 		rss="–"
@@ -167,6 +211,7 @@ for size in "${sizes[@]}"; do
 			rss=$(awk '{ if ($1 > m) m = $1 } END { printf "%.0f", m / 1024 }' "$work/$name.rss")
 		fi
 		ratio=$(awk -v a="$med" -v b="$grep_ms" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
+		[ "$name" = gen ] && ratio="–"
 		r=$(ref "$size" "$name")
 		if [ -n "$tools" ]; then
 			# The reference measured here, side by side.
@@ -176,13 +221,23 @@ for size in "${sizes[@]}"; do
 			esac
 		fi
 		vs="–"
+		scaled="–"
+		svs="–"
 		if [ -n "$r" ]; then
 			vs=$(awk -v r="$r" -v a="$med" 'BEGIN { printf "%.0f×", r / (a / 1000) }')
+			if [ -n "$factor" ]; then
+				scaled=$(awk -v r="$r" -v f="$factor" 'BEGIN { printf "%.2f", r * f }')
+				svs=$(awk -v r="$scaled" -v a="$med" 'BEGIN { printf "%.0f×", r / (a / 1000) }')
+			fi
 		else
 			r="–"
 		fi
-		printf '| %s | `%s` | %.3f | %.3f | %s | %s | %s | %s |\n' "$size" "$(command_of "$name")" \
-			"$(awk -v a="$med" 'BEGIN { print a / 1000 }')" "$(awk -v a="$lo" 'BEGIN { print a / 1000 }')" "$rss" "$ratio" "$r" "$vs"
+		extra=""
+		if $scale; then
+			extra=" $scaled | $svs |"
+		fi
+		printf '| %s | `%s` | %.3f | %.3f | %s | %s | %s | %s |%s\n' "$size" "$(command_of "$name")" \
+			"$(awk -v a="$med" 'BEGIN { print a / 1000 }')" "$(awk -v a="$lo" 'BEGIN { print a / 1000 }')" "$rss" "$ratio" "$r" "$vs" "$extra"
 	done
 done
 echo
@@ -190,4 +245,11 @@ if [ -n "$tools" ]; then
 	echo "Reference: measured side by side on this machine from $tools."
 else
 	echo "Reference: the recorded times of shared/tools/perf-baseline.md, taken on another machine; set SIMPLER_TOOLS to simpler's simpler_setup/tools to run it side by side here."
+fi
+if [ ${#factors[@]} -gt 0 ]; then
+	echo
+	echo "Scaled reference: the recorded time × (gen_perf.py's generation time here ÷ the one recorded beside the reference), an estimate of the reference on this machine, not a run of it:"
+	for f in "${factors[@]}"; do
+		echo "- $f"
+	done
 fi
