@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 )
 
 // git runs git in dir and returns its trimmed stdout; a failure's error
@@ -218,7 +220,18 @@ func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain str
 	if log != nil {
 		fmt.Fprintf(log, "hbgbench: building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
 	}
-	if err := cmd.Run(); err != nil {
+	err := cmd.Start()
+	if err == nil {
+		// The build's background processes (make -j's compilers) die
+		// with hbgbench too, not only the shell (procgroup).
+		dog, derr := procgroup.Watch(cmd.Process.Pid)
+		err = cmd.Wait()
+		dog.Stop()
+		if err == nil && derr != nil {
+			return derr
+		}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 )
 
 // A Runner runs blocks of one arm: one invocation of the runtime (real or
@@ -98,6 +100,10 @@ func runGroup(ctx, tctx context.Context, cmd *exec.Cmd, started func(), res *Blo
 		}
 		return fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
+	// Pdeathsig kills the leader if hbgbench dies; the watchdog kills
+	// what the block started in the background as well. (A kill in the
+	// instant before it starts leaves those to live on.)
+	dog, derr := procgroup.Watch(cmd.Process.Pid)
 	if started != nil {
 		started()
 	}
@@ -105,6 +111,10 @@ func runGroup(ctx, tctx context.Context, cmd *exec.Cmd, started func(), res *Blo
 	res.Wall = time.Since(begin)
 	// Background processes the block left behind belong to it too.
 	_ = killGroup(cmd.Process.Pid)
+	dog.Stop()
+	if derr != nil {
+		return derr
+	}
 
 	if st := cmd.ProcessState; st != nil {
 		res.ExitCode = st.ExitCode()

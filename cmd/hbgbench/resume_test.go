@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -161,4 +162,46 @@ func TestAbInterruptPrintsPartialReport(t *testing.T) {
 	assert.Regexp(t, `PARTIAL: [12] of 4 rounds complete`, out.String())
 	assert.Contains(t, out.String(), "ControlPlane *")
 	waitNoOrphans(t, blockDir(j))
+}
+
+// TestAbKilledTakesTheBlocksBackgroundProcesses: `kill -9` of hbgbench
+// mid-block kills what the block's command started in the background as
+// well as the command itself (internal/procgroup's watchdog).
+func TestAbKilledTakesTheBlocksBackgroundProcesses(t *testing.T) {
+	dir := t.TempDir()
+	arm := `sleep 60 & echo $! > "` + dir + `/bg.tmp"; mv "` + dir + `/bg.tmp" "` + dir + `/bg"; wait`
+	cmd := exec.Command(os.Args[0], "ab", "--journal", filepath.Join(dir, "j.jsonl"), "--base-cmd", arm, "--head-cmd", arm,
+		"--rounds", "2", "--block", "3", "--warmup", "0")
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	require.NoError(t, cmd.Start())
+	var pid int
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(dir, "bg")); err == nil {
+			pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+			require.NoError(t, err)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the block never started")
+	}
+	require.True(t, processRuns(pid))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = cmd.Process.Wait()
+	for deadline := time.Now().Add(10 * time.Second); processRuns(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the block's background sleep %d outlived the killed hbgbench", pid)
+		}
+	}
+}
+
+// processRuns reports whether pid is a process that has not ended (not a
+// zombie).
+func processRuns(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
