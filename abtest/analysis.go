@@ -72,7 +72,7 @@ type MetricResult struct {
 	SignN     int    `json:"sign_n"`
 	SignP     Num    `json:"sign_p"`
 	P         Num    `json:"p"`      // Wilcoxon signed-rank
-	HolmP     Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary
+	HolmP     Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
 	Zeros     int    `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
 	SigmaD    Num    `json:"sigma_d"`
 	MDE       Num    `json:"mde"`
@@ -154,6 +154,18 @@ func (a *Analysis) PrimaryResult() *MetricResult {
 	return nil
 }
 
+// PrimaryResults returns every primary row: the primary metric's, or under
+// --per-rank one per rank (ControlPlane@rank0, ControlPlane@rank1, ...).
+func (a *Analysis) PrimaryResults() []*MetricResult {
+	var out []*MetricResult
+	for i := range a.Metrics {
+		if a.Metrics[i].Primary {
+			out = append(out, &a.Metrics[i])
+		}
+	}
+	return out
+}
+
 // armBlocks are the counted blocks of both arms, round by round.
 type roundPair struct {
 	round  int
@@ -229,8 +241,9 @@ func Analyze(j *Journal) *Analysis {
 		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, m.Name == a.Primary || (cfg.PerRank && strings.HasPrefix(m.Name, a.Primary+rankSep))))
 	}
 	holmFamilies(a.Metrics)
+	gatePrimaries := holmPrimaries(a.Metrics)
 	for i := range a.Metrics {
-		decide(&a.Metrics[i], cfg.Margin)
+		decide(&a.Metrics[i], cfg.Margin, gatePrimaries)
 	}
 	a.Noise = noiseOf(a, pairs, cfg)
 	return a
@@ -409,13 +422,39 @@ func holmFamilies(ms []MetricResult) {
 	}
 }
 
-func decide(m *MetricResult, margin float64) {
+// holmPrimaries replaces the p of the primary rows by its Holm-adjusted
+// value over them when there are several (--per-rank: one test per rank,
+// and a rank that changed by chance must not pass for a regression). It
+// reports whether it did: then the primary verdicts are gated as the
+// secondary ones are.
+func holmPrimaries(ms []MetricResult) bool {
+	var idx []int
+	var ps []float64
+	for i := range ms {
+		if ms[i].Primary && !math.IsNaN(float64(ms[i].P)) {
+			idx = append(idx, i)
+			ps = append(ps, float64(ms[i].P))
+		}
+	}
+	if len(ps) < 2 {
+		return false
+	}
+	for k, p := range stats.Holm(ps) {
+		ms[idx[k]].HolmP = Num(p)
+	}
+	return true
+}
+
+// decide calls m's verdict; a secondary row, and a primary one when
+// gatePrimary, is faster or slower only when its Holm-adjusted p is below
+// 0.05 as well.
+func decide(m *MetricResult, margin float64, gatePrimary bool) {
 	if m.Error != "" {
 		m.Verdict = "n/a"
 		return
 	}
 	v := stats.Decide(float64(m.Delta), stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}, m.Rounds, margin)
-	if !m.Primary {
+	if !m.Primary || gatePrimary {
 		v = v.Gate(float64(m.HolmP))
 	}
 	m.Verdict = v.Call.String()

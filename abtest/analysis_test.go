@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -159,4 +161,85 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 	assert.Equal(t, "ControlPlane", a.Primary)
 	require.NotNil(t, a.PrimaryResult())
 	assert.Equal(t, "faster", a.PrimaryResult().Verdict)
+}
+
+// perRankJournal is a --per-rank campaign of two ranks over rounds rounds:
+// rank 0's head equals its base, rank 1's head takes 10% more. The base
+// moves from round to round so that the intervals have a width.
+func perRankJournal(t *testing.T, rounds int) *Journal {
+	t.Helper()
+	h := testHeader(t)
+	h.Config.Rounds, h.Config.Cold, h.Config.PerRank = rounds, 1, true
+	j := &Journal{Header: h}
+	for i := range rounds {
+		round := i + 1
+		base := 1000 + 7*float64(i%3)
+		for arm := range 2 {
+			b := BlockRecord{Type: lineBlock, Round: round, Arm: armNames[arm], Attempt: 1, Try: 1}
+			for rank := range 2 {
+				v := base
+				if rank == 1 && arm == Head {
+					v *= 1.10 + 0.002*float64(i%2)
+				} else if rank == 0 && arm == Head {
+					v *= 1 + 0.001*float64(i%2*2-1)
+				}
+				pid := int64(100 + rank)
+				b.Passes = append(b.Passes, Pass{Pid: pid, Inv: 1, Rank: rank, Cold: true, Values: map[string]float64{"ControlPlane": 10 * v * nsPerUs}})
+				for k := range 3 {
+					b.Passes = append(b.Passes, Pass{Pid: pid, Inv: uint64(k + 2), Rank: rank, Index: k + 1,
+						Values: map[string]float64{"ControlPlane": (v + float64(k)) * nsPerUs}})
+				}
+			}
+			j.Blocks = append(j.Blocks, b)
+		}
+		j.Rounds = append(j.Rounds, RoundRecord{Type: lineRound, Round: round, Attempt: 1, Status: RoundOK})
+	}
+	return j
+}
+
+// TestPerRankHeadlinesEveryRank: under --per-rank the headline has a line
+// per rank, rank 1's regression is called (its p Holm-adjusted over the
+// ranks), and with too few rounds for the adjusted p the call is gated and
+// says why.
+func TestPerRankHeadlinesEveryRank(t *testing.T) {
+	a := Analyze(perRankJournal(t, 8))
+	ps := a.PrimaryResults()
+	require.Len(t, ps, 2)
+	assert.Equal(t, "ControlPlane@rank0", ps[0].Name)
+	assert.Equal(t, "ControlPlane@rank1", ps[1].Name)
+	assert.Equal(t, "no change", ps[0].Verdict)
+	assert.Equal(t, "slower", ps[1].Verdict)
+	// Holm over two p: the smaller one doubled.
+	assert.InDelta(t, 2*float64(ps[1].P), float64(ps[1].HolmP), 1e-12)
+	hl := a.Headlines()
+	require.Len(t, hl, 2)
+	assert.Contains(t, hl[0], "NO CHANGE: ControlPlane@rank0")
+	assert.Contains(t, hl[1], "SLOWER: ControlPlane@rank1")
+	assert.Equal(t, hl[0]+"\n"+hl[1], a.Headline())
+	var md strings.Builder
+	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
+	assert.Contains(t, md.String(), "NO CHANGE: ControlPlane@rank0")
+	assert.Contains(t, md.String(), "SLOWER: ControlPlane@rank1")
+
+	// 6 rounds all one way: p = 2/64 = 0.031, adjusted 0.0625.
+	a = Analyze(perRankJournal(t, 6))
+	ps = a.PrimaryResults()
+	require.Len(t, ps, 2)
+	assert.InDelta(t, 0.03125, float64(ps[1].P), 1e-9)
+	assert.Equal(t, "inconclusive", ps[1].Verdict)
+	assert.True(t, ps[1].Gated)
+	assert.Contains(t, a.Headlines()[1], "INCONCLUSIVE: ControlPlane@rank1: Δ +10.")
+	assert.Contains(t, a.Headlines()[1], "clears the ±1.0% margin, but its p Holm-adjusted over the ranks is not below 0.05 (6 rounds, sign 6/6, p=0.031, Holm-adjusted over the ranks 0.062)")
+}
+
+// TestOnePrimaryIsNotGated: without --per-rank the single primary row is
+// called on its interval alone, as STATS.md says, and HolmP is its p.
+func TestOnePrimaryIsNotGated(t *testing.T) {
+	j := perRankJournal(t, 6)
+	j.Header.Config.PerRank = false
+	a := Analyze(j)
+	ps := a.PrimaryResults()
+	require.Len(t, ps, 1)
+	assert.False(t, ps[0].Gated)
+	assert.Len(t, a.Headlines(), 1)
 }

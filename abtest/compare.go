@@ -105,7 +105,7 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 	}
 	holmFamilies(a.Metrics)
 	for i := range a.Metrics {
-		decide(&a.Metrics[i], cfg.Margin)
+		decide(&a.Metrics[i], cfg.Margin, false)
 	}
 	a.Noise = unpairedNoise(a, logs, cfg)
 	return a

@@ -46,14 +46,11 @@ func ci(lo, hi Num) string {
 	return "[" + pct(lo) + ", " + pct(hi) + "]"
 }
 
-// shownP is the p a report prints for m: its Wilcoxon p for the primary
-// metric, the Holm-adjusted one for a secondary row.
-func (m *MetricResult) shownP() Num {
-	if m.Primary {
-		return m.P
-	}
-	return m.HolmP
-}
+// shownP is the p a report prints for m: the Holm-adjusted one, which is
+// the Wilcoxon p itself for a lone primary metric (under --per-rank the
+// primary rows are adjusted over the ranks, the secondary ones within
+// their family).
+func (m *MetricResult) shownP() Num { return m.HolmP }
 
 // shownVerdict is m's verdict as printed; "(p)" marks a row the interval
 // alone would have called but whose Holm-adjusted p did not.
@@ -64,12 +61,27 @@ func (m *MetricResult) shownVerdict() string {
 	return m.Verdict
 }
 
-// Headline returns the one-line verdict on the primary metric.
-func (a *Analysis) Headline() string {
-	m := a.PrimaryResult()
-	if m == nil {
-		return "no verdict: no primary metric was measured"
+// Headline returns the verdict on the primary metric: one line, or under
+// --per-rank one line per rank.
+func (a *Analysis) Headline() string { return strings.Join(a.Headlines(), "\n") }
+
+// Headlines returns the verdict lines of the primary rows: one, or under
+// --per-rank one per rank (each rank's verdict is gated by its p,
+// Holm-adjusted over the ranks).
+func (a *Analysis) Headlines() []string {
+	ms := a.PrimaryResults()
+	if len(ms) == 0 {
+		return []string{"no verdict: no primary metric was measured"}
 	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = a.headlineOf(m)
+	}
+	return out
+}
+
+// headlineOf returns the one-line verdict on a primary row.
+func (a *Analysis) headlineOf(m *MetricResult) string {
 	if a.Design == DesignDescriptive && !math.IsNaN(float64(m.Delta)) {
 		return fmt.Sprintf("NO VERDICT: %s: head's trimmed mean is %s against base's (descriptive only: %d base log(s), %d head log(s); no interval can be computed honestly)",
 			m.Label, pct(m.Delta), len(a.Logs[Base]), len(a.Logs[Head]))
@@ -79,6 +91,9 @@ func (a *Analysis) Headline() string {
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
 	facts := fmt.Sprintf("%d rounds, sign %d/%d, p=%s", m.Rounds, m.SignK, m.SignN, pval(m.P))
+	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
+		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", pval(m.HolmP))
+	}
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[Base].Sha != a.Header.Arms[Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), facts)
@@ -98,6 +113,10 @@ func (a *Analysis) Headline() string {
 			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), facts)
 	case "~ small":
 		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (95%% CI %s), real but inside the ±%s margin (%s)",
+			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), facts)
+	}
+	if m.Gated {
+		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, its 95%% CI %s clears the ±%s margin, but its p Holm-adjusted over the ranks is not below 0.05 (%s)",
 			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), facts)
 	}
 	unit := "rounds"
@@ -331,7 +350,9 @@ func (a *Analysis) designNote() string {
 // partial.
 func (a *Analysis) openDocument() *report.Document {
 	d := &report.Document{}
-	d.Add(&report.Paragraph{Text: a.Headline()})
+	for _, h := range a.Headlines() {
+		d.Add(&report.Paragraph{Text: h})
+	}
 	if n := a.designNote(); n != "" {
 		d.Add(&report.Paragraph{Text: n})
 	}

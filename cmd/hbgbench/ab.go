@@ -528,7 +528,9 @@ func abRun(opts *AbOptions) error {
 	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 		return err
 	}
-	if p := a.PrimaryResult(); p != nil {
+	// Under --per-rank every rank's verdict counts: a regression on one
+	// rank fails the gate.
+	for _, p := range a.PrimaryResults() {
 		if (opts.FailOn == "slower" && p.Verdict == "slower") ||
 			(opts.FailOn == "change" && (p.Verdict == "slower" || p.Verdict == "faster")) {
 			return &exitError{code: exitFailOn}

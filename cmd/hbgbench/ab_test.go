@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -342,4 +343,32 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI("--version")
 	require.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(out, "hbgkit "), out)
+}
+
+// TestAbPerRankGatesOnEveryRank: under --per-rank the headline has a line
+// per rank and --fail-on looks at every rank: the head's rank 1 (the E1
+// fixture's thread 0x7f3cb1409d40) spends 20% less in its bind phases,
+// rank 0 is unchanged, and the gate fires. Rank 0 alone said no change.
+func TestAbPerRankGatesOnEveryRank(t *testing.T) {
+	b, err := os.ReadFile(fixtureLog(t, "hbg-e1.log"))
+	require.NoError(t, err)
+	dur := regexp.MustCompile(`dur_ns=(\d+)`)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "[T0x7f3cb1409d40]") && strings.Contains(l, "bind phase=") {
+			lines[i] = dur.ReplaceAllStringFunc(l, func(m string) string {
+				n, err := strconv.ParseInt(m[len("dur_ns="):], 10, 64)
+				require.NoError(t, err)
+				return "dur_ns=" + strconv.FormatInt(n*4/5, 10)
+			})
+		}
+	}
+	fast := filepath.Join(t.TempDir(), "rank1-faster.log")
+	require.NoError(t, os.WriteFile(fast, []byte(strings.Join(lines, "\n")), 0o644))
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, out, errText := abCmd(t, j, catArm(t), "cat "+fast, "--per-rank", "--rounds", "8", "--fail-on", "change")
+	assert.Equal(t, 3, code, errText)
+	assert.True(t, strings.HasPrefix(out, "NO CHANGE: ControlPlane@rank0"), out)
+	assert.Contains(t, out, "\nFASTER: ControlPlane@rank1: head takes 20.0% less time")
+	assert.Contains(t, out, "Holm-adjusted over the ranks")
 }
