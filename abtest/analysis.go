@@ -238,7 +238,7 @@ func Analyze(j *Journal) *Analysis {
 
 	names := metricsOf(pairs, cfg.PerRank, a.Primary)
 	for _, m := range names {
-		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, m.Name == a.Primary || (cfg.PerRank && strings.HasPrefix(m.Name, a.Primary+rankSep))))
+		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank)))
 	}
 	holmFamilies(a.Metrics)
 	gatePrimaries := holmPrimaries(a.Metrics)
@@ -249,16 +249,33 @@ func Analyze(j *Journal) *Analysis {
 	return a
 }
 
+// isPrimary reports whether metric is the primary one, or under perRank
+// one rank's row of it.
+func isPrimary(metric, primary string, perRank bool) bool {
+	return metric == primary || perRank && strings.HasPrefix(metric, primary+rankSep)
+}
+
 // metricsOf lists the metrics both arms recorded in at least one counted
 // block, in report order, the primary first among its family.
 func metricsOf(pairs []roundPair, perRank bool, primary string) []MetricInfo {
-	seen := [2]map[string]bool{{}, {}}
-	ranks := map[int]bool{}
+	var logs [2][][]Pass
 	for _, p := range pairs {
 		for arm, b := range p.blocks {
-			for _, ps := range b.Passes {
-				ranks[ps.Rank] = true
-				for k := range ps.Values {
+			logs[arm] = append(logs[arm], b.Passes)
+		}
+	}
+	return metricsOfLogs(logs, perRank, primary)
+}
+
+// metricsOfLogs is metricsOf of the passes of each arm's blocks or logs.
+func metricsOfLogs(logs [2][][]Pass, perRank bool, primary string) []MetricInfo {
+	seen := [2]map[string]bool{{}, {}}
+	ranks := map[int]bool{}
+	for arm := range 2 {
+		for _, ps := range logs[arm] {
+			for _, p := range ps {
+				ranks[p.Rank] = true
+				for k := range p.Values {
 					seen[arm][k] = true
 				}
 			}
@@ -474,8 +491,8 @@ func noiseOf(a *Analysis, pairs []roundPair, cfg Config) Noise {
 		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
 	}
 	primary := a.Primary
-	if cfg.PerRank {
-		primary += rankSep + "rank0"
+	if p := a.PrimaryResult(); p != nil {
+		primary = p.Name // under --per-rank, rank 0's
 	}
 	for arm := range 2 {
 		var seq, logStat []float64

@@ -100,37 +100,16 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and the interval is wide",
 			len(logs[Base]), len(logs[Head])))
 	}
-	for _, m := range metricsOfLogs(logs, h.Primary) {
-		a.Metrics = append(a.Metrics, analyseUnpaired(m, logs, cfg, m.Name == h.Primary, a.Design))
+	for _, m := range metricsOfLogs(logs, cfg.PerRank, h.Primary) {
+		a.Metrics = append(a.Metrics, analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design))
 	}
 	holmFamilies(a.Metrics)
+	gatePrimaries := holmPrimaries(a.Metrics)
 	for i := range a.Metrics {
-		decide(&a.Metrics[i], cfg.Margin, false)
+		decide(&a.Metrics[i], cfg.Margin, gatePrimaries)
 	}
 	a.Noise = unpairedNoise(a, logs, cfg)
 	return a
-}
-
-// metricsOfLogs lists the metrics both arms recorded in some log, in
-// report order, and the primary.
-func metricsOfLogs(logs [2][][]Pass, primary string) []MetricInfo {
-	seen := [2]map[string]bool{{}, {}}
-	for arm := range 2 {
-		for _, ps := range logs[arm] {
-			for _, p := range ps {
-				for k := range p.Values {
-					seen[arm][k] = true
-				}
-			}
-		}
-	}
-	var out []MetricInfo
-	for _, m := range KnownMetrics() {
-		if (seen[Base][m.Name] && seen[Head][m.Name]) || m.Name == primary {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 func warmOf(ps []Pass, metric string, cold int) []float64 {
@@ -192,10 +171,14 @@ func unpairedNoise(a *Analysis, logs [2][][]Pass, cfg Config) Noise {
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
 		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
 	}
+	primary := a.Primary
+	if p := a.PrimaryResult(); p != nil {
+		primary = p.Name // under --per-rank, rank 0's
+	}
 	for arm := range 2 {
 		var seq []float64
 		for _, ps := range logs[arm] {
-			seq = append(seq, warmOf(ps, a.Primary, cfg.Cold)...)
+			seq = append(seq, warmOf(ps, primary, cfg.Cold)...)
 		}
 		if r, err := stats.Lag1(seq); err == nil {
 			n.Lag1[arm] = Num(r)

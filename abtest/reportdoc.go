@@ -91,15 +91,15 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
 	facts := fmt.Sprintf("%d rounds, sign %d/%d, p=%s", m.Rounds, m.SignK, m.SignN, pval(m.P))
-	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
-		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", pval(m.HolmP))
-	}
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[Base].Sha != a.Header.Arms[Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), facts)
 	}
 	if a.Design == DesignUnpaired {
 		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum p=%s", m.Arms[Base].Blocks, m.Arms[Head].Blocks, pval(m.P))
+	}
+	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
+		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", pval(m.HolmP))
 	}
 	switch m.Verdict {
 	case "faster":

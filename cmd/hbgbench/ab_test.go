@@ -350,6 +350,19 @@ func TestVersion(t *testing.T) {
 // fixture's thread 0x7f3cb1409d40) spends 20% less in its bind phases,
 // rank 0 is unchanged, and the gate fires. Rank 0 alone said no change.
 func TestAbPerRankGatesOnEveryRank(t *testing.T) {
+	fast := rank1FasterLog(t)
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, out, errText := abCmd(t, j, catArm(t), "cat "+fast, "--per-rank", "--rounds", "8", "--fail-on", "change")
+	assert.Equal(t, 3, code, errText)
+	assert.True(t, strings.HasPrefix(out, "NO CHANGE: ControlPlane@rank0"), out)
+	assert.Contains(t, out, "\nFASTER: ControlPlane@rank1: head takes 20.0% less time")
+	assert.Contains(t, out, "Holm-adjusted over the ranks")
+}
+
+// rank1FasterLog writes the E1 fixture with the bind phases of rank 1
+// (thread 0x7f3cb1409d40) 20% shorter and returns its path.
+func rank1FasterLog(t *testing.T) string {
+	t.Helper()
 	b, err := os.ReadFile(fixtureLog(t, "hbg-e1.log"))
 	require.NoError(t, err)
 	dur := regexp.MustCompile(`dur_ns=(\d+)`)
@@ -365,10 +378,5 @@ func TestAbPerRankGatesOnEveryRank(t *testing.T) {
 	}
 	fast := filepath.Join(t.TempDir(), "rank1-faster.log")
 	require.NoError(t, os.WriteFile(fast, []byte(strings.Join(lines, "\n")), 0o644))
-	j := filepath.Join(t.TempDir(), "j.jsonl")
-	code, out, errText := abCmd(t, j, catArm(t), "cat "+fast, "--per-rank", "--rounds", "8", "--fail-on", "change")
-	assert.Equal(t, 3, code, errText)
-	assert.True(t, strings.HasPrefix(out, "NO CHANGE: ControlPlane@rank0"), out)
-	assert.Contains(t, out, "\nFASTER: ControlPlane@rank1: head takes 20.0% less time")
-	assert.Contains(t, out, "Holm-adjusted over the ranks")
+	return fast
 }

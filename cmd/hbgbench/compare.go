@@ -107,6 +107,7 @@ passes only: no interval can be computed honestly.`,
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane, else Host)")
 	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "`stat` of a log: median, mean, min")
+	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")

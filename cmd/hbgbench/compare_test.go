@@ -234,3 +234,31 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 		})
 	}
 }
+
+// TestComparePerRank: compare --per-rank analyses each rank, a headline
+// line each, their p Holm-adjusted over the ranks. The logs of an arm are
+// copies, so the rank-sum p is the tied normal approximation's: 0.013 with
+// 4 logs per arm, 0.026 adjusted, and rank 1's faster head is called.
+func TestComparePerRank(t *testing.T) {
+	base, fast := fixtureLog(t, "hbg-e1.log"), rank1FasterLog(t)
+	args := func(n int) []string {
+		a := []string{"compare", "--per-rank", "--base"}
+		for range n {
+			a = append(a, base)
+		}
+		a = append(a, "--head")
+		for range n {
+			a = append(a, fast)
+		}
+		return a
+	}
+	code, out, errText := runCLI(args(4)...)
+	require.Equal(t, 0, code, errText)
+	assert.True(t, strings.HasPrefix(out, "NO CHANGE: ControlPlane@rank0"), out)
+	assert.Contains(t, out, "\nFASTER: ControlPlane@rank1: head takes 20.0% less time")
+	assert.Contains(t, out, "rank-sum p=0.013, Holm-adjusted over the ranks 0.026)")
+	// Without --per-rank the ranks are pooled: one headline.
+	code, out, errText = runCLI(append([]string{"compare"}, args(4)[2:]...)...)
+	require.Equal(t, 0, code, errText)
+	assert.NotContains(t, out, "@rank")
+}
