@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 )
 
 // JournalFormat is the version of the journal's line schema; a reader
@@ -380,13 +382,14 @@ func flockFile(path string) (*os.File, error) {
 }
 
 // pidExited reports whether pid (as a lock file holds it) names no running
-// process. A file without a pid does not say, so it is not exited.
+// process: none, or a zombie (killed, not yet reaped). A file without a
+// pid does not say, so it is not exited.
 func pidExited(pid string) bool {
 	n, err := strconv.Atoi(pid)
 	if err != nil || n <= 0 {
 		return false
 	}
-	return errors.Is(syscall.Kill(n, 0), syscall.ESRCH)
+	return !procgroup.Running(n)
 }
 
 // lockJournal takes the journal's lock file (see flockFile).

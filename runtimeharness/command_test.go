@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 )
 
 func blockIn(t *testing.T, rounds int) BlockSpec {
@@ -85,27 +87,14 @@ func TestCommandRunnerSignal(t *testing.T) {
 	assert.Contains(t, err.Error(), "signal 15")
 }
 
-// processGone reports whether pid has exited (it may linger as a zombie
-// when nobody reaps orphans in this container).
-func processGone(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// state is the field after the parenthesised command name
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
 func waitGone(pid int) bool {
 	for range 200 {
-		if processGone(pid) {
+		if !procgroup.Running(pid) {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return processGone(pid)
+	return !procgroup.Running(pid)
 }
 
 func TestCommandRunnerTimeoutKillsGrandchild(t *testing.T) {
@@ -220,7 +209,7 @@ func TestCommandRunnerDiesWithParent(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.Positive(t, child, "the block never started")
-	require.False(t, processGone(child))
+	require.False(t, !procgroup.Running(child))
 	require.NoError(t, parent.Process.Kill())
 	_ = parent.Wait()
 	assert.True(t, waitGone(child), "block command %d outlived its parent", child)

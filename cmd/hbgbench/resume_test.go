@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -183,25 +184,13 @@ func TestAbKilledTakesTheBlocksBackgroundProcesses(t *testing.T) {
 		}
 		require.True(t, time.Now().Before(deadline), "the block never started")
 	}
-	require.True(t, processRuns(pid))
+	require.True(t, procgroup.Running(pid))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = cmd.Process.Wait()
-	for deadline := time.Now().Add(10 * time.Second); processRuns(pid); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); procgroup.Running(pid); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the block's background sleep %d outlived the killed hbgbench", pid)
 		}
 	}
-}
-
-// processRuns reports whether pid is a process that has not ended (not a
-// zombie).
-func processRuns(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

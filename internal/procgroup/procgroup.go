@@ -14,10 +14,12 @@
 package procgroup
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -62,4 +64,26 @@ func (d *Watchdog) Stop() {
 	_, _ = d.w.WriteString("done\n")
 	d.w.Close()
 	go func() { _ = d.cmd.Wait() }()
+}
+
+// Running reports whether process pid exists and has not ended: a zombie
+// (ended, not yet reaped by its parent) is not running. It reads
+// /proc/PID/stat, and asks kill(pid, 0) where that cannot be read for
+// another reason than the process being gone.
+func Running(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		if _, serr := os.Stat("/proc/self/stat"); serr == nil {
+			return false // /proc works: the process is gone
+		}
+		return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	}
+	// The state is the field after the command name, which is in
+	// parentheses and may hold any byte.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z' && s[i+2] != 'X'
 }

@@ -41,19 +41,6 @@ func parent(dir string) {
 	time.Sleep(time.Hour)
 }
 
-// alive reports whether pid runs (a zombie has ended).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
 // killedParent runs the parent, kills it with SIGKILL once its group is
 // up, and returns the grandchild's pid.
 func killedParent(t *testing.T, watch bool) int {
@@ -79,7 +66,7 @@ func killedParent(t *testing.T, watch bool) int {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	require.NoError(t, err)
-	require.True(t, alive(pid))
+	require.True(t, Running(pid))
 	require.NoError(t, p.Process.Signal(syscall.SIGKILL))
 	_, _ = p.Process.Wait()
 	return pid
@@ -88,7 +75,7 @@ func killedParent(t *testing.T, watch bool) int {
 // gone waits up to 10 s for pid to end.
 func gone(pid int) bool {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if !alive(pid) {
+		if !Running(pid) {
 			return true
 		}
 	}
@@ -104,7 +91,7 @@ func TestWatchKillsTheGroupOfAKilledParent(t *testing.T) {
 
 	pid = killedParent(t, false)
 	time.Sleep(200 * time.Millisecond)
-	lived := alive(pid)
+	lived := Running(pid)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	require.True(t, lived, "without a watchdog the grandchild should have lived on; the test shows nothing")
 }
@@ -119,7 +106,7 @@ func TestStopLeavesTheGroupAlone(t *testing.T) {
 	require.NoError(t, err)
 	d.Stop()
 	time.Sleep(100 * time.Millisecond)
-	require.True(t, alive(cmd.Process.Pid), "Stop killed the group")
+	require.True(t, Running(cmd.Process.Pid), "Stop killed the group")
 	var nilDog *Watchdog
 	nilDog.Stop() // a nil watchdog is a no-op
 	_, err = Watch(0)
@@ -147,4 +134,21 @@ func BenchmarkWatch(b *testing.B) {
 		time.Sleep(20 * time.Millisecond)
 		b.StartTimer()
 	}
+}
+
+// TestRunning: this process runs; a child that has exited is not running
+// before it is reaped (a zombie) nor after; pid 0 is no process.
+func TestRunning(t *testing.T) {
+	require.True(t, Running(os.Getpid()))
+	c := exec.Command("true")
+	require.NoError(t, c.Start())
+	for deadline := time.Now().Add(10 * time.Second); Running(c.Process.Pid); time.Sleep(5 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the exited child still runs")
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.Process.Pid) + "/stat")
+	require.NoError(t, err, "not reaped yet, the zombie is still in /proc")
+	require.Contains(t, string(b), ") Z ")
+	require.NoError(t, c.Wait())
+	require.False(t, Running(c.Process.Pid))
+	require.False(t, Running(0))
 }
