@@ -68,17 +68,14 @@ func (d *Watchdog) Stop() {
 
 // Running reports whether process pid exists and has not ended: a zombie
 // (ended, not yet reaped by its parent) is not running. It reads
-// /proc/PID/stat, and asks kill(pid, 0) where that cannot be read for
-// another reason than the process being gone.
+// /proc/PID/stat; where that cannot be read (the process is gone, or /proc
+// hides other users' processes) kill(pid, 0) decides.
 func Running(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		if _, serr := os.Stat("/proc/self/stat"); serr == nil {
-			return false // /proc works: the process is gone
-		}
 		return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 	}
 	// The state is the field after the command name, which is in
