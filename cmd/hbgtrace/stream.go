@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -36,6 +37,7 @@ func streamLog(st ioStreams, args []string, opts trace.ReadOptions, v trace.Visi
 		return nil, err
 	}
 	opts.Workers = runtime.GOMAXPROCS(0)
+	hugeheap.Prepare(hugeheap.ForRead(inputBytes(srcs)))
 	pr := startProgress(st.Stderr, srcs)
 	opts.Progress = pr.counter()
 	defer pr.finish()
