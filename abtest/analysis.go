@@ -240,11 +240,7 @@ func Analyze(j *Journal) *Analysis {
 	for _, m := range names {
 		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank)))
 	}
-	holmFamilies(a.Metrics)
-	gatePrimaries := holmPrimaries(a.Metrics)
-	for i := range a.Metrics {
-		decide(&a.Metrics[i], cfg.Margin, gatePrimaries)
-	}
+	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = noiseOf(a, pairs, cfg)
 	return a
 }
@@ -417,6 +413,25 @@ func describeArm(v []float64, trim, blocks int) ArmSummary {
 	return s
 }
 
+// decideAll adjusts the p of the rows (holmFamilies, holmPrimaries) and
+// calls each row's verdict: the one way both designs decide.
+func decideAll(ms []MetricResult, margin float64) {
+	holmFamilies(ms)
+	gatePrimaries := holmPrimaries(ms)
+	for i := range ms {
+		decide(&ms[i], margin, gatePrimaries)
+	}
+}
+
+// primaryName is the metric the noise figures are of: the primary row's,
+// which under --per-rank is rank 0's.
+func (a *Analysis) primaryName() string {
+	if p := a.PrimaryResult(); p != nil {
+		return p.Name
+	}
+	return a.Primary
+}
+
 // holmFamilies replaces the p of each family's secondary rows by its
 // Holm-adjusted value over those rows.
 func holmFamilies(ms []MetricResult) {
@@ -490,10 +505,7 @@ func noiseOf(a *Analysis, pairs []roundPair, cfg Config) Noise {
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
 		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
 	}
-	primary := a.Primary
-	if p := a.PrimaryResult(); p != nil {
-		primary = p.Name // under --per-rank, rank 0's
-	}
+	primary := a.primaryName()
 	for arm := range 2 {
 		var seq, logStat []float64
 		for _, p := range pairs {

@@ -103,11 +103,7 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 	for _, m := range metricsOfLogs(logs, cfg.PerRank, h.Primary) {
 		a.Metrics = append(a.Metrics, analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design))
 	}
-	holmFamilies(a.Metrics)
-	gatePrimaries := holmPrimaries(a.Metrics)
-	for i := range a.Metrics {
-		decide(&a.Metrics[i], cfg.Margin, gatePrimaries)
-	}
+	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = unpairedNoise(a, logs, cfg)
 	return a
 }
@@ -171,10 +167,7 @@ func unpairedNoise(a *Analysis, logs [2][][]Pass, cfg Config) Noise {
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
 		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
 	}
-	primary := a.Primary
-	if p := a.PrimaryResult(); p != nil {
-		primary = p.Name // under --per-rank, rank 0's
-	}
+	primary := a.primaryName()
 	for arm := range 2 {
 		var seq []float64
 		for _, ps := range logs[arm] {

@@ -318,14 +318,6 @@ type errLockHeld struct {
 
 func (e *errLockHeld) Error() string {
 	if e.exited {
-		return "held, though pid " + e.holder + " that took it has exited"
-	}
-	return "held by pid " + e.holder
-}
-
-// heldText is how the lock messages name the holder.
-func (e *errLockHeld) heldText() string {
-	if e.exited {
 		return "pid " + e.holder + " took it and has exited; a process it started still holds it"
 	}
 	return "pid " + e.holder + " holds it"
@@ -399,7 +391,7 @@ func lockJournal(path string) (*os.File, error) {
 	var held *errLockHeld
 	switch {
 	case errors.As(err, &held):
-		return nil, fmt.Errorf("%s: %w (%s: %s)", path, ErrJournalLocked, lp, held.heldText())
+		return nil, fmt.Errorf("%s: %w (%s: %s)", path, ErrJournalLocked, lp, held)
 	case err != nil:
 		return nil, fmt.Errorf("locking journal: %w", err)
 	}
@@ -413,7 +405,7 @@ func LockFile(path string) (*os.File, error) {
 	var held *errLockHeld
 	switch {
 	case errors.As(err, &held):
-		return nil, fmt.Errorf("--lock %s is held by another campaign (%s)", path, held.heldText())
+		return nil, fmt.Errorf("--lock %s is held by another campaign (%s)", path, held)
 	case err != nil:
 		return nil, fmt.Errorf("--lock: %w", err)
 	}

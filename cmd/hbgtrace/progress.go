@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/trace"
 )
 
@@ -28,6 +29,14 @@ type progress struct {
 	w     io.Writer
 	total int64 // bytes of the inputs, 0 when unknown (stdin, gzip)
 	shown bool
+}
+
+// startRead readies a read of srcs: huge pages under the heap it will fill
+// (internal/hugeheap), and its progress on stderr (startProgress). Call
+// finish on the result when the read ends.
+func startRead(stderr io.Writer, srcs []trace.Source) *progress {
+	hugeheap.Prepare(hugeheap.ForRead(inputBytes(srcs)))
+	return startProgress(stderr, srcs)
 }
 
 // startProgress starts reporting the read of srcs on stderr when stderr is

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -142,8 +141,7 @@ func readLog(st ioStreams, args []string) (*trace.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	hugeheap.Prepare(hugeheap.ForRead(inputBytes(srcs)))
-	pr := startProgress(st.Stderr, srcs)
+	pr := startRead(st.Stderr, srcs)
 	defer pr.finish()
 	return trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter()})
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -37,8 +36,7 @@ func streamLog(st ioStreams, args []string, opts trace.ReadOptions, v trace.Visi
 		return nil, err
 	}
 	opts.Workers = runtime.GOMAXPROCS(0)
-	hugeheap.Prepare(hugeheap.ForRead(inputBytes(srcs)))
-	pr := startProgress(st.Stderr, srcs)
+	pr := startRead(st.Stderr, srcs)
 	opts.Progress = pr.counter()
 	defer pr.finish()
 	return trace.StreamLog(srcs, opts, v)
