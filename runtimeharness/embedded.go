@@ -31,12 +31,16 @@ const childLogFD = 3
 // binary that knows ChildCommand), so that each block gets a fresh address
 // space and the Go runtime's own threads and faults stay out of the
 // counters. The log streams back over a pipe into the block's log file; the
-// records artifact, when BlockSpec.Out is set, is written there.
+// records artifact is written into BlockSpec.Out when Records is set.
 type EmbeddedRunner struct {
 	Config Config
 	Exe    string   // binary to run; default os.Executable()
 	Args   []string // arguments before the child's own; default [ChildCommand]
 	Env    []string // added to the child's environment
+	// Records has the model write host_phase_records.jsonl into
+	// BlockSpec.Out (about 200 KB a pass); a campaign, which reads only
+	// the log, leaves it unset.
+	Records bool
 	// WaitDelay bounds the wait for output after the group was killed;
 	// default 5s.
 	WaitDelay time.Duration
@@ -66,7 +70,7 @@ func (r *EmbeddedRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, 
 		args = []string{ChildCommand}
 	}
 	args = append(args, "--spec", r.Config.Spec(), "--rounds", strconv.Itoa(spec.Rounds))
-	if spec.Out != "" {
+	if spec.Out != "" && r.Records {
 		args = append(args, "--records-dir", spec.Out)
 	}
 	res.Stamp = Stamp(r.Config, spec.Rounds, Host())

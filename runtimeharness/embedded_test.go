@@ -78,6 +78,19 @@ func TestGoldenOneBind(t *testing.T) {
 	}
 }
 
+// TestEmbeddedRunnerRecordsOnlyWhenAsked: a campaign's runner (Records
+// unset) leaves the block's output directory empty.
+func TestEmbeddedRunnerRecordsOnlyWhenAsked(t *testing.T) {
+	spec := blockIn(t, 2)
+	r := testRunner(DefaultConfig())
+	r.Records = false
+	_, err := r.Run(context.Background(), spec)
+	require.NoError(t, err)
+	ents, err := os.ReadDir(spec.Out)
+	require.NoError(t, err)
+	assert.Empty(t, ents)
+}
+
 func TestEmbeddedRunnerWritesRecordsIntoOut(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Workload = WorkloadQwen3Decode

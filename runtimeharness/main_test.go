@@ -26,7 +26,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testRunner returns an EmbeddedRunner that re-executes this test binary.
+// testRunner returns an EmbeddedRunner that re-executes this test binary
+// and writes the records artifact.
 func testRunner(cfg Config) *EmbeddedRunner {
-	return &EmbeddedRunner{Config: cfg, Exe: os.Args[0], Args: []string{ChildCommand}}
+	return &EmbeddedRunner{Config: cfg, Exe: os.Args[0], Args: []string{ChildCommand}, Records: true}
 }
