@@ -1,6 +1,7 @@
 package abtest
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -90,7 +91,8 @@ func Run(ctx context.Context, c *Campaign) error {
 				return err
 			}
 			if !b.OK() {
-				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s", w, armNames[arm], cfg.Retries+1, b.Error)}
+				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s (its log: %s)",
+					w, armNames[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log))}
 			}
 		}
 	}
@@ -233,6 +235,7 @@ func (st *state) runBlock(ctx context.Context, arm, round, warmup, attempt, pos 
 			return b, nil
 		}
 		fmt.Fprintf(c.Warn, "hbgbench: block %s failed: %s\n", label, b.Error)
+		fmt.Fprintf(c.Warn, "  its log %s%s\n", filepath.Join(c.Dir, b.Log), b.tail)
 	}
 	return b, nil
 }
@@ -249,7 +252,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	// A block directory left by a killed try of the same label is stale.
 	_ = os.RemoveAll(spec.Out)
 	b.Start = time.Now().UTC()
-	b.Log = label + ".log"
+	b.Log = label + ".log" + gzSuffix
 	exec := c.Exec
 	if exec == nil {
 		exec = func(ctx context.Context, r runtimeharness.Runner, s runtimeharness.BlockSpec) (runtimeharness.BlockResult, error) {
@@ -262,18 +265,30 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
+	paths := []string{spec.Log}
+	if more, _ := filepath.Glob(filepath.Join(spec.Out, "host.*.log")); len(more) > 0 {
+		paths = append(paths, more...)
+	}
+	var bp *BlockPasses
+	var readErr error
+	if runErr == nil {
+		bp, readErr = ReadBlockLog(paths)
+	}
+	if runErr != nil || readErr != nil || len(bp.Passes) == 0 {
+		b.tail = logTail(spec.Log, failedTailLines)
+	}
+	// Keep the logs compressed, and the output directory only when the
+	// block left something else in it.
+	if err := keepLogs(paths, spec.Out); err != nil {
+		return fmt.Errorf("keeping block %s's logs: %w", label, err)
+	}
 	if runErr != nil {
 		b.Error = runErr.Error()
 		b.Stamp = res.Stamp
 		return nil
 	}
-	paths := []string{spec.Log}
-	if more, _ := filepath.Glob(filepath.Join(spec.Out, "host.*.log")); len(more) > 0 {
-		paths = append(paths, more...)
-	}
-	bp, err := ReadBlockLog(paths)
-	if err != nil {
-		b.Error = "reading the block's log: " + err.Error()
+	if readErr != nil {
+		b.Error = "reading the block's log: " + readErr.Error()
 		return nil
 	}
 	b.Stamp, b.Warnings = bp.Stamp, bp.Warnings
@@ -282,7 +297,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	}
 	b.Passes = bp.Passes
 	if len(b.Passes) == 0 {
-		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log)
+		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log+gzSuffix)
 		return nil
 	}
 	primary := c.Header.Primary
@@ -380,4 +395,74 @@ func NewHeader(cfg Config, arms [2]Arm, seed uint64, version string, argv []stri
 		}
 	}
 	return h, nil
+}
+
+// gzSuffix ends the name of a kept block log: the trace engine reads gzip.
+const gzSuffix = ".gz"
+
+// failedTailLines is how much of a failed block's log its message shows.
+const failedTailLines = 8
+
+// logTail returns the last n lines of a log, each on its own indented
+// line after " ends:", or " is empty" / " cannot be read".
+func logTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		return " cannot be read: " + err.Error()
+	case len(strings.TrimSpace(string(data))) == 0:
+		return " is empty"
+	}
+	// A runaway log: only its end matters.
+	if len(data) > 64<<10 {
+		data = data[len(data)-64<<10:]
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return " ends:\n    | " + strings.Join(lines, "\n    | ")
+}
+
+// keepLogs replaces each log by its gzip-compressed copy (NAME.gz), then
+// removes the block's output directory when nothing else is left in it.
+func keepLogs(logs []string, out string) error {
+	for _, p := range logs {
+		if err := gzipFile(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	if out != "" {
+		_ = os.Remove(out) // fails, and keeps it, when it is not empty
+	}
+	return nil
+}
+
+// gzipFile writes path+".gz" (synced) and removes path.
+func gzipFile(path string) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(path+gzSuffix, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	zw, _ := gzip.NewWriterLevel(out, gzip.BestSpeed)
+	_, err = io.Copy(zw, in)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if serr := out.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path + gzSuffix)
+		return err
+	}
+	return os.Remove(path)
 }

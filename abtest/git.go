@@ -21,6 +21,13 @@ import (
 // git runs git in dir and returns its trimmed stdout; a failure's error
 // carries git's stderr.
 func git(dir string, args ...string) (string, error) {
+	out, err := gitRaw(dir, args...)
+	return strings.TrimSpace(out), err
+}
+
+// gitRaw is git without the trimming, for output whose leading blanks
+// mean something (git status --porcelain).
+func gitRaw(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -31,7 +38,7 @@ func git(dir string, args ...string) (string, error) {
 		}
 		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out.String(), nil
 }
 
 // RepoRoot returns the top directory of the git repository holding dir.
@@ -55,11 +62,48 @@ func ResolveRef(repo, ref string) (string, error) {
 	return sha, nil
 }
 
-// RepoDirty reports whether repo's working tree has uncommitted changes
-// (which a campaign on refs does not measure).
-func RepoDirty(repo string) bool {
-	out, err := git(repo, "status", "--porcelain")
-	return err == nil && out != ""
+// RepoChanges returns what git status shows uncommitted in repo's
+// working tree (which a campaign on refs does not measure), as
+// "XY path" entries, leaving out hbgbench's own files: the paths given
+// (a journal, its lock and block directory) and what is under them, and
+// the journals and block directories earlier versions left in the
+// current directory (hbgbench-*.jsonl, .jsonl.lock, .d).
+func RepoChanges(repo string, own ...string) []string {
+	out, err := gitRaw(repo, "status", "--porcelain=v1", "-z", "--untracked-files=normal")
+	if err != nil || out == "" {
+		return nil
+	}
+	ours := func(rel string) bool {
+		rel = strings.TrimSuffix(rel, "/")
+		base := filepath.Base(rel)
+		if strings.HasPrefix(base, "hbgbench-") && (strings.HasSuffix(base, ".jsonl") ||
+			strings.HasSuffix(base, ".jsonl.lock") || strings.HasSuffix(base, ".d")) {
+			return true
+		}
+		p := filepath.Join(repo, rel)
+		for _, o := range own {
+			if o != "" && (p == o || strings.HasPrefix(p, o+string(filepath.Separator))) {
+				return true
+			}
+		}
+		return false
+	}
+	var changes []string
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		xy, path := f[:2], f[3:]
+		if xy[0] == 'R' || xy[0] == 'C' {
+			i++ // the entry's original path follows
+		}
+		if !ours(path) {
+			changes = append(changes, strings.TrimSpace(xy)+" "+path)
+		}
+	}
+	return changes
 }
 
 // DefaultWorktreeCache is where worktrees go: $XDG_CACHE_HOME/hbgkit/worktrees,

@@ -78,9 +78,12 @@ type BlockRecord struct {
 	TimedOut bool      `json:"timed_out,omitempty"`
 	Error    string    `json:"error,omitempty"` // why the block failed; "" when it counts
 	Stamp    string    `json:"stamp"`
-	Log      string    `json:"log"` // the kept log, relative to the journal's directory
+	Log      string    `json:"log"` // the kept log, in the block directory (compare: as given)
 	Passes   []Pass    `json:"passes"`
 	Warnings []string  `json:"warnings,omitempty"`
+
+	// tail is the end of a failed block's log, for its message.
+	tail string
 }
 
 // OK reports whether the block counts.
@@ -299,8 +302,9 @@ func (j *Journal) warmupsDone(arm string) int {
 // A JournalWriter appends lines to a journal, each followed by fsync, and
 // holds the journal's lock while it is open.
 type JournalWriter struct {
-	f    *os.File
-	lock *os.File
+	f        *os.File
+	lock     *os.File
+	lockPath string
 }
 
 // ErrJournalLocked is returned when another hbgbench holds the journal.
@@ -337,6 +341,18 @@ var orphanLockGrace = 3 * time.Second
 // the message another process gets (an *errLockHeld). A lock held while
 // the pid it names has exited is waited for, up to orphanLockGrace.
 func flockFile(path string) (*os.File, error) {
+	for {
+		f, err := flockOnce(path)
+		if err != nil || f != nil {
+			return f, err
+		}
+		// The holder removed the file as it let go: take the new one.
+	}
+}
+
+// flockOnce is one try of flockFile; it returns neither a file nor an
+// error when the lock it took is on a file no longer at path.
+func flockOnce(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -366,6 +382,12 @@ func flockFile(path string) (*os.File, error) {
 			return nil, held
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if fi, err := f.Stat(); err == nil {
+		if now, err := os.Stat(path); err != nil || !os.SameFile(fi, now) {
+			f.Close()
+			return nil, nil
+		}
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
@@ -427,7 +449,7 @@ func CreateJournal(path string) (*JournalWriter, error) {
 		}
 		return nil, fmt.Errorf("creating journal: %w", err)
 	}
-	return &JournalWriter{f: f, lock: lock}, nil
+	return &JournalWriter{f: f, lock: lock, lockPath: LockPath(path)}, nil
 }
 
 // OpenJournal locks an existing journal for appending and reads it. A torn
@@ -474,7 +496,7 @@ func OpenJournal(path string) (*JournalWriter, *Journal, error) {
 		lock.Close()
 		return nil, nil, fmt.Errorf("repairing journal: %w", err)
 	}
-	return &JournalWriter{f: f, lock: lock}, j, nil
+	return &JournalWriter{f: f, lock: lock, lockPath: LockPath(path)}, j, nil
 }
 
 // Append writes v as one JSON line and fsyncs the journal.
@@ -493,9 +515,13 @@ func (w *JournalWriter) Append(v any) error {
 	return nil
 }
 
-// Close closes the journal and drops its lock.
+// Close closes the journal, removes its lock file and drops the lock.
+// The file goes while the lock is still held; a process that opened it
+// before and takes the lock after finds it unlinked, and opens the path
+// again (flockFile), so two campaigns never both hold the journal.
 func (w *JournalWriter) Close() error {
 	err := w.f.Close()
+	_ = os.Remove(w.lockPath)
 	if lerr := w.lock.Close(); err == nil {
 		err = lerr
 	}

@@ -2,11 +2,11 @@ package abtest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -120,10 +120,36 @@ func TestJournalLock(t *testing.T) {
 	// The lock dies with its holder: closing (or being killed) frees it.
 	w, _, err = OpenJournal(path)
 	require.NoError(t, err)
-	require.NoError(t, w.Close())
 	b, err := os.ReadFile(LockPath(path))
 	require.NoError(t, err)
-	assert.True(t, strings.HasSuffix(string(b), "\n"))
+	assert.Equal(t, fmt.Sprintf("%d\n", os.Getpid()), string(b), "the lock file names its holder")
+	require.NoError(t, w.Close())
+	// Closing removes the lock file: nothing of a finished campaign is
+	// left beside its journal.
+	_, err = os.Stat(LockPath(path))
+	assert.True(t, os.IsNotExist(err), "the lock file is left: %v", err)
+}
+
+// TestLockOnAFileNoLongerThere: a lock taken on a lock file its holder
+// removed while letting go (the path now names another file, or none) is
+// not a lock: flockFile takes the one at the path.
+func TestLockOnAFileNoLongerThere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl.lock")
+	require.NoError(t, os.WriteFile(path, []byte("1\n"), 0o644))
+	stale, err := os.Open(path)
+	require.NoError(t, err)
+	defer stale.Close()
+	require.NoError(t, os.Remove(path))
+	// One try on the removed file's descriptor's path gives nothing; the
+	// loop creates the path again and locks it.
+	f, err := flockFile(path)
+	require.NoError(t, err)
+	defer f.Close()
+	fi, err := f.Stat()
+	require.NoError(t, err)
+	now, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(fi, now))
 }
 
 func TestJournalCompleteLastLineWithoutNewline(t *testing.T) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -230,6 +227,7 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 			return usage("give ARM or --cmd, not both")
 		}
 		opts.Base = args[0]
+		opts.Changed["arm"] = args[0]
 	}
 	if err := checkFormat(opts.Format); err != nil {
 		return usage("%v", err)
@@ -308,16 +306,6 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 	return [2]abtest.Arm{b, h}, nil
 }
 
-// buildOf returns the build command of the git arms, "" when none.
-func buildOf(arms [2]abtest.Arm) string {
-	for _, a := range arms {
-		if a.Kind == abtest.KindGit && a.Build != "" {
-			return a.Build
-		}
-	}
-	return ""
-}
-
 // repoRoot returns the repository of ref arms: --repo, else the one of
 // the current directory.
 func (opts *AbOptions) repoRoot() (string, error) {
@@ -375,20 +363,6 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
 	return nil
 }
 
-func randomSeed() uint64 {
-	var b [8]byte
-	if _, err := crand.Read(b[:]); err != nil {
-		return uint64(time.Now().UnixNano())
-	}
-	return binary.LittleEndian.Uint64(b[:])
-}
-
-// blockDir is where a journal's block logs go: the journal's name
-// without .jsonl, plus ".d".
-func blockDir(journal string) string {
-	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".d"
-}
-
 // abRun runs (or resumes) the campaign, then writes its report.
 func abRun(opts *AbOptions) error {
 	ctx, stop := opts.context()
@@ -397,113 +371,49 @@ func abRun(opts *AbOptions) error {
 	if err != nil {
 		return &usageError{err: err}
 	}
-	env := abtest.ReadEnv()
-	env.Build = buildOf(arms)
-	if opts.Lock != "" {
-		lock, err := abtest.LockFile(opts.Lock)
-		if err != nil {
-			return err
-		}
-		defer lock.Close()
+	o := abtest.Options{
+		Config: opts.Config, Arms: arms, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
+		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
+		Dir: opts.Dir, Lock: opts.Lock, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
 	}
-	var (
-		w       *abtest.JournalWriter
-		header  abtest.Header
-		resumed *abtest.Journal
-	)
-	if opts.Resume {
-		w, resumed, err = abtest.OpenJournal(opts.Journal)
-		if err != nil {
-			return err
-		}
-		header = resumed.Header
-		env.Build = buildOf(header.Arms)
-		if err := opts.checkResume(header, arms, env); err != nil {
-			w.Close()
-			return err
-		}
-		for _, m := range resumed.Warnings {
-			fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", m)
-		}
-	} else {
-		if opts.Journal == "" {
-			opts.Journal = "hbgbench-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
-		}
-		if _, err := os.Stat(opts.Journal); err == nil {
-			return fmt.Errorf("journal %s exists: resume it with --resume, or name another with --journal", opts.Journal)
-		}
-		seed := opts.Seed
-		if !opts.SeedSet {
-			seed = randomSeed()
-		}
-		header, err = abtest.NewHeader(opts.Config, arms, seed, buildinfo.Read().String(), opts.Argv, env)
-		if err != nil {
-			return &usageError{err: err}
-		}
-		header.Repo, header.Artifact = opts.Repo, opts.Artifact
-	}
-	dirs := [2]string{opts.Dir, opts.Dir}
-	wt, err := opts.worktrees(ctx, &header, &dirs)
-	if wt != nil {
-		defer wt.Close()
-	}
-	if err != nil {
-		if w != nil {
-			w.Close()
-		}
-		if errors.Is(err, abtest.ErrInterrupted) {
-			fmt.Fprintln(opts.Err, "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed")
-			return &exitError{code: exitInterrupted}
-		}
-		return err
-	}
-	if !opts.Resume {
-		if w, err = abtest.CreateJournal(opts.Journal); err != nil {
-			return err
-		}
-	}
-	defer w.Close()
-	for _, m := range env.Preflight() {
-		fmt.Fprintf(opts.Err, "hbgbench: noise: %s\n", m)
-	}
-
-	dir := blockDir(opts.Journal)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the block directory: %w", err)
-	}
-	var runners [2]runtimeharness.Runner
-	for i, a := range header.Arms {
-		if runners[i], err = a.Runner(opts.Exe, dirs[i]); err != nil {
-			return err
-		}
-	}
-	c := &abtest.Campaign{Header: header, Runners: runners, Journal: w, Resumed: resumed, Dir: dir, Warn: opts.Err}
 	var bar *progressbar.ProgressBar
 	if opts.Progress {
-		bar = progressbar.NewOptions(c.TotalBlocks(), progressbar.OptionSetWriter(opts.Err),
-			progressbar.OptionSetDescription("blocks"), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-		c.Progress = func(done, total int, label string) {
+		o.Progress = func(done, total int, label string) {
 			bar.Describe(label)
 			_ = bar.Set(done)
 		}
 	} else {
-		fmt.Fprintf(opts.Err, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
-			strings.Join([]string{header.Arms[0].Label(), header.Arms[1].Label()}, " vs "),
-			header.Config.Rounds, header.Config.Block, opts.Journal)
 		start := time.Now()
-		c.RoundDone = func(r abtest.RoundRecord, total int) {
+		o.RoundDone = func(r abtest.RoundRecord, total int) {
 			fmt.Fprintf(opts.Err, "hbgbench: round %d of %d %s (%s)\n", r.Round, total, r.Status, time.Since(start).Round(time.Second))
 		}
 	}
-
-	runErr := abtest.Run(ctx, c)
+	s, err := abtest.Open(ctx, o)
+	var se *abtest.SettingsError
+	switch {
+	case errors.Is(err, abtest.ErrInterrupted):
+		fmt.Fprintln(opts.Err, "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed")
+		return &exitError{code: exitInterrupted}
+	case errors.As(err, &se):
+		return &usageError{err: err}
+	case err != nil:
+		return err
+	}
+	defer s.Close()
+	h := s.Header
+	fmt.Fprintf(opts.Err, "hbgbench: %s vs %s: %d rounds of %d passes per arm, journal %s\n",
+		h.Arms[0].Label(), h.Arms[1].Label(), h.Config.Rounds, h.Config.Block, s.Journal)
+	if opts.Progress {
+		bar = progressbar.NewOptions(s.TotalBlocks(), progressbar.OptionSetWriter(opts.Err),
+			progressbar.OptionSetDescription("blocks"), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	}
+	runErr := s.Run(ctx)
 	if bar != nil {
 		_ = bar.Finish()
 	}
-	w.Close()
 
-	j, rerr := abtest.ReadJournal(opts.Journal)
+	j, rerr := abtest.ReadJournal(s.Journal)
 	if rerr != nil {
 		if runErr != nil {
 			return runErr
@@ -514,7 +424,7 @@ func abRun(opts *AbOptions) error {
 	switch {
 	case errors.Is(runErr, abtest.ErrInterrupted):
 		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
-			map[bool]string{true: "aa", false: "ab"}[opts.AA], opts.Journal)
+			map[bool]string{true: "aa", false: "ab"}[opts.AA], s.Journal)
 		if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 			return err
 		}
@@ -539,53 +449,6 @@ func abRun(opts *AbOptions) error {
 	return nil
 }
 
-// worktrees checks the git arms out and builds them, before any block
-// runs: one worktree per commit, reused when a killed run of the campaign
-// left it, then removes what earlier killed runs left behind. dirs gets
-// each arm's working directory. The caller closes the returned manager,
-// which removes the worktrees.
-func (opts *AbOptions) worktrees(ctx context.Context, h *abtest.Header, dirs *[2]string) (*abtest.Worktrees, error) {
-	if h.Arms[abtest.Base].Kind != abtest.KindGit && h.Arms[abtest.Head].Kind != abtest.KindGit {
-		return nil, nil
-	}
-	cache := opts.Cache
-	if cache == "" {
-		cache = abtest.DefaultWorktreeCache()
-	}
-	if abtest.RepoDirty(h.Repo) {
-		fmt.Fprintf(opts.Err, "hbgbench: %s has uncommitted changes; they are not measured: the arms are base %s and head %s\n",
-			h.Repo, h.Arms[abtest.Base].Label(), h.Arms[abtest.Head].Label())
-	}
-	wt := abtest.NewWorktrees(h.Repo, cache)
-	for i, a := range h.Arms {
-		if a.Kind != abtest.KindGit {
-			continue
-		}
-		path, err := wt.Ensure(a.Sha)
-		if err != nil {
-			return wt, err
-		}
-		if err := wt.Build(ctx, path, a.Sha, a.Build, h.Env.Toolchain, a.Env, opts.Err); err != nil {
-			return wt, err
-		}
-		dirs[i] = path
-		if h.Artifact != "" && !opts.Resume {
-			hash, err := abtest.HashArtifacts(path, h.Artifact)
-			if err != nil {
-				return wt, err
-			}
-			if hash == "" {
-				fmt.Fprintf(opts.Err, "hbgbench: --artifact %q matches no file in the %s worktree\n", h.Artifact, abtest.ArmName(i))
-			}
-			h.ArtifactHashes[i] = hash
-		}
-	}
-	if removed, _ := wt.CleanStale(); len(removed) > 0 {
-		fmt.Fprintf(opts.Err, "hbgbench: removed %d worktree(s) a killed campaign left: %s\n", len(removed), strings.Join(removed, ", "))
-	}
-	return wt, nil
-}
-
 // context is cancelled by SIGINT or SIGTERM (or opts.Interrupt).
 func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
 	if opts.Interrupt != nil {
@@ -600,55 +463,6 @@ func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
 		return ctx, cancel
 	}
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
-// checkResume refuses to resume a journal of another campaign: a flag
-// given now that disagrees with the journal's config or arms, or a host
-// whose must-match facts changed.
-func (opts *AbOptions) checkResume(h abtest.Header, arms [2]abtest.Arm, env abtest.Env) error {
-	var diffs []string
-	cfg := opts.Config
-	given := func(name string) bool { _, ok := opts.Changed[name]; return ok }
-	check := func(name string, journal, now any) {
-		if given(name) && fmt.Sprint(journal) != fmt.Sprint(now) {
-			diffs = append(diffs, fmt.Sprintf("--%s: journal %v, given %v", name, journal, now))
-		}
-	}
-	jc := h.Config
-	check("rounds", jc.Rounds, cfg.Rounds)
-	check("block", jc.Block, cfg.Block)
-	check("warmup", jc.Warmup, cfg.Warmup)
-	check("order", jc.Order, cfg.Order)
-	check("cold", jc.Cold, cfg.Cold)
-	check("keep-first", jc.Cold, cfg.Cold)
-	check("per-rank", jc.PerRank, cfg.PerRank)
-	check("metric", jc.Metric, cfg.Metric)
-	check("block-stat", jc.BlockStat, cfg.BlockStat)
-	check("trim", jc.Trim, cfg.Trim)
-	check("margin", jc.Margin, cfg.Margin)
-	check("timeout", jc.Timeout, cfg.Timeout)
-	check("retries", jc.Retries, cfg.Retries)
-	check("max-fail", jc.MaxFail, cfg.MaxFail)
-	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
-	check("seed", h.Schedule.Seed, opts.Seed)
-	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || (opts.AA && opts.Base != "") {
-		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
-			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
-		}
-	}
-	if opts.AA != h.Arms[0].Same(h.Arms[1]) && !opts.AA {
-		// ab may resume an aa journal only through aa's own arms.
-		if given("base") || given("head") {
-			diffs = append(diffs, "arms: the journal is an A/A campaign")
-		}
-	}
-	if len(diffs) > 0 {
-		return fmt.Errorf("--resume: %s is a journal of another campaign:\n  %s", opts.Journal, strings.Join(diffs, "\n  "))
-	}
-	if d := h.Env.MustMatch(env); len(d) > 0 {
-		return fmt.Errorf("--resume: this host is not the one %s was measured on:\n  %s", opts.Journal, strings.Join(d, "\n  "))
-	}
-	return nil
 }
 
 // reportOptions are the report settings of the run.

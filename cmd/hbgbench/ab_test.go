@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,9 +242,8 @@ func TestAbCommandArmsAA(t *testing.T) {
 	assert.Contains(t, out, "NO CHANGE: ControlPlane")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
 	// The kept logs hold the block's own [stamp] line.
-	b, err := os.ReadFile(filepath.Join(strings.TrimSuffix(j, ".jsonl")+".d", "r001-base-a1-t1.log"))
-	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(b), "[stamp] cat "))
+	b := readGz(t, filepath.Join(abtest.BlockDir(j), "r001-base-a1-t1.log.gz"))
+	assert.True(t, strings.HasPrefix(b, "[stamp] cat "))
 }
 
 func TestAbStampMismatch(t *testing.T) {
@@ -379,4 +380,17 @@ func rank1FasterLog(t *testing.T) string {
 	fast := filepath.Join(t.TempDir(), "rank1-faster.log")
 	require.NoError(t, os.WriteFile(fast, []byte(strings.Join(lines, "\n")), 0o644))
 	return fast
+}
+
+// readGz returns the text of a gzip-compressed file.
+func readGz(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	b, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	return string(b)
 }

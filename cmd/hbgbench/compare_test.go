@@ -221,11 +221,12 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 		require.NoError(t, os.WriteFile(name, data, 0o644))
 	}
 	require.NoError(t, os.WriteFile("c.jsonl", journal, 0o644))
-	require.NoError(t, os.WriteFile("hbgbench-20261202T010000Z.jsonl", journal, 0o644))
+	require.NoError(t, os.Mkdir(".hbgbench", 0o755))
+	require.NoError(t, os.WriteFile(".hbgbench/hbgbench-20261202T010000Z.jsonl", journal, 0o644))
 	var cmds [][]string
 	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil).Example, dir)...)
 	cmds = append(cmds, exampleLines(t, NewCmdReport(nil).Example, dir)...)
-	require.Len(t, cmds, 6)
+	require.Len(t, cmds, 7)
 	for _, args := range cmds {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, out, errText := runCLI(args...)

@@ -21,23 +21,28 @@ type ReportOptions struct {
 func NewCmdReport(runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report JOURNAL [--format FORMAT] [--redact]",
+		Use:   "report [JOURNAL] [--format FORMAT] [--redact]",
 		Short: "Re-analyse a campaign's journal and print its report",
-		Long: `report re-reads the journal of an ab or aa campaign and prints the
-report ab prints, in any format. It only reads the journal (no lock), so
+		Long: `report re-reads the journal of an ab or aa campaign and prints the report
+ab prints, in any format. With no JOURNAL it reads the newest journal in
+the campaign home (.hbgbench/ at the repository root, or in the current
+directory outside a repository). It only reads the journal (no lock), so
 it also reports a campaign that is still running; a torn last line is a
 warning. --format markdown gives the pull-request report (a headline, one
 table, a <details> block); json the whole analysis (schema in docs/ab.md);
 csv one row per (metric, arm) and every pass; benchfmt Go benchmark lines
 for benchstat -col /arm. --redact drops host names and absolute paths.`,
-		Example: `  hbgbench report hbgbench-20261202T010000Z.jsonl
+		Example: `  hbgbench report
+  hbgbench report .hbgbench/hbgbench-20261202T010000Z.jsonl
   hbgbench report c.jsonl --format markdown --redact
   hbgbench report c.jsonl --format benchfmt > c.txt
   benchstat -col /arm c.txt`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			opts.Journal = args[0]
+			if len(args) == 1 {
+				opts.Journal = args[0]
+			}
 			if err := checkFormat(opts.Format); err != nil {
 				return &usageError{cmd: cmd, err: fmt.Errorf("report: %w", err)}
 			}
@@ -54,6 +59,16 @@ for benchstat -col /arm. --redact drops host names and absolute paths.`,
 
 // reportRun reads the journal, analyses it and writes the report.
 func reportRun(opts *ReportOptions) error {
+	if opts.Journal == "" {
+		home, err := abtest.Home("")
+		if err != nil {
+			return err
+		}
+		if opts.Journal, err = abtest.NewestJournal(home); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.Err, "hbgbench: report of %s\n", opts.Journal)
+	}
 	j, err := abtest.ReadJournal(opts.Journal)
 	if err != nil {
 		return err

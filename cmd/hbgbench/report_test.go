@@ -384,9 +384,27 @@ func TestReportReadOnly(t *testing.T) {
 }
 
 func TestReportUsage(t *testing.T) {
+	campaign, err := filepath.Abs(campaignJournal)
+	require.NoError(t, err)
+	// No JOURNAL: the newest of the campaign home, and a clear error when
+	// it has none.
+	dir := t.TempDir()
+	t.Chdir(dir)
 	code, _, errText := runCLI("report")
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, "no campaign journal in "+filepath.Join(dir, ".hbgbench"))
+	require.NoError(t, os.Mkdir(".hbgbench", 0o755))
+	data, err := os.ReadFile(campaign)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(".hbgbench/hbgbench-20261201T000000Z.jsonl", []byte("not a journal\n"), 0o644))
+	require.NoError(t, os.WriteFile(".hbgbench/hbgbench-20261202T000000Z.jsonl", data, 0o644))
+	code, out, errText := runCLI("report")
+	assert.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "report of "+filepath.Join(dir, ".hbgbench", "hbgbench-20261202T000000Z.jsonl"))
+	assert.Contains(t, out, "FASTER: ControlPlane")
+	code, _, errText = runCLI("report", "a.jsonl", "b.jsonl")
 	assert.Equal(t, 2, code, errText)
-	code, _, errText = runCLI("report", campaignJournal, "--format", "xml")
+	code, _, errText = runCLI("report", campaign, "--format", "xml")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errText, `--format "xml"`)
 	code, _, errText = runCLI("report", filepath.Join(t.TempDir(), "none.jsonl"))

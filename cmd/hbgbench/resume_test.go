@@ -105,7 +105,7 @@ func TestAbKilledCampaignResumes(t *testing.T) {
 	waitJournal(t, j, midRound)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = cmd.Process.Wait()
-	waitNoOrphans(t, blockDir(j))
+	waitNoOrphans(t, abtest.BlockDir(j))
 
 	before, err := abtest.ReadJournal(j)
 	require.NoError(t, err)
@@ -162,7 +162,7 @@ func TestAbInterruptPrintsPartialReport(t *testing.T) {
 	// after it closed).
 	assert.Regexp(t, `PARTIAL: [12] of 4 rounds complete`, out.String())
 	assert.Contains(t, out.String(), "ControlPlane *")
-	waitNoOrphans(t, blockDir(j))
+	waitNoOrphans(t, abtest.BlockDir(j))
 }
 
 // TestAbKilledTakesTheBlocksBackgroundProcesses: `kill -9` of hbgbench

@@ -1,0 +1,359 @@
+package abtest
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hbgkit/hbgkit/runtimeharness"
+)
+
+// Options are the settings of a campaign to open: a new one, or the one
+// of Journal when Resume is set. Relative paths are relative to the
+// directory hbgbench started in; Open makes every one absolute before any
+// block sees it.
+type Options struct {
+	Config Config
+	// Arms are the arms as given. A resumed campaign runs the journal's
+	// arms; these are checked against them when Given names an arm flag.
+	Arms [2]Arm
+	AA   bool // aa: one arm on both sides
+	// Given names the flags given on the command line (name → value), so
+	// that a resume refuses one that disagrees with the journal.
+	Given   map[string]string
+	Seed    uint64
+	SeedSet bool
+
+	Journal string // the journal; "" puts a new one in the campaign home
+	Resume  bool
+
+	Repo     string // the repository of git arms (its root)
+	Cache    string // worktree cache; "" means DefaultWorktreeCache
+	Artifact string // --artifact glob
+	Dir      string // working directory of command arms; "" means the current one
+	Lock     string // a lock file held for the whole campaign (a card)
+
+	Exe     string   // the binary embedded arms re-execute; "" means this one
+	Argv    []string // the command line, for the journal and the report
+	Version string   // hbgkit's version, for the journal
+	Warn    io.Writer
+
+	// Progress and RoundDone are the campaign's callbacks (see Campaign).
+	Progress  func(done, total int, label string)
+	RoundDone func(r RoundRecord, total int)
+}
+
+// A SettingsError is a campaign whose settings cannot run, found before
+// any work: a usage error.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// A Session is an open campaign: its journal locked, its worktrees built,
+// its runners made. Run it, then Close it, however the run ended.
+type Session struct {
+	// Journal is the journal's absolute path, BlockDir that of its block
+	// logs.
+	Journal  string
+	BlockDir string
+	Header   Header
+	// Resumed is the journal as read back when the campaign was resumed.
+	Resumed *Journal
+
+	opts    Options
+	w       *JournalWriter
+	lock    *os.File
+	wt      *Worktrees
+	runners [2]runtimeharness.Runner
+}
+
+// resolve makes every path of o absolute, once: the journal (a new one in
+// the campaign home), the command arms' directory, the worktree cache, the
+// repository and the lock.
+func (o *Options) resolve() error {
+	abs := func(p *string, what string) error {
+		if *p == "" {
+			return nil
+		}
+		a, err := filepath.Abs(*p)
+		if err != nil {
+			return fmt.Errorf("resolving %s %s: %w", what, *p, err)
+		}
+		*p = a
+		return nil
+	}
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.Cache == "" {
+		o.Cache = DefaultWorktreeCache()
+	}
+	for _, p := range []struct {
+		p    *string
+		what string
+	}{{&o.Journal, "--journal"}, {&o.Dir, "--dir"}, {&o.Cache, "--cache"}, {&o.Repo, "--repo"}, {&o.Lock, "--lock"}} {
+		if err := abs(p.p, p.what); err != nil {
+			return err
+		}
+	}
+	if o.Journal != "" {
+		if !o.Resume {
+			if err := os.MkdirAll(filepath.Dir(o.Journal), 0o755); err != nil {
+				return fmt.Errorf("creating the journal's directory: %w", err)
+			}
+		}
+		return nil
+	}
+	home, err := Home(o.Repo)
+	if err != nil {
+		return err
+	}
+	if err := makeHome(home); err != nil {
+		return err
+	}
+	o.Journal = filepath.Join(home, newJournalName(time.Now()))
+	return nil
+}
+
+// Open opens a campaign: resolves its paths, takes --lock, creates or
+// resumes its journal (refusing a journal of another campaign), checks the
+// git arms out and builds them, and makes the runners. On an error nothing
+// is left open. An interruption while building returns ErrInterrupted
+// before any block ran.
+func Open(ctx context.Context, o Options) (s *Session, err error) {
+	if o.Warn == nil {
+		o.Warn = io.Discard
+	}
+	if err := o.resolve(); err != nil {
+		return nil, err
+	}
+	s = &Session{Journal: o.Journal, BlockDir: BlockDir(o.Journal), opts: o}
+	defer func() {
+		if err != nil {
+			s.Close()
+			s = nil
+		}
+	}()
+	env := ReadEnv()
+	env.Build = buildOf(o.Arms)
+	if o.Lock != "" {
+		if s.lock, err = LockFile(o.Lock); err != nil {
+			return s, err
+		}
+	}
+	if o.Resume {
+		if s.w, s.Resumed, err = OpenJournal(o.Journal); err != nil {
+			return s, err
+		}
+		s.Header = s.Resumed.Header
+		env.Build = buildOf(s.Header.Arms)
+		if err := o.checkResume(s.Header, env); err != nil {
+			return s, err
+		}
+		for _, m := range s.Resumed.Warnings {
+			fmt.Fprintf(o.Warn, "hbgbench: warning: %s\n", m)
+		}
+	} else {
+		if _, err := os.Lstat(o.Journal); err == nil {
+			return s, fmt.Errorf("journal %s exists: resume it with --resume, or name another with --journal", o.Journal)
+		}
+		seed := o.Seed
+		if !o.SeedSet {
+			seed = randomSeed()
+		}
+		s.Header, err = NewHeader(o.Config, o.Arms, seed, o.Version, o.Argv, env)
+		if err != nil {
+			return s, &SettingsError{err}
+		}
+		s.Header.Repo, s.Header.Artifact = o.Repo, o.Artifact
+		if warm := o.Config.Block - o.Config.Cold; warm <= 1 {
+			fmt.Fprintf(o.Warn, "hbgbench: warning: --block %d with --cold %d keeps %d warm pass per block and process: "+
+				"a block's statistic is then one pass; use --block %d or more\n", o.Config.Block, o.Config.Cold, warm, o.Config.Cold+3)
+		}
+	}
+	dirs := [2]string{o.Dir, o.Dir}
+	if err := s.worktrees(ctx, &dirs); err != nil {
+		return s, err
+	}
+	if !o.Resume {
+		if s.w, err = CreateJournal(o.Journal); err != nil {
+			return s, err
+		}
+	}
+	for _, m := range env.Preflight() {
+		fmt.Fprintf(o.Warn, "hbgbench: noise: %s\n", m)
+	}
+	if err := os.MkdirAll(s.BlockDir, 0o755); err != nil {
+		return s, fmt.Errorf("creating the block directory: %w", err)
+	}
+	for i, a := range s.Header.Arms {
+		if s.runners[i], err = a.Runner(o.Exe, dirs[i]); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// TotalBlocks is the number of blocks the campaign runs when nothing fails.
+func (s *Session) TotalBlocks() int { return s.campaign().TotalBlocks() }
+
+func (s *Session) campaign() *Campaign {
+	return &Campaign{Header: s.Header, Runners: s.runners, Journal: s.w, Resumed: s.Resumed, Dir: s.BlockDir,
+		Warn: s.opts.Warn, Progress: s.opts.Progress, RoundDone: s.opts.RoundDone}
+}
+
+// Run runs the campaign (see the package's Run) and closes its journal;
+// what it journaled can then be read back with ReadJournal(s.Journal).
+func (s *Session) Run(ctx context.Context) error {
+	err := Run(ctx, s.campaign())
+	if s.w != nil {
+		if cerr := s.w.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("closing the journal: %w", cerr)
+		}
+		s.w = nil
+	}
+	return err
+}
+
+// Close ends the session: it closes the journal and removes its lock
+// file, removes the worktrees and drops --lock. It is safe to call twice.
+func (s *Session) Close() {
+	if s.w != nil {
+		s.w.Close()
+		s.w = nil
+	}
+	if s.wt != nil {
+		s.wt.Close()
+		s.wt = nil
+	}
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
+}
+
+// worktrees checks the git arms out and builds them, before any block
+// runs: one worktree per commit, reused when a killed run of the campaign
+// left it, then removes what earlier killed runs left behind. dirs gets
+// each git arm's working directory.
+func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
+	h, o := &s.Header, s.opts
+	if h.Arms[Base].Kind != KindGit && h.Arms[Head].Kind != KindGit {
+		return nil
+	}
+	if changes := RepoChanges(h.Repo, s.Journal, LockPath(s.Journal), s.BlockDir); len(changes) > 0 {
+		fmt.Fprintf(o.Warn, "hbgbench: %s has uncommitted changes; they are not measured: the arms are base %s and head %s; uncommitted: %s\n",
+			h.Repo, h.Arms[Base].Label(), h.Arms[Head].Label(), listSome(changes, 8))
+	}
+	s.wt = NewWorktrees(h.Repo, o.Cache)
+	for i, a := range h.Arms {
+		if a.Kind != KindGit {
+			continue
+		}
+		path, err := s.wt.Ensure(a.Sha)
+		if err != nil {
+			return err
+		}
+		if err := s.wt.Build(ctx, path, a.Sha, a.Build, h.Env.Toolchain, a.Env, o.Warn); err != nil {
+			return err
+		}
+		dirs[i] = path
+		if h.Artifact != "" && !o.Resume {
+			hash, err := HashArtifacts(path, h.Artifact)
+			if err != nil {
+				return err
+			}
+			if hash == "" {
+				fmt.Fprintf(o.Warn, "hbgbench: --artifact %q matches no file in the %s worktree\n", h.Artifact, ArmName(i))
+			}
+			h.ArtifactHashes[i] = hash
+		}
+	}
+	if removed, _ := s.wt.CleanStale(); len(removed) > 0 {
+		fmt.Fprintf(o.Warn, "hbgbench: removed %d worktree(s) a killed campaign left: %s\n", len(removed), strings.Join(removed, ", "))
+	}
+	return nil
+}
+
+// listSome joins the first n items, and says how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// buildOf returns the build command of the git arms, "" when none.
+func buildOf(arms [2]Arm) string {
+	for _, a := range arms {
+		if a.Kind == KindGit && a.Build != "" {
+			return a.Build
+		}
+	}
+	return ""
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// checkResume refuses to resume a journal of another campaign: a flag
+// given now that disagrees with the journal's config or arms, or a host
+// whose must-match facts changed.
+func (o *Options) checkResume(h Header, env Env) error {
+	var diffs []string
+	cfg := o.Config
+	given := func(name string) bool { _, ok := o.Given[name]; return ok }
+	check := func(name string, journal, now any) {
+		if given(name) && fmt.Sprint(journal) != fmt.Sprint(now) {
+			diffs = append(diffs, fmt.Sprintf("--%s: journal %v, given %v", name, journal, now))
+		}
+	}
+	jc := h.Config
+	check("rounds", jc.Rounds, cfg.Rounds)
+	check("block", jc.Block, cfg.Block)
+	check("warmup", jc.Warmup, cfg.Warmup)
+	check("order", jc.Order, cfg.Order)
+	check("cold", jc.Cold, cfg.Cold)
+	check("keep-first", jc.Cold, cfg.Cold)
+	check("per-rank", jc.PerRank, cfg.PerRank)
+	check("metric", jc.Metric, cfg.Metric)
+	check("block-stat", jc.BlockStat, cfg.BlockStat)
+	check("trim", jc.Trim, cfg.Trim)
+	check("margin", jc.Margin, cfg.Margin)
+	check("timeout", jc.Timeout, cfg.Timeout)
+	check("retries", jc.Retries, cfg.Retries)
+	check("max-fail", jc.MaxFail, cfg.MaxFail)
+	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
+	check("seed", h.Schedule.Seed, o.Seed)
+	arms := o.Arms
+	// "arm" is aa's ARM argument.
+	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") {
+		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
+		}
+	}
+	if !o.AA && h.Arms[0].Same(h.Arms[1]) && (given("base") || given("head")) {
+		// ab may resume an aa journal only through aa's own arms.
+		diffs = append(diffs, "arms: the journal is an A/A campaign")
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("--resume: %s is a journal of another campaign:\n  %s", o.Journal, strings.Join(diffs, "\n  "))
+	}
+	if d := h.Env.MustMatch(env); len(d) > 0 {
+		return fmt.Errorf("--resume: this host is not the one %s was measured on:\n  %s", o.Journal, strings.Join(d, "\n  "))
+	}
+	return nil
+}
