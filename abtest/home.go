@@ -66,7 +66,7 @@ func NewestJournal(home string) (string, error) {
 		return "", err
 	}
 	if len(paths) == 0 {
-		return "", fmt.Errorf("no campaign journal in %s: name one (hbgbench report JOURNAL.jsonl)", home)
+		return "", fmt.Errorf("no campaign journal in %s: name one", home)
 	}
 	sort.Strings(paths)
 	return paths[len(paths)-1], nil

@@ -30,7 +30,9 @@ type Options struct {
 	Seed    uint64
 	SeedSet bool
 
-	Journal string // the journal; "" puts a new one in the campaign home
+	// Journal is the journal; "" puts a new one in the campaign home, or
+	// with Resume takes the newest there.
+	Journal string
 	Resume  bool
 
 	Repo     string // the repository of git arms (its root)
@@ -102,6 +104,15 @@ func (o *Options) resolve() error {
 	}{{&o.Journal, "--journal"}, {&o.Dir, "--dir"}, {&o.Cache, "--cache"}, {&o.Repo, "--repo"}, {&o.Lock, "--lock"}} {
 		if err := abs(p.p, p.what); err != nil {
 			return err
+		}
+	}
+	if o.Journal == "" && o.Resume {
+		home, err := Home(o.Repo)
+		if err != nil {
+			return err
+		}
+		if o.Journal, err = NewestJournal(home); err != nil {
+			return fmt.Errorf("--resume: %w", err)
 		}
 	}
 	if o.Journal != "" {

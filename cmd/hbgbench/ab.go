@@ -111,7 +111,8 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --base embedded: --head embedded:delay_us=2000 --rounds 8
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
-  hbgbench ab --resume --journal hbgbench-20261202T010000Z.jsonl`,
+  hbgbench ab --resume          # the newest campaign in .hbgbench/
+  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := loadRecipe(cmd, opts); err != nil {
@@ -174,8 +175,8 @@ spec (default embedded:, the default model) or, with --cmd, a command.`
 	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
-	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default hbgbench-<UTC>.jsonl)")
-	f.BoolVar(&opts.Resume, "resume", false, "continue the campaign of --journal")
+	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
+	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
@@ -236,9 +237,6 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 	case "", "slower", "change":
 	default:
 		return usage("--fail-on %q: want slower or change", opts.FailOn)
-	}
-	if opts.Resume && opts.Journal == "" {
-		return usage("--resume needs --journal FILE")
 	}
 	if !opts.Resume {
 		if err := opts.Config.Validate(); err != nil {

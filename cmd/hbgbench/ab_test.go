@@ -134,17 +134,12 @@ func TestAbUsageErrors(t *testing.T) {
 		{"margin", []string{"--margin", "abc"}, "--margin"},
 		{"one arm", []string{"--base", "embedded:"}, "give both arms"},
 		{"git ref without --run", []string{"--base", "main", "--head", "pr"}, "is a git ref: give --run"},
-		{"resume without journal", []string{"--resume"}, "--resume needs --journal"},
 		{"both arm kinds", []string{"--base", "embedded:", "--base-cmd", "x", "--head", "embedded:"}, "not both"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			args := []string{"ab"}
-			if tc.name != "resume without journal" {
-				args = append(args, "--journal", filepath.Join(dir, "j.jsonl"))
-			}
-			args = append(args, tc.args...)
+			args := append([]string{"ab", "--journal", filepath.Join(dir, "j.jsonl")}, tc.args...)
 			code, _, errText := runCLI(args...)
 			assert.Equal(t, 2, code, errText)
 			assert.Contains(t, errText, tc.want)

@@ -59,7 +59,7 @@ func TestAbFirstTryInsideRepo(t *testing.T) {
 	t.Chdir(sub)
 	cache := t.TempDir()
 	code, out, errText := runCLI("ab", "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
-		"--rounds", "6", "--block", "3", "--cache", cache, "--seed", "4")
+		"--rounds", "8", "--block", "5", "--cache", cache, "--seed", "4")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "SLOWER: ControlPlane")
 	j := campaignHome(t, repo)
@@ -97,7 +97,7 @@ func TestAbFirstTryInsideRepo(t *testing.T) {
 // `cd {out} && ...` recipe shape.
 func TestAbFirstTryRecipe(t *testing.T) {
 	repo := outRepo(t)
-	recipe := "run = \"cd {out} && {worktree}/run.sh {rounds} .\"\nrounds = 6\nblock = 3\n"
+	recipe := "run = \"cd {out} && {worktree}/run.sh {rounds} .\"\nrounds = 8\nblock = 5\n"
 	for _, br := range []string{"main", "pr"} {
 		gitT(t, repo, "checkout", "-q", br)
 		require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
@@ -120,7 +120,7 @@ func TestAbFirstTryRepoFromOutside(t *testing.T) {
 	here := t.TempDir()
 	t.Chdir(here)
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
-		"--rounds", "6", "--block", "3", "--cache", t.TempDir(), "--seed", "6", "--journal", "runs/c.jsonl")
+		"--rounds", "8", "--block", "5", "--cache", t.TempDir(), "--seed", "6", "--journal", "runs/c.jsonl")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "SLOWER: ControlPlane")
 	_, err := os.Stat(filepath.Join(here, "runs", "c.jsonl"))
@@ -143,6 +143,22 @@ func TestAbCommandArmDir(t *testing.T) {
 	jr, err := abtest.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Len(t, jr.Counted(), 4)
+
+	// --resume alone takes the newest campaign of the home: a finished
+	// one runs nothing and prints its report again.
+	code, out, errText := runCLI("ab", "--resume", "--format", "markdown")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "journal "+j)
+	assert.Contains(t, out, "| ControlPlane * |")
+}
+
+// TestAbResumeWithNothingToResume: --resume where no campaign ran.
+func TestAbResumeWithNothingToResume(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, _, errText := runCLI("ab", "--resume")
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, "--resume: no campaign journal in "+filepath.Join(dir, abtest.HomeDir))
 }
 
 // TestAbFailedBlockShowsItsLog: a block that fails is named with its log

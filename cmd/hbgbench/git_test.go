@@ -123,19 +123,25 @@ func TestAbGitRefs(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("stashed\n"), 0o644))
 	gitT(t, repo, "stash", "-q")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("work in progress\n"), 0o644))
+	// What an earlier hbgbench left in the checkout is not the user's
+	// change: the warning does not count it.
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "hbgbench-20261101T000000Z.jsonl"), []byte("{}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "hbgbench-20261101T000000Z.jsonl.lock"), []byte("1\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "hbgbench-20261101T000000Z.d"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "hbgbench-20261101T000000Z.d", "w01-base-t1.log"), nil, 0o644))
 	before := checkoutState(t, repo)
 
 	cache := t.TempDir()
 	j := filepath.Join(t.TempDir(), "git.jsonl")
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", c1[:10], "--head", "pr", "--build", "echo built > build.txt",
-		"--run", "./run.sh {rounds} {out}", "--rounds", "6", "--block", "3", "--format", "markdown",
+		"--run", "./run.sh {rounds} {out}", "--rounds", "8", "--block", "5", "--format", "markdown",
 		"--journal", j, "--cache", cache, "--seed", "4")
 	require.Equal(t, 0, code, errText)
 	t.Logf("markdown report:\n%s", out)
 	assert.Contains(t, out, "SLOWER: ControlPlane")
 	assert.Contains(t, out, "| ControlPlane * |")
 	assert.Contains(t, out, "<details>")
-	assert.Contains(t, errText, "has uncommitted changes; they are not measured: the arms are base "+c1[:10]+" ("+c1[:12]+") and head pr ("+c2[:12]+")")
+	assert.Contains(t, errText, "has uncommitted changes; they are not measured: the arms are base "+c1[:10]+" ("+c1[:12]+") and head pr ("+c2[:12]+"); uncommitted: ?? notes.txt\n")
 	assert.Contains(t, errText, "building "+c1[:12])
 
 	assert.Equal(t, before, checkoutState(t, repo), "the user's checkout changed")
