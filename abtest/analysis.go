@@ -80,6 +80,10 @@ type MetricResult struct {
 	Extra     int    `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
 	Gated     bool   `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
 	Error     string `json:"error,omitempty"`        // why the metric has no analysis
+	// Aliases are the metrics this row stands for as well: they carried
+	// the same value as it in every warm pass analysed, so they are one
+	// quantity, tested once (distinctMetrics).
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // Noise is the campaign's noise footer, for its primary metric.
@@ -236,9 +240,12 @@ func Analyze(j *Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d rounds: with fewer than %d no Wilcoxon p can fall below 0.05, and the interval is wide", a.Complete, stats.MinRounds))
 	}
 
-	names := metricsOf(pairs, cfg.PerRank, a.Primary)
-	for _, m := range names {
-		a.Metrics = append(a.Metrics, analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank)))
+	logs := pairLogs(pairs)
+	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
+	for i, m := range names {
+		res := analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank))
+		res.Aliases = aliases[i]
+		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = noiseOf(a, pairs, cfg)
@@ -251,19 +258,19 @@ func isPrimary(metric, primary string, perRank bool) bool {
 	return metric == primary || perRank && strings.HasPrefix(metric, primary+rankSep)
 }
 
-// metricsOf lists the metrics both arms recorded in at least one counted
-// block, in report order, the primary first among its family.
-func metricsOf(pairs []roundPair, perRank bool, primary string) []MetricInfo {
+// pairLogs returns the passes of each arm's blocks, round by round.
+func pairLogs(pairs []roundPair) [2][][]Pass {
 	var logs [2][][]Pass
 	for _, p := range pairs {
 		for arm, b := range p.blocks {
 			logs[arm] = append(logs[arm], b.Passes)
 		}
 	}
-	return metricsOfLogs(logs, perRank, primary)
+	return logs
 }
 
-// metricsOfLogs is metricsOf of the passes of each arm's blocks or logs.
+// metricsOfLogs lists the metrics both arms recorded in at least one of
+// their blocks or logs, in report order.
 func metricsOfLogs(logs [2][][]Pass, perRank bool, primary string) []MetricInfo {
 	seen := [2]map[string]bool{{}, {}}
 	ranks := map[int]bool{}
@@ -299,6 +306,96 @@ func metricsOfLogs(logs [2][][]Pass, perRank bool, primary string) []MetricInfo 
 		}
 	}
 	return out
+}
+
+// distinctMetrics keeps one metric of each set that carried the same
+// value in every warm pass of every block of both arms (logs), and returns
+// the kept ones in their order with, for each, the names of the ones it
+// stands for. Two names can be one quantity in one log generation and two
+// in another (Gate is ControlPlane unless H2D spans nest; H2dArena is
+// phase.arena_h2d in most logs), so this is decided from the data, never
+// from a table of names. A metric that is several rows is one test: it
+// must count once in its Holm family and cannot get two verdicts.
+//
+// The kept metric is the primary one when it is in the set, else the
+// first in report order. Under --per-rank only rows of the same rank are
+// compared, and no primary row stands for another.
+func distinctMetrics(ms []MetricInfo, logs [2][][]Pass, cfg Config, primary string) ([]MetricInfo, [][]string) {
+	prim := func(i int) bool { return isPrimary(ms[i].Name, primary, cfg.PerRank) }
+	// The primary rows first, so that one of them is always kept.
+	order := make([]int, 0, len(ms))
+	for i := range ms {
+		if prim(i) {
+			order = append(order, i)
+		}
+	}
+	for i := range ms {
+		if !prim(i) {
+			order = append(order, i)
+		}
+	}
+	keptAs := make([]int, len(ms)) // the row each metric is shown in
+	for k, i := range order {
+		keptAs[i] = i
+		if prim(i) {
+			continue
+		}
+		for _, j := range order[:k] {
+			if keptAs[j] == j && sameRank(ms[i].Name, ms[j].Name) && sameWarmValues(logs, ms[i].Name, ms[j].Name, cfg.Cold) {
+				keptAs[i] = j
+				break
+			}
+		}
+	}
+	var out []MetricInfo
+	var aliases [][]string
+	row := make([]int, len(ms))
+	for i, m := range ms {
+		if keptAs[i] == i {
+			row[i] = len(out)
+			out = append(out, m)
+			aliases = append(aliases, nil)
+		}
+	}
+	for i, m := range ms {
+		if keptAs[i] != i {
+			r := row[keptAs[i]]
+			aliases[r] = append(aliases[r], m.Name)
+		}
+	}
+	return out, aliases
+}
+
+// sameRank reports whether two metric names are of the same rank under
+// --per-rank ("HostOrch@rank1", "phase.host_orch@rank1"), or both pooled.
+func sameRank(a, b string) bool {
+	_, ra, _ := strings.Cut(a, rankSep)
+	_, rb, _ := strings.Cut(b, rankSep)
+	return ra == rb
+}
+
+// sameWarmValues reports whether metrics a and b have the same value in
+// every warm pass of every block of both arms (a pass recording one
+// records the other), and some pass records them.
+func sameWarmValues(logs [2][][]Pass, a, b string, cold int) bool {
+	seen := false
+	for arm := range 2 {
+		for _, ps := range logs[arm] {
+			for i := range ps {
+				p := &ps[i]
+				if p.Index < cold {
+					continue
+				}
+				va, oka := p.value(a)
+				vb, okb := p.value(b)
+				if oka != okb || va != vb {
+					return false
+				}
+				seen = seen || oka
+			}
+		}
+	}
+	return seen
 }
 
 // warmValues returns the values of metric in the block's warm passes

@@ -243,3 +243,165 @@ func TestOnePrimaryIsNotGated(t *testing.T) {
 	assert.False(t, ps[0].Gated)
 	assert.Len(t, a.Headlines(), 1)
 }
+
+// twinJournal is a campaign of 8 rounds of blocks of 1 cold and 3 warm
+// passes per rank, head faster than base in every round by a different
+// amount, so that every metric has the same exact Wilcoxon p (2/256). Gate
+// is ControlPlane and phase.host_orch is HostOrch, pass for pass, unless
+// tweak changes a value: tweak(round, arm, rank, pass, values).
+func twinJournal(t *testing.T, ranks int, tweak func(round, arm, rank, pass int, v map[string]float64)) *Journal {
+	t.Helper()
+	h := testHeader(t)
+	h.Config.Rounds, h.Config.Cold, h.Config.PerRank = 8, 1, ranks > 1
+	j := &Journal{Header: h}
+	for i := range h.Config.Rounds {
+		round := i + 1
+		for arm := range 2 {
+			b := BlockRecord{Type: lineBlock, Round: round, Arm: armNames[arm], Attempt: 1, Try: 1}
+			for rank := range ranks {
+				for k := range 4 {
+					scale := 1.0
+					if arm == Head {
+						scale = 0.9 - 0.01*float64(i)
+					}
+					base := (1000 + 3*float64(k) + 5*float64(rank)) * scale * nsPerUs
+					v := map[string]float64{
+						"ControlPlane": base, "Gate": base,
+						"HostOrch": base / 2, "phase.host_orch": base / 2,
+						"phase.args": base / 4, "phase.shared_mem": base / 8,
+					}
+					if tweak != nil {
+						tweak(round, arm, rank, k, v)
+					}
+					b.Passes = append(b.Passes, Pass{Pid: int64(100 + rank), Inv: uint64(k + 1), Rank: rank, Index: k, Cold: k == 0, Values: v})
+				}
+			}
+			j.Blocks = append(j.Blocks, b)
+		}
+		j.Rounds = append(j.Rounds, RoundRecord{Type: lineRound, Round: round, Attempt: 1, Status: RoundOK})
+	}
+	return j
+}
+
+// TestIdenticalMetricsAreTestedOnce: two metrics with the same value in
+// every warm pass of both arms are one quantity: one row, which names the
+// other, counted once in its Holm family; metrics that differ in a single
+// warm pass keep their rows. Every metric of twinJournal has the same p, so
+// each secondary row's Holm-adjusted p is its family's size times p.
+func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
+	bump := func(metric string, round, arm, rank, pass int) func(int, int, int, int, map[string]float64) {
+		return func(r, a, rk, k int, v map[string]float64) {
+			if r == round && a == arm && rk == rank && k == pass {
+				v[metric]++
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		design   string
+		ranks    int
+		primary  string
+		tweak    func(round, arm, rank, pass int, v map[string]float64)
+		rows     []string
+		aliases  map[string][]string
+		families map[string]int // secondary rows per Holm family
+	}{
+		{
+			name: "identical twins merge", design: DesignInterleaved, ranks: 1,
+			rows:     []string{"ControlPlane", "HostOrch", "phase.args", "phase.shared_mem"},
+			aliases:  map[string][]string{"ControlPlane": {"Gate"}, "HostOrch": {"phase.host_orch"}},
+			families: map[string]int{FamilyControlPlane: 1, FamilyPhases: 2},
+		},
+		{
+			name: "gate differs in one warm pass", design: DesignInterleaved, ranks: 1,
+			tweak:    bump("Gate", 3, Head, 0, 2),
+			rows:     []string{"ControlPlane", "HostOrch", "Gate", "phase.args", "phase.shared_mem"},
+			aliases:  map[string][]string{"HostOrch": {"phase.host_orch"}},
+			families: map[string]int{FamilyControlPlane: 2, FamilyPhases: 2},
+		},
+		{
+			name: "both twins differ", design: DesignInterleaved, ranks: 1,
+			tweak: func(r, a, rk, k int, v map[string]float64) {
+				bump("Gate", 1, Base, 0, 1)(r, a, rk, k, v)
+				bump("phase.host_orch", 8, Head, 0, 3)(r, a, rk, k, v)
+			},
+			rows:     []string{"ControlPlane", "HostOrch", "Gate", "phase.args", "phase.shared_mem", "phase.host_orch"},
+			aliases:  map[string][]string{},
+			families: map[string]int{FamilyControlPlane: 2, FamilyPhases: 3},
+		},
+		{
+			name: "a cold pass is not analysed", design: DesignInterleaved, ranks: 1,
+			tweak:    bump("Gate", 2, Base, 0, 0),
+			rows:     []string{"ControlPlane", "HostOrch", "phase.args", "phase.shared_mem"},
+			aliases:  map[string][]string{"ControlPlane": {"Gate"}, "HostOrch": {"phase.host_orch"}},
+			families: map[string]int{FamilyControlPlane: 1, FamilyPhases: 2},
+		},
+		{
+			name: "the primary keeps its row", design: DesignInterleaved, ranks: 1, primary: "Gate",
+			rows:     []string{"HostOrch", "Gate", "phase.args", "phase.shared_mem"},
+			aliases:  map[string][]string{"Gate": {"ControlPlane"}, "HostOrch": {"phase.host_orch"}},
+			families: map[string]int{FamilyControlPlane: 1, FamilyPhases: 2},
+		},
+		{
+			name: "per rank: twins on rank 0 only", design: DesignInterleaved, ranks: 2,
+			tweak: bump("Gate", 5, Head, 1, 1),
+			rows: []string{"ControlPlane@rank0", "ControlPlane@rank1", "HostOrch@rank0", "HostOrch@rank1", "Gate@rank1",
+				"phase.args@rank0", "phase.args@rank1", "phase.shared_mem@rank0", "phase.shared_mem@rank1"},
+			aliases: map[string][]string{"ControlPlane@rank0": {"Gate@rank0"},
+				"HostOrch@rank0": {"phase.host_orch@rank0"}, "HostOrch@rank1": {"phase.host_orch@rank1"}},
+			families: map[string]int{FamilyControlPlane: 3, FamilyPhases: 4},
+		},
+		{
+			name: "compare: identical twins merge", design: DesignUnpaired, ranks: 1,
+			rows:     []string{"ControlPlane", "HostOrch", "phase.args", "phase.shared_mem"},
+			aliases:  map[string][]string{"ControlPlane": {"Gate"}, "HostOrch": {"phase.host_orch"}},
+			families: map[string]int{FamilyControlPlane: 1, FamilyPhases: 2},
+		},
+		{
+			name: "compare: gate differs", design: DesignUnpaired, ranks: 1,
+			tweak:    bump("Gate", 4, Base, 0, 3),
+			rows:     []string{"ControlPlane", "HostOrch", "Gate", "phase.args", "phase.shared_mem"},
+			aliases:  map[string][]string{"HostOrch": {"phase.host_orch"}},
+			families: map[string]int{FamilyControlPlane: 2, FamilyPhases: 2},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := twinJournal(t, tc.ranks, tc.tweak)
+			if tc.primary != "" {
+				j.Header.Primary = tc.primary
+			}
+			var a *Analysis
+			if tc.design == DesignUnpaired {
+				j.unpaired = true
+				a = AnalyzeUnpaired(j)
+			} else {
+				a = Analyze(j)
+			}
+			require.Equal(t, tc.design, a.Design)
+			var rows []string
+			aliases := map[string][]string{}
+			size := map[string]int{}
+			for _, m := range a.Metrics {
+				rows = append(rows, m.Name)
+				if len(m.Aliases) > 0 {
+					aliases[m.Name] = m.Aliases
+				}
+				if !m.Primary {
+					size[m.Family]++
+				}
+			}
+			require.Equal(t, tc.rows, rows)
+			assert.Equal(t, tc.aliases, aliases)
+			assert.Equal(t, tc.families, size)
+			for _, m := range a.Metrics {
+				require.Empty(t, m.Error, m.Name)
+				if m.Primary {
+					continue
+				}
+				// Every row has the same p: Holm multiplies it by the
+				// number of rows in the family.
+				assert.InDelta(t, math.Min(1, float64(tc.families[m.Family])*float64(m.P)), float64(m.HolmP), 1e-12, m.Name)
+			}
+		})
+	}
+}

@@ -100,8 +100,11 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and the interval is wide",
 			len(logs[Base]), len(logs[Head])))
 	}
-	for _, m := range metricsOfLogs(logs, cfg.PerRank, h.Primary) {
-		a.Metrics = append(a.Metrics, analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design))
+	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
+	for i, m := range names {
+		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design)
+		res.Aliases = aliases[i]
+		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = unpairedNoise(a, logs, cfg)

@@ -61,6 +61,16 @@ func (m *MetricResult) shownVerdict() string {
 	return m.Verdict
 }
 
+// aliasNote is what a row's name is followed by when the row stands for
+// other metrics as well (they carried the same values): " = Gate", or
+// " = phase.args = Host" for several.
+func (m *MetricResult) aliasNote() string {
+	if len(m.Aliases) == 0 {
+		return ""
+	}
+	return " = " + strings.Join(m.Aliases, " = ")
+}
+
 // Headline returns the verdict on the primary metric: one line, or under
 // --per-rank one line per rank.
 func (a *Analysis) Headline() string { return strings.Join(a.Headlines(), "\n") }
@@ -156,6 +166,7 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 		if m.Primary {
 			name += " *"
 		}
+		name += m.aliasNote()
 		for arm := range 2 {
 			s := m.Arms[arm]
 			row := []string{name, armNames[arm], fmt.Sprint(s.N), us(s.TrimmedMean), us(s.Median), us(s.Min)}
@@ -431,6 +442,7 @@ func (a *Analysis) CombinedTable() *report.Table {
 			if m.Primary {
 				name += " *"
 			}
+			name += m.aliasNote()
 			sign := "-"
 			if m.SignN > 0 {
 				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
@@ -460,7 +472,7 @@ func (a *Analysis) SuggestedMargin() float64 {
 // and then the raw passes of every counted block.
 func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
-		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict"}}
+		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
 	f := func(x Num) string {
 		if math.IsNaN(float64(x)) {
 			return ""
@@ -472,7 +484,7 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 			s := r.Arms[arm]
 			m.Rows = append(m.Rows, []string{r.Name, r.Family, fmt.Sprint(r.Primary), armNames[arm], fmt.Sprint(s.N),
 				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
-				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict})
+				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
 		}
 	}
 	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
