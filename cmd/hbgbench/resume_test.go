@@ -163,6 +163,8 @@ func TestAbInterruptPrintsPartialReport(t *testing.T) {
 	assert.Regexp(t, `PARTIAL: [12] of 4 rounds complete`, out.String())
 	assert.Contains(t, out.String(), "ControlPlane *")
 	waitNoOrphans(t, abtest.BlockDir(j))
+	_, err = os.Stat(abtest.LockPath(j))
+	assert.True(t, os.IsNotExist(err), "Ctrl-C leaves the journal's lock file: %v", err)
 }
 
 // TestAbKilledTakesTheBlocksBackgroundProcesses: `kill -9` of hbgbench
