@@ -350,11 +350,45 @@ func flockFile(path string) (*os.File, error) {
 	}
 }
 
+// maxLockBytes bounds what a lock file hbgbench made holds: a pid and a
+// newline.
+const maxLockBytes = 24
+
+// notALock says why path cannot be a lock: a lock never follows a
+// symbolic link, and never truncates a file that holds anything but a pid.
+func notALock(path string, f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file, so not a lock file: name a file of its own for the lock", path)
+	}
+	if fi.Size() > maxLockBytes {
+		return fmt.Errorf("%s holds %d bytes, not a pid: it is not a lock file hbgbench made, and is left alone; name a file of its own for the lock", path, fi.Size())
+	}
+	b := make([]byte, fi.Size())
+	n, _ := f.ReadAt(b, 0)
+	for _, c := range strings.TrimSpace(string(b[:n])) {
+		if c < '0' || c > '9' {
+			return fmt.Errorf("%s holds %q, not a pid: it is not a lock file hbgbench made, and is left alone; name a file of its own for the lock", path, b[:n])
+		}
+	}
+	return nil
+}
+
 // flockOnce is one try of flockFile; it returns neither a file nor an
 // error when the lock it took is on a file no longer at path.
 func flockOnce(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: a lock is never followed into another file; name a file of its own for the lock", path)
+	}
 	if err != nil {
+		return nil, err
+	}
+	if err := notALock(path, f); err != nil {
+		f.Close()
 		return nil, err
 	}
 	var deadline time.Time
@@ -384,10 +418,15 @@ func flockOnce(path string) (*os.File, error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if fi, err := f.Stat(); err == nil {
-		if now, err := os.Stat(path); err != nil || !os.SameFile(fi, now) {
+		if now, err := os.Lstat(path); err != nil || !os.SameFile(fi, now) {
 			f.Close()
 			return nil, nil
 		}
+	}
+	// Held now: what it holds cannot change under us.
+	if err := notALock(path, f); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

@@ -255,3 +255,43 @@ func TestLockFileNamesItsHolder(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, second.Close())
 }
+
+// TestLockNeverDestroysAFile: a lock is taken only on a file hbgbench
+// made (empty, or a pid); it never truncates another file, never follows
+// a symbolic link and never takes a FIFO.
+func TestLockNeverDestroysAFile(t *testing.T) {
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(precious, []byte("my notes\n"), 0o644))
+	link := filepath.Join(dir, "j.jsonl.lock")
+	require.NoError(t, os.Symlink(precious, link))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	pidFile := filepath.Join(dir, "card0.lock")
+	require.NoError(t, os.WriteFile(pidFile, []byte("12345\n"), 0o644))
+
+	tests := []struct {
+		name, path, want string
+	}{
+		{"a file of data", precious, "holds \"my notes\\n\", not a pid: it is not a lock file hbgbench made"},
+		{"a symbolic link", link, "is a symbolic link: a lock is never followed"},
+		{"a FIFO", fifo, "is not a regular file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LockFile(tc.path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			b, err := os.ReadFile(precious)
+			require.NoError(t, err)
+			assert.Equal(t, "my notes\n", string(b))
+		})
+	}
+	// The journal's lock through a symbolic link is refused the same way.
+	_, err := CreateJournal(filepath.Join(dir, "j.jsonl"))
+	assert.ErrorContains(t, err, "is a symbolic link")
+	// A lock file an earlier hbgbench made (a pid) is taken.
+	f, err := LockFile(pidFile)
+	require.NoError(t, err)
+	f.Close()
+}
