@@ -31,7 +31,7 @@ func (e *AbortError) Unwrap() error { return e.Err }
 
 // A Campaign is everything Run needs.
 type Campaign struct {
-	Header  Header                   // written first for a new campaign; read back for a resumed one
+	Header  Header                   // journaled when the campaign opened (or read back for a resumed one)
 	Runners [2]runtimeharness.Runner // base, head
 	Journal *JournalWriter           // open and locked
 	Resumed *Journal                 // the journal as read back, nil for a new campaign
@@ -54,13 +54,14 @@ func (c *Campaign) TotalBlocks() int {
 
 // state is what Run tracks while it runs.
 type state struct {
-	c        *Campaign
-	j        *Journal // everything journaled so far, this run's lines included
-	seq      int
-	done     int
-	dropped  int
-	headerOK bool
-	pending  []any // lines held until the header can be written
+	c       *Campaign
+	j       *Journal // everything journaled so far, this run's lines included
+	seq     int
+	done    int
+	dropped int
+	// rulerOK says the journal names the primary metric and the ruler
+	// (in its header, or in a ruler line).
+	rulerOK bool
 }
 
 // Run runs the campaign to its end, or to the first abort, or until ctx is
@@ -73,7 +74,6 @@ func Run(ctx context.Context, c *Campaign) error {
 	st := &state{c: c, j: &Journal{Header: c.Header}}
 	if c.Resumed != nil {
 		st.j = c.Resumed
-		st.headerOK = true
 		st.seq = len(c.Resumed.Blocks)
 		st.done = c.doneBlocks(c.Resumed)
 		for _, r := range c.Resumed.Rounds {
@@ -82,7 +82,7 @@ func Run(ctx context.Context, c *Campaign) error {
 			}
 		}
 	}
-	defer st.flush()
+	st.rulerOK = st.j.Header.Primary != "" && st.j.Header.Ruler != ""
 	cfg := c.Header.Config
 	for arm := range 2 {
 		for w := st.j.warmupsDone(armNames[arm]) + 1; w <= cfg.Warmup; w++ {
@@ -150,47 +150,18 @@ func (c *Campaign) doneBlocks(j *Journal) int {
 	return n
 }
 
-// append journals v. The header goes first, and is written once the
-// first block counted, so that it names the primary metric and the ruler
-// that block set; lines before that wait in memory (flush writes them when
-// the campaign ends first).
+// append journals v. The first line after the primary metric and the
+// ruler are known (set by the first block that counts) is the ruler line
+// that names them.
 func (st *state) append(v any) error {
-	if !st.headerOK {
-		if st.c.Header.Primary == "" || st.c.Header.Ruler == "" {
-			st.pending = append(st.pending, v)
-			return nil
-		}
-		st.j.Header = st.c.Header
-		if err := st.c.Journal.Append(st.c.Header); err != nil {
+	h := st.c.Header
+	if !st.rulerOK && h.Primary != "" && h.Ruler != "" {
+		if err := st.c.Journal.Append(RulerRecord{Type: lineRuler, Primary: h.Primary, Ruler: h.Ruler, RulerHash: h.RulerHash}); err != nil {
 			return err
 		}
-		st.headerOK = true
-		for _, p := range st.pending {
-			if err := st.c.Journal.Append(p); err != nil {
-				return err
-			}
-		}
-		st.pending = nil
+		st.rulerOK = true
 	}
 	return st.c.Journal.Append(v)
-}
-
-// flush writes the header and held lines of a campaign that ended before
-// any block counted, so that its journal still says what failed.
-func (st *state) flush() {
-	if st.headerOK {
-		return
-	}
-	if err := st.c.Journal.Append(st.c.Header); err != nil {
-		return
-	}
-	st.headerOK = true
-	for _, p := range st.pending {
-		if st.c.Journal.Append(p) != nil {
-			return
-		}
-	}
-	st.pending = nil
 }
 
 // blockLabel names a block's log and output directory.

@@ -17,14 +17,28 @@ import (
 
 // JournalFormat is the version of the journal's line schema; a reader
 // refuses a journal of a later version.
-const JournalFormat = 1
+//
+// Format 2 writes the header when the campaign opens, before any block,
+// and the primary metric and ruler the first counted block sets in a
+// "ruler" line; format 1 held the header back until that block.
+const JournalFormat = 2
 
 // Kinds of journal line.
 const (
 	lineHeader = "header"
 	lineBlock  = "block"
 	lineRound  = "round"
+	lineRuler  = "ruler"
 )
+
+// A RulerRecord completes a header written before any block counted: the
+// primary metric and the ruler the first counted block set.
+type RulerRecord struct {
+	Type      string `json:"type"`
+	Primary   string `json:"primary"`
+	Ruler     string `json:"ruler"`
+	RulerHash string `json:"ruler_hash"`
+}
 
 // A Header is the first line of a journal: what the campaign is, so that
 // it can be resumed, re-analysed, or (later) looked at while it runs and
@@ -237,6 +251,19 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 			return fmt.Errorf("round line: %v", err)
 		}
 		j.Rounds = append(j.Rounds, r)
+	case lineRuler:
+		var r RulerRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("ruler line: %v", err)
+		}
+		h := &j.Header
+		if r.Primary == "" || r.Ruler == "" {
+			return errors.New("ruler line: no primary metric or no ruler")
+		}
+		if (h.Primary != "" && h.Primary != r.Primary) || (h.Ruler != "" && h.Ruler != r.Ruler) {
+			return fmt.Errorf("ruler line: primary %q and ruler %q contradict the header's %q and %q", r.Primary, r.Ruler, h.Primary, h.Ruler)
+		}
+		h.Primary, h.Ruler, h.RulerHash = r.Primary, r.Ruler, r.RulerHash
 	default:
 		return fmt.Errorf("unknown line type %q", kind.Type)
 	}
@@ -481,6 +508,11 @@ func CreateJournal(path string) (*JournalWriter, error) {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if errors.Is(err, os.ErrExist) && emptyFile(path) {
+		// An empty journal holds nothing to resume (an older hbgbench
+		// killed before its first block): it is as good as absent.
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+	}
 	if err != nil {
 		lock.Close()
 		if errors.Is(err, os.ErrExist) {
@@ -491,12 +523,21 @@ func CreateJournal(path string) (*JournalWriter, error) {
 	return &JournalWriter{f: f, lock: lock, lockPath: LockPath(path)}, nil
 }
 
+// emptyFile reports whether path is an empty regular file.
+func emptyFile(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+}
+
 // OpenJournal locks an existing journal for appending and reads it. A torn
 // last line is cut off (and reported in Journal.Warnings) so that the next
 // line starts clean.
 func OpenJournal(path string) (*JournalWriter, *Journal, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("reading journal: %w", err)
+	}
+	if emptyFile(path) {
+		return nil, nil, fmt.Errorf("journal %s is empty: its campaign was stopped before it wrote a line, so there is nothing to resume; start it again without --resume", path)
 	}
 	lock, err := lockJournal(path)
 	if err != nil {

@@ -295,3 +295,22 @@ func TestLockNeverDestroysAFile(t *testing.T) {
 	require.NoError(t, err)
 	f.Close()
 }
+
+// TestEmptyJournalIsAbsent: a 0-byte journal (an older hbgbench killed
+// before its first block) is taken by a new campaign, and --resume says
+// what to do instead of "no header line".
+func TestEmptyJournalIsAbsent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	_, _, err := OpenJournal(path)
+	assert.ErrorContains(t, err, "is empty: its campaign was stopped before it wrote a line")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Close())
+	_, err = ReadJournal(path)
+	require.NoError(t, err)
+	// A journal with lines is never taken.
+	_, err = CreateJournal(path)
+	assert.ErrorContains(t, err, "exists")
+}

@@ -173,7 +173,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			fmt.Fprintf(o.Warn, "hbgbench: warning: %s\n", m)
 		}
 	} else {
-		if _, err := os.Lstat(o.Journal); err == nil {
+		if _, err := os.Lstat(o.Journal); err == nil && !emptyFile(o.Journal) {
 			return s, fmt.Errorf("journal %s exists: resume it with --resume, or name another with --journal", o.Journal)
 		}
 		seed := o.Seed
@@ -195,7 +195,12 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		return s, err
 	}
 	if !o.Resume {
+		// The header is on disk before any block runs: a campaign
+		// killed in its first block leaves a journal to --resume.
 		if s.w, err = CreateJournal(o.Journal); err != nil {
+			return s, err
+		}
+		if err := s.w.Append(s.Header); err != nil {
 			return s, err
 		}
 	}

@@ -196,3 +196,40 @@ func TestAbKilledTakesTheBlocksBackgroundProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestAbKilledInItsFirstBlockResumes: a campaign killed (SIGKILL) or
+// interrupted (SIGINT) before any block counted leaves a journal with its
+// header on disk, which --resume continues; the resumed campaign names
+// the primary metric and the ruler in a ruler line, as an uninterrupted
+// one does.
+func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			j := filepath.Join(t.TempDir(), "c.jsonl")
+			cmd, _, errb := startCampaign(t, j, "--warmup", "1", "--rounds", "2")
+			// The header is written before the first block runs.
+			waitJournal(t, j, func(lines []string) bool { return len(lines) == 1 })
+			require.NoError(t, cmd.Process.Signal(sig))
+			_ = cmd.Wait()
+			lines := readJSONL(t, j)
+			require.Len(t, lines, 1, "only the header: no block counted (%s)", errb.String())
+			assert.Equal(t, "header", lines[0]["type"])
+			assert.Empty(t, lines[0]["primary"])
+
+			code, _, errText := runCLI("ab", "--resume", "--journal", j)
+			require.Equal(t, 0, code, errText)
+			jr, err := abtest.ReadJournal(j)
+			require.NoError(t, err)
+			assert.Equal(t, "ControlPlane", jr.Header.Primary)
+			assert.NotEmpty(t, jr.Header.Ruler)
+			assert.Equal(t, map[int]int{1: 1, 2: 1}, roundsOK(t, j))
+			rulers := 0
+			for _, m := range readJSONL(t, j) {
+				if m["type"] == "ruler" {
+					rulers++
+				}
+			}
+			assert.Equal(t, 1, rulers)
+		})
+	}
+}
