@@ -46,6 +46,16 @@ func ci(lo, hi Num) string {
 	return "[" + pct(lo) + ", " + pct(hi) + "]"
 }
 
+// pIs formats a p for prose: "p=0.031", or "p<0.001" where the table's
+// cell reads "<0.001" (never "p=<0.001").
+func pIs(x Num) string {
+	s := pval(x)
+	if strings.HasPrefix(s, "<") {
+		return "p" + s
+	}
+	return "p=" + s
+}
+
 // shownP is the p a report prints for m: the Holm-adjusted one, which is
 // the Wilcoxon p itself for a lone primary metric (under --per-rank the
 // primary rows are adjusted over the ranks, the secondary ones within
@@ -90,13 +100,13 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 		return fmt.Sprintf("%s: no verdict: %s", m.Label, m.Error)
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
-	facts := fmt.Sprintf("%d rounds, sign %d/%d, p=%s", m.Rounds, m.SignK, m.SignN, pval(m.P))
+	facts := fmt.Sprintf("%d rounds, sign %d/%d, %s", m.Rounds, m.SignK, m.SignN, pIs(m.P))
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[Base].Sha != a.Header.Arms[Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), facts)
 	}
 	if a.Design == DesignUnpaired {
-		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum p=%s", m.Arms[Base].Blocks, m.Arms[Head].Blocks, pval(m.P))
+		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum %s", m.Arms[Base].Blocks, m.Arms[Head].Blocks, pIs(m.P))
 	}
 	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
 		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", pval(m.HolmP))
