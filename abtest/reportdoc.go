@@ -287,8 +287,19 @@ func (a *Analysis) EnvLines() []string {
 		fmt.Sprintf("host %s: %s, %d CPUs, kernel %s, governor %s, boost %s, SMT %s, THP %s", e.Host, e.CPUModel, e.NCPU, e.Kernel, e.Governor, e.Boost, e.SMT, e.THP),
 		fmt.Sprintf("at start: load average %s; CPU pressure %s", e.LoadAvg, e.CPUPressure),
 		fmt.Sprintf("ruler %s: %s", a.Header.RulerHash, a.Header.Ruler),
-		fmt.Sprintf("%s, %s", a.Header.Hbgkit, e.Toolchain),
+		a.Header.version(),
 	}
+}
+
+// version is the hbgkit that ran the campaign, with the Go toolchain that
+// built it named once: the version string already ends with it when the
+// binary carries build information.
+func (h *Header) version() string {
+	t := h.Env.Toolchain
+	if t == "" || strings.HasSuffix(h.Hbgkit, " "+t) {
+		return h.Hbgkit
+	}
+	return h.Hbgkit + ", " + t
 }
 
 // logEnvLines are compare's host and ruler lines: the stamps of the logs,

@@ -30,3 +30,19 @@ func TestHeadlinePBelowOneInAThousand(t *testing.T) {
 	assert.Contains(t, hl, "sign 12/12, p<0.001)")
 	assert.NotContains(t, hl, "p=<")
 }
+
+// TestEnvLinesNameTheToolchainOnce: the version line of a campaign whose
+// hbgkit string already ends with the toolchain does not repeat it; one
+// without build information still names it.
+func TestEnvLinesNameTheToolchainOnce(t *testing.T) {
+	a := Analyze(fasterJournal(t, 6))
+	a.Header.Env.Toolchain = "go1.26.8"
+	for hbgkit, want := range map[string]string{
+		"hbgkit (devel) go1.26.8": "hbgkit (devel) go1.26.8",
+		"hbgkit (devel)":          "hbgkit (devel), go1.26.8",
+	} {
+		a.Header.Hbgkit = hbgkit
+		lines := a.EnvLines()
+		assert.Equal(t, want, lines[len(lines)-1])
+	}
+}
