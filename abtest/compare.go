@@ -3,6 +3,7 @@ package abtest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -49,7 +50,11 @@ func ReadLogs(opts CompareOptions) (*Journal, error) {
 		for i, path := range paths {
 			bp, err := ReadBlockLog([]string{path})
 			if err != nil {
-				return nil, fmt.Errorf("compare: reading %s: %w", path, err)
+				// The reader's error names the file already.
+				if errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(path, "*?[") {
+					return nil, fmt.Errorf("compare: %w (no file matches the pattern, so the shell passed it on as it was)", err)
+				}
+				return nil, fmt.Errorf("compare: %w", err)
 			}
 			if len(bp.Passes) == 0 {
 				return nil, fmt.Errorf("compare: %s has no passes (no chip.run span and no bind phase= line)", path)

@@ -137,6 +137,18 @@ func TestCompareUsageErrors(t *testing.T) {
 	}
 }
 
+// TestCompareErrorNamesTheFileOnce: a log that cannot be read is named
+// once in the error, after compare's own prefix; a glob the shell did not
+// expand says so.
+func TestCompareErrorNamesTheFileOnce(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "main-*.log")
+	code, _, errText := runCLI("compare", "--base", missing, "--head", "../../fixtures/hbg-e1.log")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(errText, "reading "+missing), errText)
+	assert.True(t, strings.HasPrefix(errText, "hbgbench: compare: reading "+missing+": open "), errText)
+	assert.Contains(t, errText, "no file matches the pattern")
+}
+
 func TestCompareHelp(t *testing.T) {
 	code, out, errText := runCLI("compare", "--help")
 	require.Equal(t, 0, code, errText)
