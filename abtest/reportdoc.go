@@ -3,6 +3,7 @@ package abtest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/report"
@@ -244,14 +245,76 @@ func (a *Analysis) MethodLines() []string {
 	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
 		return a.unpairedMethod(first, trim)
 	}
-	return []string{
-		fmt.Sprintf("base: %s", h.Arms[Base].Label()),
-		fmt.Sprintf("head: %s", h.Arms[Head].Label()),
+	return append(a.armLines(),
 		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
 		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (phase rows Holm-adjusted)", first, c.BlockStat),
 		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),
 		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same paired analysis on block minima", h.Primary),
+	)
+}
+
+// armLines name the arms of a campaign and, for command and git arms,
+// what they ran: the command, the build and run templates and the --env
+// switches as the journal recorded them, whether they came from the
+// command line or from hbgbench.toml.
+func (a *Analysis) armLines() []string {
+	h := &a.Header
+	var out []string
+	for arm, x := range h.Arms {
+		line := armNames[arm] + ": "
+		switch x.Kind {
+		case KindGit:
+			line += "git " + x.Label()
+		case KindCommand:
+			line += "command " + x.Spec
+		default:
+			line += x.Spec
+		}
+		out = append(out, line)
 	}
+	setting := func(what, flag string, get func(Arm) string, kinds ...string) {
+		var vals [2]string
+		var has [2]bool
+		for arm, x := range h.Arms {
+			has[arm] = slices.Contains(kinds, x.Kind)
+			if has[arm] {
+				vals[arm] = get(x)
+			}
+		}
+		if vals[Base] == "" && vals[Head] == "" {
+			return
+		}
+		src := ""
+		if !h.onCommandLine(flag) {
+			src = ", from hbgbench.toml"
+		}
+		if has[Base] && has[Head] && vals[Base] == vals[Head] {
+			out = append(out, fmt.Sprintf("%s of both arms%s: %s", what, src, vals[Base]))
+			return
+		}
+		for arm, v := range vals {
+			if !has[arm] {
+				continue
+			}
+			if v == "" {
+				v = "none"
+			}
+			out = append(out, fmt.Sprintf("%s of %s%s: %s", what, armNames[arm], src, v))
+		}
+	}
+	setting("build (once per commit, in its worktree)", "build", func(x Arm) string { return x.Build }, KindGit)
+	setting("run (once per block, in the arm's worktree)", "run", func(x Arm) string { return x.Run }, KindGit)
+	setting("env (added to the arm's command)", "env", func(x Arm) string { return strings.Join(x.Env, " ") }, KindGit, KindCommand)
+	return out
+}
+
+// onCommandLine reports whether the campaign's command line gave --flag.
+// A git arm's build, run or env it did not give came from hbgbench.toml,
+// the only other source.
+func (h *Header) onCommandLine(flag string) bool {
+	return slices.ContainsFunc(h.Command, func(w string) bool {
+		return w == "--"+flag || strings.HasPrefix(w, "--"+flag+"=")
+	})
 }
 
 // unpairedMethod is MethodLines for compare.
@@ -400,7 +463,7 @@ func (a *Analysis) Document() *report.Document {
 	det := &report.Details{Summary: "method, noise, ruler, host and command"}
 	det.Blocks = append(det.Blocks, &report.List{Items: append(a.MethodLines(), a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: strings.Join(a.Header.Command, " ")})
+		det.Blocks = append(det.Blocks, &report.Code{Text: shellJoin(a.Header.Command)})
 	}
 	d.Add(det)
 	return d
@@ -423,7 +486,7 @@ func (a *Analysis) MarkdownDocument() *report.Document {
 	items := append(a.NoiseLines(), a.MethodLines()...)
 	det.Blocks = append(det.Blocks, &report.List{Items: append(items, a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: strings.Join(a.Header.Command, " ")})
+		det.Blocks = append(det.Blocks, &report.Code{Text: shellJoin(a.Header.Command)})
 	}
 	d.Add(det)
 	return d

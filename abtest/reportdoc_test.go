@@ -3,6 +3,7 @@ package abtest
 import (
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,4 +46,56 @@ func TestEnvLinesNameTheToolchainOnce(t *testing.T) {
 		lines := a.EnvLines()
 		assert.Equal(t, want, lines[len(lines)-1])
 	}
+}
+
+// gitAnalysis is the analysis of a campaign between two git refs whose
+// build, run and env came from the command line (cmdline) or from
+// hbgbench.toml.
+func gitAnalysis(t *testing.T, command ...string) *Analysis {
+	t.Helper()
+	j := fasterJournal(t, 6)
+	const run = "cd {out} && /home/alice/src/run.sh {rounds} {out}"
+	base, err := GitArm("main", "1111111111111111111111111111111111111111", "make -C /home/alice/src", run, []string{"MODE=fast"})
+	require.NoError(t, err)
+	head, err := GitArm("pr", "2222222222222222222222222222222222222222", "make -C /home/alice/src", run, []string{"MODE=fast"})
+	require.NoError(t, err)
+	j.Header.Arms = [2]Arm{base, head}
+	j.Header.Command = command
+	return Analyze(j)
+}
+
+// TestGitArmsShowWhatRan: a campaign of git refs names, beside the
+// command as typed, the build, run and env its arms were given, and where
+// they came from; --redact drops the paths in them; the command is quoted
+// for a shell.
+func TestGitArmsShowWhatRan(t *testing.T) {
+	a := gitAnalysis(t, "hbgbench", "ab", "--base", "main", "--head", "pr")
+	lines := a.MethodLines()
+	assert.Contains(t, lines, "base: git main (111111111111)")
+	assert.Contains(t, lines, "head: git pr (222222222222)")
+	assert.Contains(t, lines, "build (once per commit, in its worktree) of both arms, from hbgbench.toml: make -C /home/alice/src")
+	assert.Contains(t, lines, "run (once per block, in the arm's worktree) of both arms, from hbgbench.toml: cd {out} && /home/alice/src/run.sh {rounds} {out}")
+	assert.Contains(t, lines, "env (added to the arm's command) of both arms, from hbgbench.toml: MODE=fast")
+
+	a = gitAnalysis(t, "hbgbench", "ab", "--base", "main", "--head", "pr", "--build", "make -C /home/alice/src",
+		"--run=cd {out} && /home/alice/src/run.sh {rounds} {out}", "--env", "MODE=fast")
+	lines = a.MethodLines()
+	assert.Contains(t, lines, "build (once per commit, in its worktree) of both arms: make -C /home/alice/src")
+	assert.Contains(t, lines, "env (added to the arm's command) of both arms: MODE=fast")
+	var code string
+	for _, b := range a.Document().Blocks {
+		if d, ok := b.(*report.Details); ok {
+			for _, c := range d.Blocks {
+				if cb, ok := c.(*report.Code); ok {
+					code = cb.Text
+				}
+			}
+		}
+	}
+	assert.Equal(t, "hbgbench ab --base main --head pr --build 'make -C /home/alice/src' '--run=cd {out} && /home/alice/src/run.sh {rounds} {out}' --env MODE=fast", code)
+
+	r := a.Redacted()
+	assert.Equal(t, "make -C <path>/src", r.Header.Arms[Base].Build)
+	assert.Equal(t, "cd {out} && <path>/run.sh {rounds} {out}", r.Header.Arms[Head].Run)
+	assert.Equal(t, "make -C /home/alice/src", a.Header.Arms[Base].Build, "the original is left alone")
 }
