@@ -349,9 +349,33 @@ func (a *Analysis) EnvLines() []string {
 	return []string{
 		fmt.Sprintf("host %s: %s, %d CPUs, kernel %s, governor %s, boost %s, SMT %s, THP %s", e.Host, e.CPUModel, e.NCPU, e.Kernel, e.Governor, e.Boost, e.SMT, e.THP),
 		fmt.Sprintf("at start: load average %s; CPU pressure %s", e.LoadAvg, e.CPUPressure),
-		fmt.Sprintf("ruler %s: %s", a.Header.RulerHash, a.Header.Ruler),
+		a.Header.rulerLine(),
 		a.Header.version(),
 	}
+}
+
+// namingWords say what Ruler sets aside in the stamp of an arm of each
+// kind (Arm.namingStrings).
+var namingWords = map[string]string{
+	KindEmbedded: "its embedded spec",
+	KindCommand:  "its command as run",
+	KindGit:      "its commit, ref, worktree and run command",
+}
+
+// rulerLine says what the campaign's ruler compared: each block's [stamp]
+// with what names its arm replaced by {arm}, and what was left of it.
+func (h *Header) rulerLine() string {
+	naming := namingWords[h.Arms[Base].Kind]
+	if h.Arms[Head].Kind != h.Arms[Base].Kind {
+		naming = "base: " + naming + "; head: " + namingWords[h.Arms[Head].Kind]
+	}
+	line := fmt.Sprintf("ruler %s: the [stamp] line of each block with what names its arm (%s) replaced by %s, the same in every block: %s",
+		h.RulerHash, naming, armPlaceholder, h.Ruler)
+	rest := slices.DeleteFunc(strings.Fields(h.Ruler), func(w string) bool { return w == armPlaceholder })
+	if len(rest) == 0 {
+		line += "; nothing else was in the stamps, so the ruler compared nothing beyond the arms themselves (a command's stamp holds no host facts; see the host line)"
+	}
+	return line
 }
 
 // version is the hbgkit that ran the campaign, with the Go toolchain that

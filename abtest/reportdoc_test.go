@@ -99,3 +99,21 @@ func TestGitArmsShowWhatRan(t *testing.T) {
 	assert.Equal(t, "cd {out} && <path>/run.sh {rounds} {out}", r.Header.Arms[Head].Run)
 	assert.Equal(t, "make -C /home/alice/src", a.Header.Arms[Base].Build, "the original is left alone")
 }
+
+// TestRulerLineSaysWhatItCompared: the ruler line says what was set aside
+// and what was left; for git arms with nothing else in their stamps, that
+// nothing was compared.
+func TestRulerLineSaysWhatItCompared(t *testing.T) {
+	a := gitAnalysis(t, "hbgbench", "ab")
+	a.Header.Ruler, a.Header.RulerHash = "{arm} {arm}", RulerHash("{arm} {arm}")
+	line := a.Header.rulerLine()
+	assert.Contains(t, line, "the [stamp] line of each block with what names its arm (its commit, ref, worktree and run command) replaced by {arm}, the same in every block: {arm} {arm}; nothing else was in the stamps")
+	assert.Contains(t, a.EnvLines(), line)
+
+	a.Header.Ruler = "{arm} env MODE=fast {arm}"
+	assert.NotContains(t, a.Header.rulerLine(), "nothing else")
+
+	a = Analyze(fasterJournal(t, 6))
+	a.Header.Ruler = "hbgkit-harness {arm} rounds=3"
+	assert.Contains(t, a.Header.rulerLine(), "(its embedded spec) replaced by {arm}, the same in every block: hbgkit-harness {arm} rounds=3")
+}
