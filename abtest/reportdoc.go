@@ -231,26 +231,121 @@ func num2(x Num) string {
 	return fmt.Sprintf("%.2f", float64(x))
 }
 
-// MethodLines describes how the campaign ran and was analysed.
-func (a *Analysis) MethodLines() []string {
-	h, c := a.Header, a.Header.Config
-	first := fmt.Sprintf("the first %d (cold) passes of each pid dropped", c.Cold)
+// MethodLines describes how the campaign ran and was analysed, as the
+// text report prints it.
+func (a *Analysis) MethodLines() []string { return a.methodLines(false) }
+
+// coldAndTrim say which passes are warm and what an arm's trimmed mean
+// drops.
+func (a *Analysis) coldAndTrim() (first, trim string) {
+	c := a.Header.Config
+	first = fmt.Sprintf("the first %d (cold) passes of each pid dropped", c.Cold)
 	if c.Cold == 0 {
 		first = "every pass kept (--keep-first)"
 	}
-	trim := "20% of each arm's passes"
+	trim = "20% of each arm's passes"
 	if c.Trim >= 0 {
 		trim = fmt.Sprintf("%d passes", c.Trim)
 	}
-	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
-		return a.unpairedMethod(first, trim)
+	return first, trim
+}
+
+// methodLines is MethodLines; for markdown (md), whose table has only the
+// arms' trimmed means and whose legend under it says so, without the
+// description of the text tables' per-arm columns.
+func (a *Analysis) methodLines(md bool) []string {
+	h, c := a.Header, a.Header.Config
+	first, trim := a.coldAndTrim()
+	perArm := fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin))
+	if md {
+		perArm = fmt.Sprintf("margin ±%s (the verdict's equivalence margin)", absPct(c.Margin))
 	}
-	return append(a.armLines(),
+	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
+		return a.unpairedMethod(first, trim, perArm, md)
+	}
+	out := append(a.armLines(),
 		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
-		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (phase rows Holm-adjusted)", first, c.BlockStat),
-		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),
+		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
+		perArm,
 		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same paired analysis on block minima", h.Primary),
 	)
+	if !md && a.anyGated() {
+		out = append(out, a.gatedNote())
+	}
+	return out
+}
+
+// anyGated reports whether a row reads "inconclusive (p)".
+func (a *Analysis) anyGated() bool {
+	return slices.ContainsFunc(a.Metrics, func(m MetricResult) bool { return m.Gated })
+}
+
+// gatedNote says what "(p)" after a verdict means.
+func (a *Analysis) gatedNote() string {
+	return fmt.Sprintf("(p) after a verdict: the row's 95%% CI lies beyond the ±%s margin but its Holm-adjusted p is not below 0.05, so it is not called faster or slower",
+		absPct(a.Margin))
+}
+
+// WhatRan is the line under a markdown report's headline naming the arms
+// and the machine.
+func (a *Analysis) WhatRan() string {
+	h := &a.Header
+	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
+		return fmt.Sprintf("base: %d log(s); head: %d log(s); the machine is not recorded (the logs were captured elsewhere)",
+			len(a.Logs[Base]), len(a.Logs[Head]))
+	}
+	name := func(x Arm) string {
+		if x.Kind == KindCommand {
+			return "command " + x.Spec
+		}
+		return x.Label()
+	}
+	return fmt.Sprintf("base: %s; head: %s; on %s, %d CPUs (host %s)",
+		name(h.Arms[Base]), name(h.Arms[Head]), h.Env.CPUModel, h.Env.NCPU, h.Env.Host)
+}
+
+// Legend says what the markdown table's columns are, and only those.
+func (a *Analysis) Legend() string {
+	c := a.Header.Config
+	_, trim := a.coldAndTrim()
+	var warm string
+	switch c.Cold {
+	case 0:
+		warm = "every pass counted"
+	case 1:
+		warm = "the first pass of each pid dropped as cold"
+	default:
+		warm = fmt.Sprintf("the first %d passes of each pid dropped as cold", c.Cold)
+	}
+	parts := []string{fmt.Sprintf("base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (%s), %s dropped at each end", warm, trim)}
+	switch a.Design {
+	case DesignDescriptive:
+		parts = append(parts, "Δ: head's trimmed mean against base's; Δmin: head's fastest pass against base's; no CI, sign, p or verdict (one log on an arm)")
+	case DesignUnpaired:
+		parts = append(parts,
+			"Δ: head against base, exp(T_head − T_base) − 1 with T the 20%-trimmed mean of ln(block statistic) over an arm's logs, and its 95% CI (Yuen); Δmin: the same on each log's minimum",
+			"sign: - (logs are not paired)",
+			"p: Wilcoxon rank-sum test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
+	default:
+		parts = append(parts,
+			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); Δmin: the same on block minima",
+			"sign: rounds whose change has Δ's sign, of those that changed",
+			"p: Wilcoxon signed-rank test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
+	}
+	parts = append(parts, "* marks the primary metric, the one the headline calls")
+	if a.anyGated() {
+		parts = append(parts, a.gatedNote())
+	}
+	return "Columns: " + strings.Join(parts, "; ") + "."
+}
+
+// rankP adds to the legend's p how the primary rows' p is adjusted under
+// --per-rank.
+func (a *Analysis) rankP() string {
+	if len(a.PrimaryResults()) > 1 {
+		return ", and over the ranks on the * rows"
+	}
+	return ""
 }
 
 // armLines name the arms of a campaign and, for command and git arms,
@@ -317,8 +412,9 @@ func (h *Header) onCommandLine(flag string) bool {
 	})
 }
 
-// unpairedMethod is MethodLines for compare.
-func (a *Analysis) unpairedMethod(first, trim string) []string {
+// unpairedMethod is methodLines for compare; perArm is methodLines's line
+// on the per-arm columns and the margin.
+func (a *Analysis) unpairedMethod(first, trim, perArm string, md bool) []string {
 	c := a.Header.Config
 	out := []string{
 		fmt.Sprintf("base: %d log(s): %s", len(a.Logs[Base]), a.Header.Arms[Base].Spec),
@@ -326,17 +422,21 @@ func (a *Analysis) unpairedMethod(first, trim string) []string {
 		fmt.Sprintf("per log: %s; each log is one block, its statistic the %s of its warm passes", first, c.BlockStat),
 	}
 	if a.Design == DesignDescriptive {
+		delta := fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim)
+		if md {
+			delta = "Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1"
+		}
 		return append(out,
 			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
-			fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim),
+			delta,
 			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
 	}
 	return append(out,
 		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",
-		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; phase rows Holm-adjusted",
+		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; secondary rows Holm-adjusted within their family",
 		"why unpaired: captured logs are not rounds; nothing pairs a base log with a head log, so a paired test would invent the pairs; the rank-sum test assumes only independent logs and is robust to outliers",
 		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ",
-		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),
+		perArm,
 		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima", a.Primary))
 }
 
@@ -500,14 +600,15 @@ func (a *Analysis) Document() *report.Document {
 // the host and the exact command.
 func (a *Analysis) MarkdownDocument() *report.Document {
 	d := a.openDocument()
+	d.Add(&report.Paragraph{Text: a.WhatRan()})
 	if t := a.CombinedTable(); t != nil {
-		d.Add(t)
+		d.Add(t, &report.Paragraph{Text: a.Legend()})
 	}
 	if len(a.Warnings) > 0 {
 		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
 	}
 	det := &report.Details{Summary: "method, noise, ruler, host and command"}
-	items := append(a.NoiseLines(), a.MethodLines()...)
+	items := append(a.NoiseLines(), a.methodLines(true)...)
 	det.Blocks = append(det.Blocks, &report.List{Items: append(items, a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
 		det.Blocks = append(det.Blocks, &report.Code{Text: shellJoin(a.Header.Command)})

@@ -1,6 +1,7 @@
 package abtest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/internal/report"
@@ -116,4 +117,37 @@ func TestRulerLineSaysWhatItCompared(t *testing.T) {
 	a = Analyze(fasterJournal(t, 6))
 	a.Header.Ruler = "hbgkit-harness {arm} rounds=3"
 	assert.Contains(t, a.Header.rulerLine(), "(its embedded spec) replaced by {arm}, the same in every block: hbgkit-harness {arm} rounds=3")
+}
+
+// visibleMarkdown is the markdown report up to its <details> block: what
+// a reviewer sees without unfolding it.
+func visibleMarkdown(t *testing.T, a *Analysis) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, report.WriteMarkdown(&b, a.MarkdownDocument()))
+	vis, _, ok := strings.Cut(b.String(), "<details>")
+	require.True(t, ok)
+	return vis
+}
+
+// TestMarkdownVisiblePartNamesArmsMachineColumns: before <details> the
+// markdown report names base and head (ref and short sha of git arms),
+// the machine, and what its columns are; (p) is explained only when a row
+// carries it.
+func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
+	a := gitAnalysis(t, "hbgbench", "ab")
+	a.Header.Env.CPUModel, a.Header.Env.NCPU, a.Header.Env.Host = "AMD EPYC", 2, "vm"
+	vis := visibleMarkdown(t, a)
+	assert.Contains(t, vis, "base: main (111111111111); head: pr (222222222222); on AMD EPYC, 2 CPUs (host vm)")
+	assert.Contains(t, vis, "base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (the first pass of each pid dropped as cold), 20% of each arm's passes dropped at each end")
+	assert.Contains(t, vis, `\* marks the primary metric`)
+	assert.Contains(t, vis, "sign: rounds whose change has Δ's sign")
+	assert.NotContains(t, vis, "(p) after a verdict", "no row is gated")
+	assert.NotContains(t, vis, "median, min, n passes", "the markdown table has no such columns")
+
+	a.Metrics[0].Gated = true
+	assert.Contains(t, visibleMarkdown(t, a), "(p) after a verdict: the row's 95% CI lies beyond the ±1.0% margin but its Holm-adjusted p is not below 0.05")
+	var b strings.Builder
+	require.NoError(t, report.WriteMarkdown(&b, a.MarkdownDocument()))
+	assert.NotContains(t, b.String(), "median, min, n passes", "the details describe only columns that exist")
 }
