@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/report"
 )
 
@@ -537,6 +538,44 @@ func stampWords(a, b string) string {
 	return strings.Join(parts, " ")
 }
 
+// RuleLine is the line under the headline that states how the verdict is
+// reached, when a primary row's p and its verdict point different ways: a
+// p below 0.05 with no change or an inconclusive verdict, or a p of 0.05
+// or more with a change called (faster, slower or a small change). "" when
+// they agree. The verdict reads the interval against the margin (STATS.md),
+// and p is a test of Δ = 0 that does not decide it, except that under
+// --per-rank a faster or slower call needs the p Holm-adjusted over the
+// ranks below 0.05 as well.
+func (a *Analysis) RuleLine() string {
+	if a.Design == DesignDescriptive {
+		return ""
+	}
+	ps := a.PrimaryResults()
+	apart := false
+	for _, m := range ps {
+		p := float64(m.shownP())
+		if m.Error != "" || math.IsNaN(p) {
+			continue
+		}
+		change := m.Verdict == "faster" || m.Verdict == "slower" || m.Verdict == "~ small"
+		apart = apart || change != (p < stats.Alpha)
+	}
+	if !apart {
+		return ""
+	}
+	test := "Wilcoxon signed-rank"
+	if a.Design == DesignUnpaired {
+		test = "Wilcoxon rank-sum"
+	}
+	gate := ""
+	if len(ps) > 1 {
+		gate = " and its p, Holm-adjusted over the ranks, is below 0.05"
+	}
+	return fmt.Sprintf("Rule: the verdict is the 95%% CI of Δ against the ±%s margin (faster or slower when the whole CI lies beyond it%s; "+
+		"no change or small change when it lies within it; inconclusive when it straddles it); p (%s) tests only Δ = 0 and does not decide, "+
+		"so p < 0.05 can go with inconclusive and p ≥ 0.05 with a verdict.", absPct(a.Margin), gate, test)
+}
+
 // designNote is the paragraph under the headline of a compare report.
 func (a *Analysis) designNote() string {
 	switch a.Design {
@@ -560,6 +599,9 @@ func (a *Analysis) openDocument() *report.Document {
 	d := &report.Document{}
 	for _, h := range a.Headlines() {
 		d.Add(&report.Paragraph{Text: h})
+	}
+	if r := a.RuleLine(); r != "" {
+		d.Add(&report.Paragraph{Text: r})
 	}
 	if n := a.designNote(); n != "" {
 		d.Add(&report.Paragraph{Text: n})

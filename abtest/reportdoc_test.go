@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -150,4 +151,43 @@ func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, report.WriteMarkdown(&b, a.MarkdownDocument()))
 	assert.NotContains(t, b.String(), "median, min, n passes", "the details describe only columns that exist")
+}
+
+// TestRuleLineWhenPAndVerdictDisagree: when the headline's p and its
+// verdict point different ways (p < 0.05 but inconclusive; p ≥ 0.05 but
+// slower), the line under the headline states the rule, in text and
+// markdown; when they agree, it does not.
+func TestRuleLineWhenPAndVerdictDisagree(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		verdict string
+		p       float64
+		want    bool
+	}{
+		{"inconclusive with p=0.031", "inconclusive", 0.031, true},
+		{"slower with p=0.094", "slower", 0.094, true},
+		{"no change with p=0.01", "no change", 0.01, true},
+		{"faster with p=0.002", "faster", 0.002, false},
+		{"inconclusive with p=0.4", "inconclusive", 0.4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := Analyze(fasterJournal(t, 6))
+			m := a.PrimaryResult()
+			m.Verdict, m.P, m.HolmP = tc.verdict, Num(tc.p), Num(tc.p)
+			var text, md strings.Builder
+			require.NoError(t, terminal.WriteText(&text, a.Document()))
+			require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
+			for _, out := range []string{text.String(), md.String()} {
+				lines := strings.Split(out, "\n")
+				require.GreaterOrEqual(t, len(lines), 3)
+				if !tc.want {
+					assert.NotContains(t, out, "Rule:")
+					continue
+				}
+				assert.Equal(t, "", lines[1], "a paragraph of its own")
+				assert.True(t, strings.HasPrefix(lines[2], "Rule: the verdict is the 95% CI of Δ against the ±1.0% margin"), lines[2])
+				assert.Contains(t, lines[2], "p (Wilcoxon signed-rank) tests only Δ = 0 and does not decide")
+			}
+		})
+	}
 }
