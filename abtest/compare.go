@@ -102,14 +102,15 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 	if n < 2 {
 		a.Design, a.Test = DesignDescriptive, ""
 	} else if len(logs[Base]) < 4 || len(logs[Head]) < 4 {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and the interval is wide",
-			len(logs[Base]), len(logs[Head])))
+		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and %s",
+			len(logs[Base]), len(logs[Head]), intervalWarning(n)))
 	}
 	for _, m := range metricsOfLogs(logs, cfg.PerRank, h.Primary) {
 		a.Metrics = append(a.Metrics, analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design))
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = unpairedNoise(a, logs, cfg)
+	withholdEstimates(a)
 	return a
 }
 
@@ -163,6 +164,7 @@ func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, d
 	if mr, err := stats.Unpaired(mins[Base], mins[Head], 0); err == nil {
 		res.DeltaMin, res.MinCILo, res.MinCIHi = Num(mr.Delta), Num(mr.CI.Lo), Num(mr.CI.Hi)
 	}
+	withholdInterval(&res, true)
 	return res
 }
 

@@ -136,8 +136,15 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 		unit = "logs per arm"
 	}
 	more := "more " + unit + " would settle it"
-	if m.Extra > 0 {
+	switch {
+	case m.Extra > 0:
 		more = fmt.Sprintf("about %d more %s would settle it if Δ stayed there", m.Extra, unit)
+	case m.NoEstimate != "":
+		more += "; how many: " + m.NoEstimate
+	}
+	if m.NoInterval != "" {
+		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, %s; %s (%s)",
+			m.Label, pct(m.Delta), m.NoInterval, more, facts)
 	}
 	return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, 95%% CI %s straddles the ±%s margin; %s (%s)",
 		m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), more, facts)
@@ -195,20 +202,27 @@ func (a *Analysis) NoiseLines() []string {
 	var out []string
 	unpaired := a.Design == DesignUnpaired || a.Design == DesignDescriptive
 	if p := a.PrimaryResult(); p != nil && !math.IsNaN(float64(n.SigmaD)) {
+		mde := absPct(float64(n.MDE))
+		if math.IsNaN(float64(n.MDE)) {
+			mde = "none, " + p.NoInterval
+		}
 		if unpaired {
 			out = append(out, fmt.Sprintf("noise of %s: σ %.1f%% between one base log and one head log (the spreads of ln(block statistic) of both arms combined); minimum detectable effect at 80%% power with these logs: %s",
-				p.Label, 100*float64(n.SigmaD), absPct(float64(n.MDE))))
+				p.Label, 100*float64(n.SigmaD), mde))
 		} else {
 			out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
-				p.Label, 100*float64(n.SigmaD), p.Rounds, absPct(float64(n.MDE))))
+				p.Label, 100*float64(n.SigmaD), p.Rounds, mde))
 		}
-		if float64(n.MDE) > a.Margin && n.RoundsForMargin > 0 {
-			unit := "rounds"
-			if unpaired {
-				unit = "logs per arm"
-			}
+		unit := "rounds"
+		if unpaired {
+			unit = "logs per arm"
+		}
+		switch {
+		case float64(n.MDE) > a.Margin && n.RoundsForMargin > 0:
 			out = append(out, fmt.Sprintf("a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d %s",
 				absPct(float64(n.MDE)), absPct(a.Margin), n.RoundsForMargin, unit))
+		case n.NoEstimate != "":
+			out = append(out, fmt.Sprintf("%s to resolve the ±%s margin: %s", unit, absPct(a.Margin), n.NoEstimate))
 		}
 	}
 	if unpaired {

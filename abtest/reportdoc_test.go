@@ -1,6 +1,8 @@
 package abtest
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -190,4 +192,44 @@ func TestRuleLineWhenPAndVerdictDisagree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTooFewRoundsForAnInterval: with 2 rounds no interval, MDE or
+// rounds-needed estimate is printed or written, and the report says why;
+// with 3 the interval is back but the estimates wait for 6 rounds.
+func TestTooFewRoundsForAnInterval(t *testing.T) {
+	a := Analyze(fasterJournal(t, 2))
+	m := a.PrimaryResult()
+	require.NotNil(t, m)
+	assert.True(t, math.IsNaN(float64(m.CILo)) && math.IsNaN(float64(m.CIHi)) && math.IsNaN(float64(m.MDE)))
+	assert.Equal(t, "too few rounds for an interval (2; needs ≥ 3)", m.NoInterval)
+	assert.Equal(t, "inconclusive", m.Verdict)
+	assert.Zero(t, m.Extra)
+	assert.Zero(t, a.Noise.RoundsForMargin)
+	assert.Equal(t, "no estimate from fewer than 6 rounds", a.Noise.NoEstimate)
+	assert.Contains(t, a.Headline(), "INCONCLUSIVE: ControlPlane: Δ -10.")
+	assert.Contains(t, a.Headline(), "too few rounds for an interval (2; needs ≥ 3); more rounds would settle it; how many: no estimate from fewer than 6 rounds (2 rounds")
+	assert.Contains(t, a.NoiseLines()[0], "minimum detectable effect at 80% power in 2 rounds: none, too few rounds for an interval")
+	assert.Contains(t, a.NoiseLines()[1], "rounds to resolve the ±1.0% margin: no estimate from fewer than 6 rounds")
+
+	var js strings.Builder
+	require.NoError(t, report.WriteJSON(&js, a))
+	var back map[string]any
+	require.NoError(t, json.Unmarshal([]byte(js.String()), &back))
+	row := back["metrics"].([]any)[0].(map[string]any)
+	assert.Nil(t, row["ci_lo"])
+	assert.Nil(t, row["ci_hi"])
+	assert.Nil(t, row["mde"])
+	assert.Equal(t, "too few rounds for an interval (2; needs ≥ 3)", row["no_interval"])
+	assert.Equal(t, "no estimate from fewer than 6 rounds", back["noise"].(map[string]any)["no_estimate"])
+
+	a = Analyze(fasterJournal(t, 3))
+	m = a.PrimaryResult()
+	assert.False(t, math.IsNaN(float64(m.CILo)), "3 rounds give an interval")
+	assert.Empty(t, m.NoInterval)
+	assert.Equal(t, "no estimate from fewer than 6 rounds", a.Noise.NoEstimate)
+
+	a = Analyze(fasterJournal(t, 6))
+	assert.Empty(t, a.Noise.NoEstimate)
+	assert.Empty(t, a.PrimaryResult().NoInterval)
 }
