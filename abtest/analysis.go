@@ -84,6 +84,11 @@ type MetricResult struct {
 	// the same value as it in every warm pass analysed, so they are one
 	// quantity, tested once (distinctMetrics).
 	Aliases []string `json:"aliases,omitempty"`
+	// NoInterval says why the intervals and the MDE are null: too few
+	// rounds (MinIntervalRounds); NoEstimate why an inconclusive row has
+	// no extra_rounds (MinEstimateRounds).
+	NoInterval string `json:"no_interval,omitempty"`
+	NoEstimate string `json:"no_estimate,omitempty"`
 }
 
 // Noise is the campaign's noise footer, for its primary metric.
@@ -96,6 +101,10 @@ type Noise struct {
 	Drift           [2]Num `json:"drift"` // least-squares slope of ln(block statistic) per round, per arm
 	Failures        [2]int `json:"failures"`
 	Dropped         int    `json:"dropped_rounds"`
+
+	// NoEstimate says why RoundsForMargin is 0: too few rounds
+	// (MinEstimateRounds).
+	NoEstimate string `json:"no_estimate,omitempty"`
 }
 
 // AnalysisSchema is the version of the JSON form of an Analysis (`hbgbench
@@ -237,7 +246,7 @@ func Analyze(j *Journal) *Analysis {
 		}
 	}
 	if a.Complete > 0 && a.Complete < stats.MinRounds {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d rounds: with fewer than %d no Wilcoxon p can fall below 0.05, and the interval is wide", a.Complete, stats.MinRounds))
+		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d rounds: with fewer than %d no Wilcoxon p can fall below 0.05, and %s", a.Complete, stats.MinRounds, intervalWarning(a.Complete)))
 	}
 
 	logs := pairLogs(pairs)
@@ -249,6 +258,7 @@ func Analyze(j *Journal) *Analysis {
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = noiseOf(a, pairs, cfg)
+	withholdEstimates(a)
 	return a
 }
 
@@ -488,6 +498,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	} else {
 		res.GlobalMin = Num(mr.Global)
 	}
+	withholdInterval(&res, false)
 	return res
 }
 

@@ -3,6 +3,7 @@ package abtest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -49,7 +50,11 @@ func ReadLogs(opts CompareOptions) (*Journal, error) {
 		for i, path := range paths {
 			bp, err := ReadBlockLog([]string{path})
 			if err != nil {
-				return nil, fmt.Errorf("compare: reading %s: %w", path, err)
+				// The reader's error names the file already.
+				if errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(path, "*?[") {
+					return nil, fmt.Errorf("compare: %w (no file matches the pattern, so the shell passed it on as it was)", err)
+				}
+				return nil, fmt.Errorf("compare: %w", err)
 			}
 			if len(bp.Passes) == 0 {
 				return nil, fmt.Errorf("compare: %s has no passes (no chip.run span and no bind phase= line)", path)
@@ -97,8 +102,8 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 	if n < 2 {
 		a.Design, a.Test = DesignDescriptive, ""
 	} else if len(logs[Base]) < 4 || len(logs[Head]) < 4 {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and the interval is wide",
-			len(logs[Base]), len(logs[Head])))
+		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and %s",
+			len(logs[Base]), len(logs[Head]), intervalWarning(n)))
 	}
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
 	for i, m := range names {
@@ -108,6 +113,7 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	a.Noise = unpairedNoise(a, logs, cfg)
+	withholdEstimates(a)
 	return a
 }
 
@@ -161,6 +167,7 @@ func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, d
 	if mr, err := stats.Unpaired(mins[Base], mins[Head], 0); err == nil {
 		res.DeltaMin, res.MinCILo, res.MinCIHi = Num(mr.Delta), Num(mr.CI.Lo), Num(mr.CI.Hi)
 	}
+	withholdInterval(&res, true)
 	return res
 }
 

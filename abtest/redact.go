@@ -61,7 +61,9 @@ func (r *redactor) strs(ss []string) []string {
 func (r *redactor) header(h *Header) {
 	h.Command = r.strs(h.Command)
 	for i := range h.Arms {
-		h.Arms[i].Spec = r.str(h.Arms[i].Spec)
+		x := &h.Arms[i]
+		x.Spec, x.Build, x.Run = r.str(x.Spec), r.str(x.Build), r.str(x.Run)
+		x.Env = r.strs(x.Env)
 	}
 	h.Ruler = r.str(h.Ruler)
 	if h.Env.Host != "" {

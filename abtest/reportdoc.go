@@ -3,8 +3,10 @@ package abtest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/report"
 )
 
@@ -44,6 +46,16 @@ func ci(lo, hi Num) string {
 		return "-"
 	}
 	return "[" + pct(lo) + ", " + pct(hi) + "]"
+}
+
+// pIs formats a p for prose: "p=0.031", or "p<0.001" where the table's
+// cell reads "<0.001" (never "p=<0.001").
+func pIs(x Num) string {
+	s := pval(x)
+	if strings.HasPrefix(s, "<") {
+		return "p" + s
+	}
+	return "p=" + s
 }
 
 // shownP is the p a report prints for m: the Holm-adjusted one, which is
@@ -100,13 +112,13 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 		return fmt.Sprintf("%s: no verdict: %s", m.Label, m.Error)
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
-	facts := fmt.Sprintf("%d rounds, sign %d/%d, p=%s", m.Rounds, m.SignK, m.SignN, pval(m.P))
+	facts := fmt.Sprintf("%d rounds, sign %d/%d, %s", m.Rounds, m.SignK, m.SignN, pIs(m.P))
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[Base].Sha != a.Header.Arms[Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), facts)
 	}
 	if a.Design == DesignUnpaired {
-		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum p=%s", m.Arms[Base].Blocks, m.Arms[Head].Blocks, pval(m.P))
+		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum %s", m.Arms[Base].Blocks, m.Arms[Head].Blocks, pIs(m.P))
 	}
 	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
 		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", pval(m.HolmP))
@@ -134,8 +146,15 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 		unit = "logs per arm"
 	}
 	more := "more " + unit + " would settle it"
-	if m.Extra > 0 {
+	switch {
+	case m.Extra > 0:
 		more = fmt.Sprintf("about %d more %s would settle it if Δ stayed there", m.Extra, unit)
+	case m.NoEstimate != "":
+		more += "; how many: " + m.NoEstimate
+	}
+	if m.NoInterval != "" {
+		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, %s; %s (%s)",
+			m.Label, pct(m.Delta), m.NoInterval, more, facts)
 	}
 	return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, 95%% CI %s straddles the ±%s margin; %s (%s)",
 		m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), more, facts)
@@ -194,20 +213,27 @@ func (a *Analysis) NoiseLines() []string {
 	var out []string
 	unpaired := a.Design == DesignUnpaired || a.Design == DesignDescriptive
 	if p := a.PrimaryResult(); p != nil && !math.IsNaN(float64(n.SigmaD)) {
+		mde := absPct(float64(n.MDE))
+		if math.IsNaN(float64(n.MDE)) {
+			mde = "none, " + p.NoInterval
+		}
 		if unpaired {
 			out = append(out, fmt.Sprintf("noise of %s: σ %.1f%% between one base log and one head log (the spreads of ln(block statistic) of both arms combined); minimum detectable effect at 80%% power with these logs: %s",
-				p.Label, 100*float64(n.SigmaD), absPct(float64(n.MDE))))
+				p.Label, 100*float64(n.SigmaD), mde))
 		} else {
 			out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
-				p.Label, 100*float64(n.SigmaD), p.Rounds, absPct(float64(n.MDE))))
+				p.Label, 100*float64(n.SigmaD), p.Rounds, mde))
 		}
-		if float64(n.MDE) > a.Margin && n.RoundsForMargin > 0 {
-			unit := "rounds"
-			if unpaired {
-				unit = "logs per arm"
-			}
+		unit := "rounds"
+		if unpaired {
+			unit = "logs per arm"
+		}
+		switch {
+		case float64(n.MDE) > a.Margin && n.RoundsForMargin > 0:
 			out = append(out, fmt.Sprintf("a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d %s",
 				absPct(float64(n.MDE)), absPct(a.Margin), n.RoundsForMargin, unit))
+		case n.NoEstimate != "":
+			out = append(out, fmt.Sprintf("%s to resolve the ±%s margin: %s", unit, absPct(a.Margin), n.NoEstimate))
 		}
 	}
 	if unpaired {
@@ -231,32 +257,190 @@ func num2(x Num) string {
 	return fmt.Sprintf("%.2f", float64(x))
 }
 
-// MethodLines describes how the campaign ran and was analysed.
-func (a *Analysis) MethodLines() []string {
-	h, c := a.Header, a.Header.Config
-	first := fmt.Sprintf("the first %d (cold) passes of each pid dropped", c.Cold)
+// MethodLines describes how the campaign ran and was analysed, as the
+// text report prints it.
+func (a *Analysis) MethodLines() []string { return a.methodLines(false) }
+
+// coldAndTrim say which passes are warm and what an arm's trimmed mean
+// drops.
+func (a *Analysis) coldAndTrim() (first, trim string) {
+	c := a.Header.Config
+	first = fmt.Sprintf("the first %d (cold) passes of each pid dropped", c.Cold)
 	if c.Cold == 0 {
 		first = "every pass kept (--keep-first)"
 	}
-	trim := "20% of each arm's passes"
+	trim = "20% of each arm's passes"
 	if c.Trim >= 0 {
 		trim = fmt.Sprintf("%d passes", c.Trim)
 	}
-	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
-		return a.unpairedMethod(first, trim)
-	}
-	return []string{
-		fmt.Sprintf("base: %s", h.Arms[Base].Label()),
-		fmt.Sprintf("head: %s", h.Arms[Head].Label()),
-		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
-		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (phase rows Holm-adjusted)", first, c.BlockStat),
-		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),
-		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same paired analysis on block minima", h.Primary),
-	}
+	return first, trim
 }
 
-// unpairedMethod is MethodLines for compare.
-func (a *Analysis) unpairedMethod(first, trim string) []string {
+// methodLines is MethodLines; for markdown (md), whose table has only the
+// arms' trimmed means and whose legend under it says so, without the
+// description of the text tables' per-arm columns.
+func (a *Analysis) methodLines(md bool) []string {
+	h, c := a.Header, a.Header.Config
+	first, trim := a.coldAndTrim()
+	perArm := fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin))
+	if md {
+		perArm = fmt.Sprintf("margin ±%s (the verdict's equivalence margin)", absPct(c.Margin))
+	}
+	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
+		return a.unpairedMethod(first, trim, perArm, md)
+	}
+	out := append(a.armLines(),
+		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
+		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
+		perArm,
+		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same paired analysis on block minima", h.Primary),
+	)
+	if !md && a.anyGated() {
+		out = append(out, a.gatedNote())
+	}
+	return out
+}
+
+// anyGated reports whether a row reads "inconclusive (p)".
+func (a *Analysis) anyGated() bool {
+	return slices.ContainsFunc(a.Metrics, func(m MetricResult) bool { return m.Gated })
+}
+
+// gatedNote says what "(p)" after a verdict means.
+func (a *Analysis) gatedNote() string {
+	return fmt.Sprintf("(p) after a verdict: the row's 95%% CI lies beyond the ±%s margin but its Holm-adjusted p is not below 0.05, so it is not called faster or slower",
+		absPct(a.Margin))
+}
+
+// WhatRan is the line under a markdown report's headline naming the arms
+// and the machine.
+func (a *Analysis) WhatRan() string {
+	h := &a.Header
+	if a.Design == DesignUnpaired || a.Design == DesignDescriptive {
+		return fmt.Sprintf("base: %d log(s); head: %d log(s); the machine is not recorded (the logs were captured elsewhere)",
+			len(a.Logs[Base]), len(a.Logs[Head]))
+	}
+	name := func(x Arm) string {
+		if x.Kind == KindCommand {
+			return "command " + x.Spec
+		}
+		return x.Label()
+	}
+	return fmt.Sprintf("base: %s; head: %s; on %s, %d CPUs (host %s)",
+		name(h.Arms[Base]), name(h.Arms[Head]), h.Env.CPUModel, h.Env.NCPU, h.Env.Host)
+}
+
+// Legend says what the markdown table's columns are, and only those.
+func (a *Analysis) Legend() string {
+	c := a.Header.Config
+	_, trim := a.coldAndTrim()
+	var warm string
+	switch c.Cold {
+	case 0:
+		warm = "every pass counted"
+	case 1:
+		warm = "the first pass of each pid dropped as cold"
+	default:
+		warm = fmt.Sprintf("the first %d passes of each pid dropped as cold", c.Cold)
+	}
+	parts := []string{fmt.Sprintf("base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (%s), %s dropped at each end", warm, trim)}
+	switch a.Design {
+	case DesignDescriptive:
+		parts = append(parts, "Δ: head's trimmed mean against base's; Δmin: head's fastest pass against base's; no CI, sign, p or verdict (one log on an arm)")
+	case DesignUnpaired:
+		parts = append(parts,
+			"Δ: head against base, exp(T_head − T_base) − 1 with T the 20%-trimmed mean of ln(block statistic) over an arm's logs, and its 95% CI (Yuen); Δmin: the same on each log's minimum",
+			"sign: - (logs are not paired)",
+			"p: Wilcoxon rank-sum test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
+	default:
+		parts = append(parts,
+			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); Δmin: the same on block minima",
+			"sign: rounds whose change has Δ's sign, of those that changed",
+			"p: Wilcoxon signed-rank test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
+	}
+	parts = append(parts, "* marks the primary metric, the one the headline calls")
+	if a.anyGated() {
+		parts = append(parts, a.gatedNote())
+	}
+	return "Columns: " + strings.Join(parts, "; ") + "."
+}
+
+// rankP adds to the legend's p how the primary rows' p is adjusted under
+// --per-rank.
+func (a *Analysis) rankP() string {
+	if len(a.PrimaryResults()) > 1 {
+		return ", and over the ranks on the * rows"
+	}
+	return ""
+}
+
+// armLines name the arms of a campaign and, for command and git arms,
+// what they ran: the command, the build and run templates and the --env
+// switches as the journal recorded them, whether they came from the
+// command line or from hbgbench.toml.
+func (a *Analysis) armLines() []string {
+	h := &a.Header
+	var out []string
+	for arm, x := range h.Arms {
+		line := armNames[arm] + ": "
+		switch x.Kind {
+		case KindGit:
+			line += "git " + x.Label()
+		case KindCommand:
+			line += "command " + x.Spec
+		default:
+			line += x.Spec
+		}
+		out = append(out, line)
+	}
+	setting := func(what, flag string, get func(Arm) string, kinds ...string) {
+		var vals [2]string
+		var has [2]bool
+		for arm, x := range h.Arms {
+			has[arm] = slices.Contains(kinds, x.Kind)
+			if has[arm] {
+				vals[arm] = get(x)
+			}
+		}
+		if vals[Base] == "" && vals[Head] == "" {
+			return
+		}
+		src := ""
+		if !h.onCommandLine(flag) {
+			src = ", from hbgbench.toml"
+		}
+		if has[Base] && has[Head] && vals[Base] == vals[Head] {
+			out = append(out, fmt.Sprintf("%s of both arms%s: %s", what, src, vals[Base]))
+			return
+		}
+		for arm, v := range vals {
+			if !has[arm] {
+				continue
+			}
+			if v == "" {
+				v = "none"
+			}
+			out = append(out, fmt.Sprintf("%s of %s%s: %s", what, armNames[arm], src, v))
+		}
+	}
+	setting("build (once per commit, in its worktree)", "build", func(x Arm) string { return x.Build }, KindGit)
+	setting("run (once per block, in the arm's worktree)", "run", func(x Arm) string { return x.Run }, KindGit)
+	setting("env (added to the arm's command)", "env", func(x Arm) string { return strings.Join(x.Env, " ") }, KindGit, KindCommand)
+	return out
+}
+
+// onCommandLine reports whether the campaign's command line gave --flag.
+// A git arm's build, run or env it did not give came from hbgbench.toml,
+// the only other source.
+func (h *Header) onCommandLine(flag string) bool {
+	return slices.ContainsFunc(h.Command, func(w string) bool {
+		return w == "--"+flag || strings.HasPrefix(w, "--"+flag+"=")
+	})
+}
+
+// unpairedMethod is methodLines for compare; perArm is methodLines's line
+// on the per-arm columns and the margin.
+func (a *Analysis) unpairedMethod(first, trim, perArm string, md bool) []string {
 	c := a.Header.Config
 	out := []string{
 		fmt.Sprintf("base: %d log(s): %s", len(a.Logs[Base]), a.Header.Arms[Base].Spec),
@@ -264,17 +448,21 @@ func (a *Analysis) unpairedMethod(first, trim string) []string {
 		fmt.Sprintf("per log: %s; each log is one block, its statistic the %s of its warm passes", first, c.BlockStat),
 	}
 	if a.Design == DesignDescriptive {
+		delta := fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim)
+		if md {
+			delta = "Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1"
+		}
 		return append(out,
 			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
-			fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim),
+			delta,
 			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
 	}
 	return append(out,
 		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",
-		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; phase rows Holm-adjusted",
+		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; secondary rows Holm-adjusted within their family",
 		"why unpaired: captured logs are not rounds; nothing pairs a base log with a head log, so a paired test would invent the pairs; the rank-sum test assumes only independent logs and is robust to outliers",
 		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ",
-		fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, absPct(c.Margin)),
+		perArm,
 		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima", a.Primary))
 }
 
@@ -287,9 +475,44 @@ func (a *Analysis) EnvLines() []string {
 	return []string{
 		fmt.Sprintf("host %s: %s, %d CPUs, kernel %s, governor %s, boost %s, SMT %s, THP %s", e.Host, e.CPUModel, e.NCPU, e.Kernel, e.Governor, e.Boost, e.SMT, e.THP),
 		fmt.Sprintf("at start: load average %s; CPU pressure %s", e.LoadAvg, e.CPUPressure),
-		fmt.Sprintf("ruler %s: %s", a.Header.RulerHash, a.Header.Ruler),
-		fmt.Sprintf("%s, %s", a.Header.Hbgkit, e.Toolchain),
+		a.Header.rulerLine(),
+		a.Header.version(),
 	}
+}
+
+// namingWords say what Ruler sets aside in the stamp of an arm of each
+// kind (Arm.namingStrings).
+var namingWords = map[string]string{
+	KindEmbedded: "its embedded spec",
+	KindCommand:  "its command as run",
+	KindGit:      "its commit, ref, worktree and run command",
+}
+
+// rulerLine says what the campaign's ruler compared: each block's [stamp]
+// with what names its arm replaced by {arm}, and what was left of it.
+func (h *Header) rulerLine() string {
+	naming := namingWords[h.Arms[Base].Kind]
+	if h.Arms[Head].Kind != h.Arms[Base].Kind {
+		naming = "base: " + naming + "; head: " + namingWords[h.Arms[Head].Kind]
+	}
+	line := fmt.Sprintf("ruler %s: the [stamp] line of each block with what names its arm (%s) replaced by %s, the same in every block: %s",
+		h.RulerHash, naming, armPlaceholder, h.Ruler)
+	rest := slices.DeleteFunc(strings.Fields(h.Ruler), func(w string) bool { return w == armPlaceholder })
+	if len(rest) == 0 {
+		line += "; nothing else was in the stamps, so the ruler compared nothing beyond the arms themselves (a command's stamp holds no host facts; see the host line)"
+	}
+	return line
+}
+
+// version is the hbgkit that ran the campaign, with the Go toolchain that
+// built it named once: the version string already ends with it when the
+// binary carries build information.
+func (h *Header) version() string {
+	t := h.Env.Toolchain
+	if t == "" || strings.HasSuffix(h.Hbgkit, " "+t) {
+		return h.Hbgkit
+	}
+	return h.Hbgkit + ", " + t
 }
 
 // logEnvLines are compare's host and ruler lines: the stamps of the logs,
@@ -340,6 +563,44 @@ func stampWords(a, b string) string {
 	return strings.Join(parts, " ")
 }
 
+// RuleLine is the line under the headline that states how the verdict is
+// reached, when a primary row's p and its verdict point different ways: a
+// p below 0.05 with no change or an inconclusive verdict, or a p of 0.05
+// or more with a change called (faster, slower or a small change). "" when
+// they agree. The verdict reads the interval against the margin (STATS.md),
+// and p is a test of Δ = 0 that does not decide it, except that under
+// --per-rank a faster or slower call needs the p Holm-adjusted over the
+// ranks below 0.05 as well.
+func (a *Analysis) RuleLine() string {
+	if a.Design == DesignDescriptive {
+		return ""
+	}
+	ps := a.PrimaryResults()
+	apart := false
+	for _, m := range ps {
+		p := float64(m.shownP())
+		if m.Error != "" || math.IsNaN(p) {
+			continue
+		}
+		change := m.Verdict == "faster" || m.Verdict == "slower" || m.Verdict == "~ small"
+		apart = apart || change != (p < stats.Alpha)
+	}
+	if !apart {
+		return ""
+	}
+	test := "Wilcoxon signed-rank"
+	if a.Design == DesignUnpaired {
+		test = "Wilcoxon rank-sum"
+	}
+	gate := ""
+	if len(ps) > 1 {
+		gate = " and its p, Holm-adjusted over the ranks, is below 0.05"
+	}
+	return fmt.Sprintf("Rule: the verdict is the 95%% CI of Δ against the ±%s margin (faster or slower when the whole CI lies beyond it%s; "+
+		"no change or small change when it lies within it; inconclusive when it straddles it); p (%s) tests only Δ = 0 and does not decide, "+
+		"so p < 0.05 can go with inconclusive and p ≥ 0.05 with a verdict.", absPct(a.Margin), gate, test)
+}
+
 // designNote is the paragraph under the headline of a compare report.
 func (a *Analysis) designNote() string {
 	switch a.Design {
@@ -363,6 +624,9 @@ func (a *Analysis) openDocument() *report.Document {
 	d := &report.Document{}
 	for _, h := range a.Headlines() {
 		d.Add(&report.Paragraph{Text: h})
+	}
+	if r := a.RuleLine(); r != "" {
+		d.Add(&report.Paragraph{Text: r})
 	}
 	if n := a.designNote(); n != "" {
 		d.Add(&report.Paragraph{Text: n})
@@ -390,7 +654,7 @@ func (a *Analysis) Document() *report.Document {
 	det := &report.Details{Summary: "method, noise, ruler, host and command"}
 	det.Blocks = append(det.Blocks, &report.List{Items: append(a.MethodLines(), a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: strings.Join(a.Header.Command, " ")})
+		det.Blocks = append(det.Blocks, &report.Code{Text: shellJoin(a.Header.Command)})
 	}
 	d.Add(det)
 	return d
@@ -403,17 +667,18 @@ func (a *Analysis) Document() *report.Document {
 // the host and the exact command.
 func (a *Analysis) MarkdownDocument() *report.Document {
 	d := a.openDocument()
+	d.Add(&report.Paragraph{Text: a.WhatRan()})
 	if t := a.CombinedTable(); t != nil {
-		d.Add(t)
+		d.Add(t, &report.Paragraph{Text: a.Legend()})
 	}
 	if len(a.Warnings) > 0 {
 		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
 	}
 	det := &report.Details{Summary: "method, noise, ruler, host and command"}
-	items := append(a.NoiseLines(), a.MethodLines()...)
+	items := append(a.NoiseLines(), a.methodLines(true)...)
 	det.Blocks = append(det.Blocks, &report.List{Items: append(items, a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: strings.Join(a.Header.Command, " ")})
+		det.Blocks = append(det.Blocks, &report.Code{Text: shellJoin(a.Header.Command)})
 	}
 	d.Add(det)
 	return d

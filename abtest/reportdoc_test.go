@@ -3,6 +3,7 @@ package abtest
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -81,4 +82,226 @@ func TestReportNamesTheAliasesOfARow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fasterJournal is a campaign of rounds rounds in which head takes about
+// 10% less than base, every round.
+func fasterJournal(t *testing.T, rounds int) *Journal {
+	t.Helper()
+	var vals [][2][]float64
+	for i := range rounds {
+		d := float64(i)
+		vals = append(vals, [2][]float64{{1000, 1010, 995}, {900 - d, 905 - d, 898 - d}})
+	}
+	return synthJournal(t, vals)
+}
+
+// TestHeadlinePBelowOneInAThousand: a p below 0.001 reads "p<0.001" in
+// the headline, never "p=<0.001".
+func TestHeadlinePBelowOneInAThousand(t *testing.T) {
+	a := Analyze(fasterJournal(t, 12))
+	m := a.PrimaryResult()
+	require.NotNil(t, m)
+	require.Less(t, float64(m.P), 0.001)
+	hl := a.Headline()
+	assert.Contains(t, hl, "sign 12/12, p<0.001)")
+	assert.NotContains(t, hl, "p=<")
+}
+
+// TestEnvLinesNameTheToolchainOnce: the version line of a campaign whose
+// hbgkit string already ends with the toolchain does not repeat it; one
+// without build information still names it.
+func TestEnvLinesNameTheToolchainOnce(t *testing.T) {
+	a := Analyze(fasterJournal(t, 6))
+	a.Header.Env.Toolchain = "go1.26.8"
+	for hbgkit, want := range map[string]string{
+		"hbgkit (devel) go1.26.8": "hbgkit (devel) go1.26.8",
+		"hbgkit (devel)":          "hbgkit (devel), go1.26.8",
+	} {
+		a.Header.Hbgkit = hbgkit
+		lines := a.EnvLines()
+		assert.Equal(t, want, lines[len(lines)-1])
+	}
+}
+
+// gitAnalysis is the analysis of a campaign between two git refs whose
+// build, run and env came from the command line (cmdline) or from
+// hbgbench.toml.
+func gitAnalysis(t *testing.T, command ...string) *Analysis {
+	t.Helper()
+	j := fasterJournal(t, 6)
+	const run = "cd {out} && /home/alice/src/run.sh {rounds} {out}"
+	base, err := GitArm("main", "1111111111111111111111111111111111111111", "make -C /home/alice/src", run, []string{"MODE=fast"})
+	require.NoError(t, err)
+	head, err := GitArm("pr", "2222222222222222222222222222222222222222", "make -C /home/alice/src", run, []string{"MODE=fast"})
+	require.NoError(t, err)
+	j.Header.Arms = [2]Arm{base, head}
+	j.Header.Command = command
+	return Analyze(j)
+}
+
+// TestGitArmsShowWhatRan: a campaign of git refs names, beside the
+// command as typed, the build, run and env its arms were given, and where
+// they came from; --redact drops the paths in them; the command is quoted
+// for a shell.
+func TestGitArmsShowWhatRan(t *testing.T) {
+	a := gitAnalysis(t, "hbgbench", "ab", "--base", "main", "--head", "pr")
+	lines := a.MethodLines()
+	assert.Contains(t, lines, "base: git main (111111111111)")
+	assert.Contains(t, lines, "head: git pr (222222222222)")
+	assert.Contains(t, lines, "build (once per commit, in its worktree) of both arms, from hbgbench.toml: make -C /home/alice/src")
+	assert.Contains(t, lines, "run (once per block, in the arm's worktree) of both arms, from hbgbench.toml: cd {out} && /home/alice/src/run.sh {rounds} {out}")
+	assert.Contains(t, lines, "env (added to the arm's command) of both arms, from hbgbench.toml: MODE=fast")
+
+	a = gitAnalysis(t, "hbgbench", "ab", "--base", "main", "--head", "pr", "--build", "make -C /home/alice/src",
+		"--run=cd {out} && /home/alice/src/run.sh {rounds} {out}", "--env", "MODE=fast")
+	lines = a.MethodLines()
+	assert.Contains(t, lines, "build (once per commit, in its worktree) of both arms: make -C /home/alice/src")
+	assert.Contains(t, lines, "env (added to the arm's command) of both arms: MODE=fast")
+	var code string
+	for _, b := range a.Document().Blocks {
+		if d, ok := b.(*report.Details); ok {
+			for _, c := range d.Blocks {
+				if cb, ok := c.(*report.Code); ok {
+					code = cb.Text
+				}
+			}
+		}
+	}
+	assert.Equal(t, "hbgbench ab --base main --head pr --build 'make -C /home/alice/src' '--run=cd {out} && /home/alice/src/run.sh {rounds} {out}' --env MODE=fast", code)
+
+	r := a.Redacted()
+	assert.Equal(t, "make -C <path>/src", r.Header.Arms[Base].Build)
+	assert.Equal(t, "cd {out} && <path>/run.sh {rounds} {out}", r.Header.Arms[Head].Run)
+	assert.Equal(t, "make -C /home/alice/src", a.Header.Arms[Base].Build, "the original is left alone")
+}
+
+// TestRulerLineSaysWhatItCompared: the ruler line says what was set aside
+// and what was left; for git arms with nothing else in their stamps, that
+// nothing was compared.
+func TestRulerLineSaysWhatItCompared(t *testing.T) {
+	a := gitAnalysis(t, "hbgbench", "ab")
+	a.Header.Ruler, a.Header.RulerHash = "{arm} {arm}", RulerHash("{arm} {arm}")
+	line := a.Header.rulerLine()
+	assert.Contains(t, line, "the [stamp] line of each block with what names its arm (its commit, ref, worktree and run command) replaced by {arm}, the same in every block: {arm} {arm}; nothing else was in the stamps")
+	assert.Contains(t, a.EnvLines(), line)
+
+	a.Header.Ruler = "{arm} env MODE=fast {arm}"
+	assert.NotContains(t, a.Header.rulerLine(), "nothing else")
+
+	a = Analyze(fasterJournal(t, 6))
+	a.Header.Ruler = "hbgkit-harness {arm} rounds=3"
+	assert.Contains(t, a.Header.rulerLine(), "(its embedded spec) replaced by {arm}, the same in every block: hbgkit-harness {arm} rounds=3")
+}
+
+// visibleMarkdown is the markdown report up to its <details> block: what
+// a reviewer sees without unfolding it.
+func visibleMarkdown(t *testing.T, a *Analysis) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, report.WriteMarkdown(&b, a.MarkdownDocument()))
+	vis, _, ok := strings.Cut(b.String(), "<details>")
+	require.True(t, ok)
+	return vis
+}
+
+// TestMarkdownVisiblePartNamesArmsMachineColumns: before <details> the
+// markdown report names base and head (ref and short sha of git arms),
+// the machine, and what its columns are; (p) is explained only when a row
+// carries it.
+func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
+	a := gitAnalysis(t, "hbgbench", "ab")
+	a.Header.Env.CPUModel, a.Header.Env.NCPU, a.Header.Env.Host = "AMD EPYC", 2, "vm"
+	vis := visibleMarkdown(t, a)
+	assert.Contains(t, vis, "base: main (111111111111); head: pr (222222222222); on AMD EPYC, 2 CPUs (host vm)")
+	assert.Contains(t, vis, "base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (the first pass of each pid dropped as cold), 20% of each arm's passes dropped at each end")
+	assert.Contains(t, vis, `\* marks the primary metric`)
+	assert.Contains(t, vis, "sign: rounds whose change has Δ's sign")
+	assert.NotContains(t, vis, "(p) after a verdict", "no row is gated")
+	assert.NotContains(t, vis, "median, min, n passes", "the markdown table has no such columns")
+
+	a.Metrics[0].Gated = true
+	assert.Contains(t, visibleMarkdown(t, a), "(p) after a verdict: the row's 95% CI lies beyond the ±1.0% margin but its Holm-adjusted p is not below 0.05")
+	var b strings.Builder
+	require.NoError(t, report.WriteMarkdown(&b, a.MarkdownDocument()))
+	assert.NotContains(t, b.String(), "median, min, n passes", "the details describe only columns that exist")
+}
+
+// TestRuleLineWhenPAndVerdictDisagree: when the headline's p and its
+// verdict point different ways (p < 0.05 but inconclusive; p ≥ 0.05 but
+// slower), the line under the headline states the rule, in text and
+// markdown; when they agree, it does not.
+func TestRuleLineWhenPAndVerdictDisagree(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		verdict string
+		p       float64
+		want    bool
+	}{
+		{"inconclusive with p=0.031", "inconclusive", 0.031, true},
+		{"slower with p=0.094", "slower", 0.094, true},
+		{"no change with p=0.01", "no change", 0.01, true},
+		{"faster with p=0.002", "faster", 0.002, false},
+		{"inconclusive with p=0.4", "inconclusive", 0.4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := Analyze(fasterJournal(t, 6))
+			m := a.PrimaryResult()
+			m.Verdict, m.P, m.HolmP = tc.verdict, Num(tc.p), Num(tc.p)
+			var text, md strings.Builder
+			require.NoError(t, terminal.WriteText(&text, a.Document()))
+			require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
+			for _, out := range []string{text.String(), md.String()} {
+				lines := strings.Split(out, "\n")
+				require.GreaterOrEqual(t, len(lines), 3)
+				if !tc.want {
+					assert.NotContains(t, out, "Rule:")
+					continue
+				}
+				assert.Equal(t, "", lines[1], "a paragraph of its own")
+				assert.True(t, strings.HasPrefix(lines[2], "Rule: the verdict is the 95% CI of Δ against the ±1.0% margin"), lines[2])
+				assert.Contains(t, lines[2], "p (Wilcoxon signed-rank) tests only Δ = 0 and does not decide")
+			}
+		})
+	}
+}
+
+// TestTooFewRoundsForAnInterval: with 2 rounds no interval, MDE or
+// rounds-needed estimate is printed or written, and the report says why;
+// with 3 the interval is back but the estimates wait for 6 rounds.
+func TestTooFewRoundsForAnInterval(t *testing.T) {
+	a := Analyze(fasterJournal(t, 2))
+	m := a.PrimaryResult()
+	require.NotNil(t, m)
+	assert.True(t, math.IsNaN(float64(m.CILo)) && math.IsNaN(float64(m.CIHi)) && math.IsNaN(float64(m.MDE)))
+	assert.Equal(t, "too few rounds for an interval (2; needs ≥ 3)", m.NoInterval)
+	assert.Equal(t, "inconclusive", m.Verdict)
+	assert.Zero(t, m.Extra)
+	assert.Zero(t, a.Noise.RoundsForMargin)
+	assert.Equal(t, "no estimate from fewer than 6 rounds", a.Noise.NoEstimate)
+	assert.Contains(t, a.Headline(), "INCONCLUSIVE: ControlPlane: Δ -10.")
+	assert.Contains(t, a.Headline(), "too few rounds for an interval (2; needs ≥ 3); more rounds would settle it; how many: no estimate from fewer than 6 rounds (2 rounds")
+	assert.Contains(t, a.NoiseLines()[0], "minimum detectable effect at 80% power in 2 rounds: none, too few rounds for an interval")
+	assert.Contains(t, a.NoiseLines()[1], "rounds to resolve the ±1.0% margin: no estimate from fewer than 6 rounds")
+
+	var js strings.Builder
+	require.NoError(t, report.WriteJSON(&js, a))
+	var back map[string]any
+	require.NoError(t, json.Unmarshal([]byte(js.String()), &back))
+	row := back["metrics"].([]any)[0].(map[string]any)
+	assert.Nil(t, row["ci_lo"])
+	assert.Nil(t, row["ci_hi"])
+	assert.Nil(t, row["mde"])
+	assert.Equal(t, "too few rounds for an interval (2; needs ≥ 3)", row["no_interval"])
+	assert.Equal(t, "no estimate from fewer than 6 rounds", back["noise"].(map[string]any)["no_estimate"])
+
+	a = Analyze(fasterJournal(t, 3))
+	m = a.PrimaryResult()
+	assert.False(t, math.IsNaN(float64(m.CILo)), "3 rounds give an interval")
+	assert.Empty(t, m.NoInterval)
+	assert.Equal(t, "no estimate from fewer than 6 rounds", a.Noise.NoEstimate)
+
+	a = Analyze(fasterJournal(t, 6))
+	assert.Empty(t, a.Noise.NoEstimate)
+	assert.Empty(t, a.PrimaryResult().NoInterval)
 }

@@ -134,9 +134,12 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
 is real, so what it measures is the noise. It reports σ_d (the spread of
 one round's log-ratio), the minimum detectable effect of this many rounds,
 and a suggested --margin for ab campaigns on this host. ARM is an embedded
-spec (default embedded:, the default model) or, with --cmd, a command.`
+spec (default embedded:, the default model), a git ref of --repo built
+with --build and run with --run as ab's ref arms are (hbgbench.toml
+supplies them too), or, with --cmd, a command.`
 		cmd.Example = `  hbgbench aa
   hbgbench aa embedded:mirror=retained --rounds 20
+  hbgbench aa main --build make --run './run.sh {rounds} {out}'
   hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12`
 		cmd.Args = cobra.MaximumNArgs(1)
 	}

@@ -335,12 +335,6 @@ func TestAACommand(t *testing.T) {
 	assert.Contains(t, errText, "give ARM or --cmd, not both")
 }
 
-func TestVersion(t *testing.T) {
-	code, out, _ := runCLI("--version")
-	require.Equal(t, 0, code)
-	assert.True(t, strings.HasPrefix(out, "hbgkit "), out)
-}
-
 // TestAbPerRankGatesOnEveryRank: under --per-rank the headline has a line
 // per rank and --fail-on looks at every rank: the head's rank 1 (the E1
 // fixture's thread 0x7f3cb1409d40) spends 20% less in its bind phases,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,6 +138,18 @@ func TestCompareUsageErrors(t *testing.T) {
 	}
 }
 
+// TestCompareErrorNamesTheFileOnce: a log that cannot be read is named
+// once in the error, after compare's own prefix; a glob the shell did not
+// expand says so.
+func TestCompareErrorNamesTheFileOnce(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "main-*.log")
+	code, _, errText := runCLI("compare", "--base", missing, "--head", "../../fixtures/hbg-e1.log")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(errText, "reading "+missing), errText)
+	assert.True(t, strings.HasPrefix(errText, "hbgbench: compare: reading "+missing+": open "), errText)
+	assert.Contains(t, errText, "no file matches the pattern")
+}
+
 func TestCompareHelp(t *testing.T) {
 	code, out, errText := runCLI("compare", "--help")
 	require.Equal(t, 0, code, errText)
@@ -166,6 +179,34 @@ func TestCompareWarnsFewLogs(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, errText, "only 3 base and 3 head logs")
 	assert.Contains(t, out, "rank-sum p=0.100")
+}
+
+// TestCompareTwoLogsPerArmPrintsNoInterval: 2 logs per arm give no
+// interval and no estimate of the logs needed (once "about 114272 more
+// logs per arm"); the report says why, and the JSON has nulls and the
+// reasons.
+func TestCompareTwoLogsPerArmPrintsNoInterval(t *testing.T) {
+	set := compareSets["compare-4v4"]
+	args := []string{"compare", "--base", set[1], set[2], "--head", set[6], set[7]}
+	code, out, errText := runCLI(args...)
+	require.Equal(t, 0, code, errText)
+	head, _, _ := strings.Cut(out, "\n")
+	assert.Contains(t, head, "too few logs for an interval (2 on an arm; needs ≥ 3 per arm); more logs per arm would settle it; how many: no estimate from fewer than 4 logs per arm")
+	assert.NotRegexp(t, `about \d+ more logs`, out)
+	assert.NotContains(t, out, "resolving the ±1.0% margin would take")
+	assert.Contains(t, errText, "with fewer than 3 no interval is given")
+
+	code, js, errText := runCLI(append(args, "--format", "json")...)
+	require.Equal(t, 0, code, errText)
+	var a map[string]any
+	require.NoError(t, json.Unmarshal([]byte(js), &a))
+	row := a["metrics"].([]any)[0].(map[string]any)
+	assert.Nil(t, row["ci_lo"])
+	assert.Nil(t, row["mde"])
+	assert.NotContains(t, row, "extra_rounds")
+	assert.Equal(t, "too few logs for an interval (2 on an arm; needs ≥ 3 per arm)", row["no_interval"])
+	assert.Equal(t, "no estimate from fewer than 4 logs per arm", row["no_estimate"])
+	assert.Equal(t, float64(0), a["noise"].(map[string]any)["rounds_for_margin"])
 }
 
 // exampleLines returns the commands of a help Example: continuation lines

@@ -347,3 +347,26 @@ func TestAbGitInterruptDuringBuild(t *testing.T) {
 	out, _ := exec.Command("pgrep", "-f", "sleep 300").Output()
 	assert.Empty(t, strings.TrimSpace(string(out)), "the build's sleep outlived it")
 }
+
+// TestAaGitRef: aa's help says ARM may be a git ref run with --run, and it
+// is: both sides are that ref's commit, built once and run in its worktree.
+func TestAaGitRef(t *testing.T) {
+	aa := NewCmdAb(true, nil)
+	assert.Contains(t, aa.Long, "a git ref of --repo built\nwith --build and run with --run")
+	assert.Contains(t, aa.Example, "hbgbench aa main --build make --run './run.sh {rounds} {out}'")
+
+	repo, c1, _ := testRepo(t)
+	j := filepath.Join(t.TempDir(), "aa.jsonl")
+	code, out, errText := runCLI("aa", "main", "--repo", repo, "--build", "echo built > build.txt",
+		"--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3", "--warmup", "0",
+		"--journal", j, "--cache", t.TempDir(), "--seed", "1")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "A/A calibration of ControlPlane")
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	for _, arm := range jr.Header.Arms {
+		assert.Equal(t, abtest.KindGit, arm.Kind)
+		assert.Equal(t, c1, arm.Sha)
+		assert.Equal(t, "./run.sh {rounds} {out}", arm.Run)
+	}
+}

@@ -77,7 +77,7 @@ embedded model of the host_build_graph bind path once (harness).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})
-	root.Version = buildinfo.Read().String()
+	root.Version = buildinfo.Read().Program("hbgbench")
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdReport(nil), NewCmdCompare(nil), NewCmdHarness(nil), newCmdChild())
 	return root

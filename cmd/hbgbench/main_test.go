@@ -4,7 +4,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/runtimeharness"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // mainEnv makes the test binary run as hbgbench itself, for tests that
@@ -22,4 +25,13 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// TestVersion: hbgbench names itself as hbgtrace does (cmd/hbgtrace
+// TestVersionFlag): "hbgbench (hbgkit) VERSION go1.x".
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI("--version")
+	require.Equal(t, 0, code)
+	assert.Regexp(t, `^hbgbench \(hbgkit\) \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, out)
+	assert.Equal(t, buildinfo.Read().Program("hbgbench")+"\n", out)
 }

@@ -330,7 +330,9 @@ func redactJournal(t *testing.T) string {
 	env["build"] = "make -C /home/alice/src/simpler"
 	h["ruler"] = "hbgkit-harness {arm} host=secret-box-17 out=/home/alice/out"
 	arms := h["arms"].([]any)
+	arms[0].(map[string]any)["kind"] = abtest.KindCommand
 	arms[0].(map[string]any)["spec"] = "/home/alice/old/run.sh {rounds} {out}"
+	arms[0].(map[string]any)["env"] = []string{"DATA=/home/alice/data"}
 	b, err := json.Marshal(h)
 	require.NoError(t, err)
 	lines[0] = string(b) + "\n"
@@ -361,6 +363,22 @@ func TestReportRedact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRedactedMarkdownRenders: rendered as GitHub renders it, the
+// redacted markdown report still shows its placeholders (<host> is not
+// taken for an HTML tag), the command arm's --env switch, and the command
+// in its code block quoted for a shell.
+func TestRedactedMarkdownRenders(t *testing.T) {
+	path := redactJournal(t)
+	code, out, errText := runCLI("report", path, "--format", "markdown", "--redact")
+	require.Equal(t, 0, code, errText)
+	var html bytes.Buffer
+	require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(out), &html))
+	assert.Contains(t, html.String(), "host &lt;host&gt;: AMD EPYC")
+	assert.Contains(t, html.String(), "base: command &lt;path&gt;/run.sh {rounds} {out}")
+	assert.Contains(t, html.String(), "env (added to the arm's command) of base, from hbgbench.toml: DATA=&lt;path&gt;/data")
+	assert.Contains(t, html.String(), "<code>'&lt;path&gt;/hbgbench' ab --journal '&lt;path&gt;/c.jsonl'\n</code>")
 }
 
 // TestReportReadOnly: report reads a journal another hbgbench holds and

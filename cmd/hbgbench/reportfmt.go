@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -68,8 +69,12 @@ func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
 	lines := []string{}
 	if p != nil && p.Error == "" {
 		lines = append(lines, fmt.Sprintf("A/A calibration of %s: verdict %s (an A/A campaign should not be faster or slower)", p.Label, p.Verdict))
-		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %.1f%%",
-			100*float64(a.Noise.SigmaD), p.Rounds, 100*float64(a.Noise.MDE)))
+		mde := fmt.Sprintf("%.1f%%", 100*float64(a.Noise.MDE))
+		if math.IsNaN(float64(a.Noise.MDE)) {
+			mde = "none, " + p.NoInterval
+		}
+		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
+			100*float64(a.Noise.SigmaD), p.Rounds, mde))
 		if m := a.SuggestedMargin(); m == m {
 			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds))
 		}

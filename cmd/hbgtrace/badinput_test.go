@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/trace"
 )
 
@@ -213,7 +214,9 @@ func TestAccountingIgnoresLinePermutations(t *testing.T) {
 func TestVersionFlag(t *testing.T) {
 	stdout, stderr, code := phasesExec(t, nil, "", "--version")
 	assert.Equal(t, 0, code, stderr)
-	assert.Regexp(t, `^hbgtrace hbgkit \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, stdout)
+	// The same form as hbgbench --version (cmd/hbgbench TestVersion).
+	assert.Regexp(t, `^hbgtrace \(hbgkit\) \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, stdout)
+	assert.Equal(t, buildinfo.Read().Program("hbgtrace")+"\n", stdout)
 }
 
 // TestAccountingDocStderr checks that docs/accounting.md quotes the stderr

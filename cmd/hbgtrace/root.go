@@ -66,10 +66,11 @@ gzip-compressed.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints the module version and VCS revision the
-		// binary was built from (runtime/debug.ReadBuildInfo).
-		Version: buildinfo.Read().String(),
+		// binary was built from (runtime/debug.ReadBuildInfo), in the
+		// form hbgbench --version prints.
+		Version: buildinfo.Read().Program("hbgtrace"),
 	}
-	root.SetVersionTemplate("hbgtrace {{.Version}}\n")
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})

@@ -37,11 +37,18 @@ func Read() Info {
 	return info
 }
 
-// String is the one-line form printed by --version and written into
-// journals: "hbgkit (devel) rev 2e6fd16a+dirty go1.26.8".
-func (i Info) String() string {
+// String is the one-line form written into journals: "hbgkit (devel)
+// rev 2e6fd16a+dirty go1.26.8".
+func (i Info) String() string { return "hbgkit " + i.version() }
+
+// Program is the --version line of one of hbgkit's commands, the same for
+// every command but its name: "hbgbench (hbgkit) v0.3.0 rev 2e6fd16a0123
+// go1.26.8".
+func (i Info) Program(name string) string { return name + " (hbgkit) " + i.version() }
+
+// version is the module version, the revision and the toolchain.
+func (i Info) version() string {
 	var b strings.Builder
-	b.WriteString("hbgkit ")
 	b.WriteString(i.Module)
 	if i.Revision != "" {
 		rev := i.Revision

@@ -48,7 +48,7 @@ func gapUS(ns int64) string { return fixed1(float64(ns) / 1e3) }
 func writeGapsText(b *strings.Builder, gs []swimlane.BindGaps) {
 	for i := range gs {
 		g := &gs[i]
-		fmt.Fprintf(b, "%s (tid %d): %d graph_submit, median gap %s us, min gap %s us, %d gap(s) longer\n",
+		fmt.Fprintf(b, "%s (tid %d): %d graph_submit, median gap %s us, threshold %s us, %d gap(s) longer\n",
 			g.Label(), g.Tid, g.Submits, gapUS(g.MedianGap), gapUS(g.MinGap), len(g.Gaps))
 		for _, p := range g.Gaps {
 			fmt.Fprintf(b, "  gap %10s us  after graph_submit #%d  at +%s us  created: %s\n",
@@ -69,7 +69,7 @@ func writeGapsMarkdown(b *strings.Builder, gs []swimlane.BindGaps) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(b, "**%s** (tid %d): %d graph_submit, median gap %s us, min gap %s us", g.Label(), g.Tid, g.Submits, gapUS(g.MedianGap), gapUS(g.MinGap))
+		fmt.Fprintf(b, "**%s** (tid %d): %d graph_submit, median gap %s us, threshold %s us", g.Label(), g.Tid, g.Submits, gapUS(g.MedianGap), gapUS(g.MinGap))
 		if g.HasCommit {
 			fmt.Fprintf(b, ", commit wait %s us", gapUS(g.CommitWait))
 		}

@@ -22,7 +22,7 @@ func TestWriteGaps(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, WriteGaps(&b, FormatText, gs))
 	text := b.String()
-	assert.Contains(t, text, "bind pid=9 inv=5 round=3 (tid 9): 6 graph_submit, median gap 1.0 us, min gap 20.0 us, 1 gap(s) longer\n")
+	assert.Contains(t, text, "bind pid=9 inv=5 round=3 (tid 9): 6 graph_submit, median gap 1.0 us, threshold 20.0 us, 1 gap(s) longer\n")
 	assert.Contains(t, text, "  gap      300.0 us  after graph_submit #2  at +131.0 us  created: graph record worker (tid 43), graph record worker (tid 45)\n")
 	assert.Contains(t, text, "  commit wait 37.0 us (last graph_submit end -> last build_definition end)\n")
 	assert.Contains(t, text, "bind pid=9 inv=6 (tid 9): 2 graph_submit")
@@ -31,7 +31,7 @@ func TestWriteGaps(t *testing.T) {
 	b.Reset()
 	require.NoError(t, WriteGaps(&b, FormatMarkdown, gs))
 	md := b.String()
-	assert.Contains(t, md, "**bind pid=9 inv=5 round=3** (tid 9): 6 graph_submit, median gap 1.0 us, min gap 20.0 us, commit wait 37.0 us\n")
+	assert.Contains(t, md, "**bind pid=9 inv=5 round=3** (tid 9): 6 graph_submit, median gap 1.0 us, threshold 20.0 us, commit wait 37.0 us\n")
 	assert.Contains(t, md, "| 300.0 | 2 | 131.0 | graph record worker (tid 43), graph record worker (tid 45) |\n")
 	assert.Equal(t, 2, strings.Count(md, "|---:|---:|---:|---|"), "one table per bind")
 

@@ -138,6 +138,14 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
+// mdText makes prose (a paragraph, a list item) read in markdown as it
+// reads in text: a backslash escapes each character GitHub would take for
+// markup in a report's text — < (a <host> placeholder is an HTML tag to
+// it, and vanishes), * (a glob in a command, emphasis to it), ` and \.
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "<", `\<`, "*", `\*`, "`", "\\`").Replace(s)
+}
+
 // WriteMarkdown writes the document as GitHub markdown: tables as pipe
 // tables with | escaped, details as <details> blocks.
 func WriteMarkdown(w io.Writer, d *Document) error {
@@ -155,12 +163,12 @@ func writeMDBlocks(ew *ErrWriter, bs []Block) {
 		case *Heading:
 			ew.Printf("%s %s\n", strings.Repeat("#", max(1, min(v.Level, 6))), v.Text)
 		case *Paragraph:
-			ew.Printf("%s\n", strings.TrimRight(v.Text, "\n"))
+			ew.Printf("%s\n", mdText(strings.TrimRight(v.Text, "\n")))
 		case *Code:
 			ew.Printf("```\n%s\n```\n", strings.TrimRight(v.Text, "\n"))
 		case *List:
 			for _, it := range v.Items {
-				ew.Printf("- %s\n", it)
+				ew.Printf("- %s\n", mdText(it))
 			}
 		case *Details:
 			ew.Printf("<details>\n<summary>%s</summary>\n\n", htmlEscape(v.Summary))

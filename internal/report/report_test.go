@@ -41,6 +41,19 @@ func TestWriteMarkdown(t *testing.T) {
 	}
 }
 
+// TestWriteMarkdownProseReadsAsText: a redacted placeholder, a glob and a
+// backquote in a paragraph or a list item are escaped, so GitHub shows
+// them rather than taking <host> for an HTML tag (and dropping it) or
+// *.log *.txt for emphasis; a code block is left as it is.
+func TestWriteMarkdownProseReadsAsText(t *testing.T) {
+	d := &Document{}
+	d.Add(&Paragraph{Text: "host <host>: AMD"}, &List{Items: []string{"base: cat <path>/a *.log *.txt `x` a\\b"}},
+		&Code{Text: "hbgbench ab --run '<path>/run.sh *.log'"})
+	var b bytes.Buffer
+	require.NoError(t, WriteMarkdown(&b, d))
+	assert.Equal(t, "host \\<host>: AMD\n\n- base: cat \\<path>/a \\*.log \\*.txt \\`x\\` a\\\\b\n\n```\nhbgbench ab --run '<path>/run.sh *.log'\n```\n", b.String())
+}
+
 func TestWriteCSV(t *testing.T) {
 	var b bytes.Buffer
 	d := sampleDoc()
