@@ -236,6 +236,12 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
+	// A block this host could not write (a full disk) is not the arm's
+	// failure: the campaign stops, and --resume runs the round again.
+	var local *runtimeharness.LocalError
+	if errors.As(runErr, &local) {
+		return fmt.Errorf("block %s: %w; that is this host's failure, not the arm's: free space, then --resume runs the round again", label, runErr)
+	}
 	paths := []string{spec.Log}
 	if more, _ := filepath.Glob(filepath.Join(spec.Out, "host.*.log")); len(more) > 0 {
 		paths = append(paths, more...)
@@ -259,8 +265,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 		return nil
 	}
 	if readErr != nil {
-		b.Error = "reading the block's log: " + readErr.Error()
-		return nil
+		return fmt.Errorf("block %s: reading its log: %w; --resume runs the round again", label, readErr)
 	}
 	b.Stamp, b.Warnings = bp.Stamp, bp.Warnings
 	if b.Stamp == "" {

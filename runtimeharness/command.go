@@ -98,12 +98,12 @@ func (r *CommandRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, e
 	}
 	log, err := os.Create(spec.Log)
 	if err != nil {
-		return res, fmt.Errorf("creating the block log: %w", err)
+		return res, &LocalError{Op: "creating the block log", Err: err}
 	}
 	res.Stamp = r.Stamp(spec)
 	if _, err := log.WriteString("[stamp] " + res.Stamp + "\n"); err != nil {
 		log.Close()
-		return res, fmt.Errorf("writing the block log: %w", err)
+		return res, &LocalError{Op: "writing the block log", Err: err}
 	}
 
 	tctx, cancel := blockContext(ctx, spec.Timeout)
@@ -123,7 +123,7 @@ func (r *CommandRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, e
 
 	runErr := runGroup(ctx, tctx, cmd, nil, &res)
 	if cerr := log.Close(); cerr != nil && runErr == nil {
-		runErr = fmt.Errorf("closing the block log: %w", cerr)
+		runErr = &LocalError{Op: "closing the block log", Err: cerr}
 	}
 	if runErr != nil {
 		return res, runErr

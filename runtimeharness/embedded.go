@@ -77,7 +77,7 @@ func (r *EmbeddedRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, 
 
 	log, err := os.Create(spec.Log)
 	if err != nil {
-		return res, fmt.Errorf("creating the block log: %w", err)
+		return res, &LocalError{Op: "creating the block log", Err: err}
 	}
 	defer log.Close()
 	pr, pw, err := os.Pipe()
@@ -121,7 +121,7 @@ func (r *EmbeddedRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, 
 	case runErr != nil:
 		return res, runErr
 	case copyErr != nil:
-		return res, fmt.Errorf("writing the block log: %w", copyErr)
+		return res, &LocalError{Op: "writing the block log", Err: copyErr}
 	}
 	if err := res.Err(); err != nil {
 		if msg := lastLine(stderr.String()); msg != "" {

@@ -141,16 +141,16 @@ func prepareOut(dir string) error {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("preparing the block directory: %w", err)
+		return &LocalError{Op: "preparing the block directory", Err: err}
 	}
 	f, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("preparing the block directory: %w", err)
+		return &LocalError{Op: "preparing the block directory", Err: err}
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(1)
 	if err != nil && len(names) == 0 && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("preparing the block directory: %w", err)
+		return &LocalError{Op: "preparing the block directory", Err: err}
 	}
 	if len(names) > 0 {
 		return fmt.Errorf("block directory %s is not empty", dir)
@@ -176,3 +176,15 @@ var (
 	_ Runner = (*CommandRunner)(nil)
 	_ Runner = (*EmbeddedRunner)(nil)
 )
+
+// A LocalError is a failure of this host's own work for a block (creating
+// or writing its log, preparing its output directory: a full disk, say),
+// not of the arm: a campaign stops on it instead of blaming the arm.
+type LocalError struct {
+	Op  string // "writing the block log"
+	Err error
+}
+
+func (e *LocalError) Error() string { return e.Op + ": " + e.Err.Error() }
+
+func (e *LocalError) Unwrap() error { return e.Err }

@@ -233,3 +233,35 @@ func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
 		})
 	}
 }
+
+// TestAbFullDiskIsNotTheArms: the campaign's disk fills mid-campaign (a
+// small tmpfs, mounted for the test). That is hbgbench's failure, not the
+// arm's: the campaign stops with a clear error, no round is dropped or
+// blamed on an arm, and once space is freed --resume completes every
+// round.
+func TestAbFullDiskIsNotTheArms(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs (a disk that fills) needs root; CI runs as root")
+	}
+	mnt := filepath.Join(t.TempDir(), "disk")
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	j := filepath.Join(mnt, "c.jsonl")
+	code, _, errText := runCLI("ab", "--journal", j, "--rounds", "8", "--block", "3", "--warmup", "0", "--seed", "2")
+	require.Equal(t, 1, code, errText)
+	t.Logf("the campaign on a full disk:\n%s", errText)
+	assert.Contains(t, errText, "no space left on device")
+	assert.NotContains(t, errText, "dropped")
+	assert.Contains(t, errText, "not the arm's: free space, then --resume runs the round again")
+	for _, m := range readJSONL(t, j) {
+		assert.NotEqual(t, "dropped", m["status"], "a round blamed on an arm: %v", m)
+		assert.Nil(t, m["error"], "a block blamed on an arm: %v", m)
+	}
+	require.NoError(t, exec.Command("mount", "-o", "remount,size=64m", mnt).Run())
+	code, _, errText = runCLI("ab", "--resume", "--journal", j)
+	require.Equal(t, 0, code, errText)
+	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1}, roundsOK(t, j))
+}
