@@ -66,10 +66,15 @@ func ParseEmbedded(spec string) (Arm, error) {
 	return Arm{Kind: KindEmbedded, Spec: cfg.Spec()}, nil
 }
 
-// CommandArm returns the arm of a command template.
+// CommandArm returns the arm of a command template, refused when a
+// placeholder stands where it cannot be filled in safely
+// (runtimeharness.CheckTemplate).
 func CommandArm(template string) (Arm, error) {
 	if strings.TrimSpace(template) == "" {
 		return Arm{}, fmt.Errorf("empty command template")
+	}
+	if err := runtimeharness.CheckTemplate(template); err != nil {
+		return Arm{}, err
 	}
 	return Arm{Kind: KindCommand, Spec: template}, nil
 }
@@ -109,10 +114,14 @@ func (a Arm) Same(b Arm) bool {
 	return a.Equal(b)
 }
 
-// GitArm returns the arm of a ref that resolved to sha.
+// GitArm returns the arm of a ref that resolved to sha; its run template
+// is checked as CommandArm checks one.
 func GitArm(ref, sha, build, run string, env []string) (Arm, error) {
 	if !strings.Contains(run, "{out}") || !strings.Contains(run, "{rounds}") {
 		return Arm{}, fmt.Errorf("--run %q: a run template needs {rounds} (the passes of a block) and {out} (its output directory)", run)
+	}
+	if err := runtimeharness.CheckTemplate(run); err != nil {
+		return Arm{}, fmt.Errorf("--run: %w", err)
 	}
 	return Arm{Kind: KindGit, Spec: ref, Sha: sha, Build: build, Run: run, Env: env}, nil
 }

@@ -17,9 +17,15 @@ import (
 // stdout and stderr, after a [stamp] line naming the commit, the arm's
 // environment switches and the command.
 type CommandRunner struct {
-	// Template is a shell command; {worktree}, {rounds} and {out} are
-	// replaced by the worktree, the block's rounds and its empty output
-	// directory, shell-quoted where needed.
+	// Template is a shell command with the placeholders {worktree},
+	// {rounds} and {out}: the worktree, the block's rounds and its empty
+	// output directory. The command gets them as HBGBENCH_WORKTREE,
+	// HBGBENCH_ROUNDS and HBGBENCH_OUT in its environment, and each
+	// placeholder becomes a reference to its variable that is right
+	// where it stands ("${HBGBENCH_OUT}" bare, ${HBGBENCH_OUT} inside
+	// double quotes), so no path is ever parsed as shell text. A
+	// placeholder inside single quotes or backquotes is an error
+	// (CheckTemplate).
 	Template string
 	Worktree string   // working directory of the command, and {worktree}
 	Env      []string // the arm's environment switches, KEY=VALUE, added to ours
@@ -43,13 +49,34 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Command returns the template with the block's values filled in.
+// Command returns the template with the block's values written in, each
+// quoted for where it stands, so that pasted into a shell it runs what the
+// block ran; it is the command of the [stamp] line. The block runs the same
+// template with the values in its environment instead (see Template). A
+// template CheckTemplate refuses is returned as it is.
 func (r *CommandRunner) Command(spec BlockSpec) string {
-	return strings.NewReplacer(
-		"{worktree}", shellQuote(r.Worktree),
-		"{rounds}", strconv.Itoa(spec.Rounds),
-		"{out}", shellQuote(spec.Out),
-	).Replace(r.Template)
+	pieces, err := parseTemplate(r.Template)
+	if err != nil {
+		return r.Template
+	}
+	return display(pieces, r.values(spec))
+}
+
+// values returns the placeholders' values for spec, in the order of
+// placeholders.
+func (r *CommandRunner) values(spec BlockSpec) []string {
+	vals := make([]string, len(placeholders))
+	for i, p := range placeholders {
+		switch p.name {
+		case "{worktree}":
+			vals[i] = r.Worktree
+		case "{rounds}":
+			vals[i] = strconv.Itoa(spec.Rounds)
+		case "{out}":
+			vals[i] = spec.Out
+		}
+	}
+	return vals
 }
 
 // Stamp returns the [stamp] text of a block: the commit when known, "env"
@@ -72,6 +99,9 @@ func (r *CommandRunner) check(spec BlockSpec) error {
 	if strings.TrimSpace(r.Template) == "" {
 		return errors.New("command runner: empty command template")
 	}
+	if err := CheckTemplate(r.Template); err != nil {
+		return fmt.Errorf("command runner: %w", err)
+	}
 	if spec.Out == "" {
 		return errors.New("command runner: block spec has no output directory")
 	}
@@ -93,6 +123,10 @@ func (r *CommandRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, e
 	if err := r.check(spec); err != nil {
 		return res, err
 	}
+	pieces, err := parseTemplate(r.Template)
+	if err != nil { // r.check parsed it already
+		return res, err
+	}
 	if err := prepareOut(spec.Out); err != nil {
 		return res, err
 	}
@@ -112,9 +146,14 @@ func (r *CommandRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, e
 	if shell == "" {
 		shell = "/bin/sh"
 	}
-	cmd := exec.CommandContext(tctx, shell, "-c", r.Command(spec))
+	cmd := exec.CommandContext(tctx, shell, "-c", script(pieces))
 	cmd.Dir = r.Worktree
+	// The placeholders' values last: they win over a switch of the same
+	// name.
 	cmd.Env = append(os.Environ(), r.Env...)
+	for i, v := range r.values(spec) {
+		cmd.Env = append(cmd.Env, placeholders[i].env+"="+v)
+	}
 	// One open file description for both streams: their writes interleave
 	// in order after the stamp, with no copying in this process.
 	cmd.Stdout = log

@@ -14,8 +14,9 @@ import (
 
 // writeOutput writes the -o target path by the rule of internal/outfile
 // ("-" is stdout, a device or FIFO is written in place, a directory is an
-// error, a regular file is replaced atomically); a name ending in .gz is
-// written gzip-compressed.
+// error, a file > could not write is refused, a regular file is replaced
+// atomically); a name ending in .gz is written gzip-compressed. Commands
+// call checkOutputs first.
 func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) error {
 	return outfile.Write(path, stdout, func(w io.Writer) error {
 		if !strings.HasSuffix(path, ".gz") {
@@ -28,6 +29,20 @@ func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) err
 		}
 		return zw.Close()
 	})
+}
+
+// checkOutputs refuses, before anything is read, outputs that would
+// destroy an input (a log, a file of a log directory, a --records
+// artifact) or one another, or a file the user may not write
+// (outfile.Check).
+func checkOutputs(st ioStreams, logs, records []string, outputs ...string) error {
+	inputs := append([]string(nil), records...)
+	if srcs, err := trace.Inputs(logs, st.Stdin); err == nil {
+		for _, s := range srcs {
+			inputs = append(inputs, s.Name)
+		}
+	} // else reading the logs reports it
+	return outfile.Check(outputs, inputs)
 }
 
 // wrote prints a command's "Wrote …" summary line: on stdout, as the

@@ -57,6 +57,9 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 }
 
 func pprofRun(opts *pprofOptions) error {
+	if err := checkOutputs(opts.ioStreams, opts.logs, opts.records, opts.out); err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
 	log, sw, err := readSwimlane(opts.ioStreams, "pprof", opts.logs, opts.records)
 	if err != nil {
 		return err

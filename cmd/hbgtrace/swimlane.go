@@ -41,6 +41,7 @@ operations on the recorder threads). A bind no artifact covers takes the
 "bind phase=" lines written by its own thread. OUT ending in .gz is
 written gzip-compressed; the file is replaced only once it is complete
 (-o - writes to standard output; a device or FIFO is written in place).
+An output that is an input, or -o and --html naming one file, is refused.
 
 --html writes the same swimlane as one self-contained page to open in a
 browser (no network, no Perfetto): zoom and pan, a bind selector, a
@@ -71,6 +72,9 @@ utilisation strip and, with --records, the gaps of hbgtrace gaps.
 }
 
 func swimlaneRun(opts *swimlaneOptions) error {
+	if err := checkOutputs(opts.ioStreams, opts.logs, opts.records, opts.out, opts.html); err != nil {
+		return fmt.Errorf("swimlane: %w", err)
+	}
 	log, sw, err := readSwimlane(opts.ioStreams, "swimlane", opts.logs, opts.records)
 	if err != nil {
 		return err

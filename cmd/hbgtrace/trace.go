@@ -33,7 +33,8 @@ Host events gain wall_ts_ns and wall_time where the process wrote a
 node.* and ext.* spans are not invocations and are left out; use
 hbgtrace swimlane for the real threads. OUT ending in .gz is written
 gzip-compressed. The file is replaced only once it is complete; -o -
-writes to standard output, and a device or FIFO is written in place.`,
+writes to standard output, and a device or FIFO is written in place.
+An output that is one of the logs is refused.`,
 		Example: `  hbgtrace trace run.log -o trace.json
   hbgtrace trace spool/ -o trace.json.gz`,
 		Args: cobra.MinimumNArgs(1),
@@ -54,6 +55,9 @@ writes to standard output, and a device or FIFO is written in place.`,
 }
 
 func traceRun(opts *traceOptions) error {
+	if err := checkOutputs(opts.ioStreams, opts.logs, nil, opts.out); err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
 	log, err := readLog(opts.ioStreams, opts.logs)
 	if err != nil {
 		return err

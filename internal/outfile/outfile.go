@@ -6,11 +6,18 @@
 //     /dev/stdout or /dev/null, a FIFO, a socket) is opened and written in
 //     place, and a failed write is reported, never replaced by a file;
 //   - a directory is an error that says so;
+//   - an existing regular file the user may not write is an error, where the
+//     shell's > would be refused too: the temporary file and rename below
+//     need only the directory, so without this check a read-only file
+//     would be replaced;
 //   - anything else — an existing regular file, or a new name — is written
 //     to a temporary file next to it, synced, and renamed over the target
 //     only once complete, so a failure leaves the old file (or none), never
-//     a partial one. A symbolic link to a regular file replaces the file it
-//     points at, not the link.
+//     a partial one. A symbolic link replaces the file it points at, never
+//     the link, and a dangling one creates its target, as > does.
+//
+// Check refuses, before a command reads anything, the outputs that would
+// destroy one of its inputs or one another.
 package outfile
 
 import (
@@ -60,10 +67,15 @@ func Create(path string, stdout io.Writer) (*File, error) {
 	}
 	final, mode := path, fs.FileMode(0o644)
 	if err == nil {
+		if err := writable(path); err != nil {
+			return nil, err
+		}
 		mode = st.Mode().Perm()
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			final = real
 		}
+	} else if final, err = linkTarget(path); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	dir, base := filepath.Split(final)
 	if dir == "" {
@@ -74,6 +86,50 @@ func Create(path string, stdout io.Writer) (*File, error) {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return &File{name: path, final: final, w: f, f: f, mode: mode}, nil
+}
+
+// writable reports whether the existing regular file at path may be
+// written, by opening it for writing without truncating it: the open the
+// shell's > makes, so the answer is the kernel's, for the effective user,
+// with its capabilities (root writes a 0444 file, as with >), ACLs, a
+// read-only mount or an immutable file. access(2) would answer for the
+// real user instead. Opening changes nothing in the file.
+func writable(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("writing %s: the file may not be written (%w); it is left as it was", path, err)
+	}
+	return f.Close()
+}
+
+// linkTarget returns the name a new file at path is created under: path
+// itself, or, when path is a dangling symbolic link (through any chain of
+// links), the missing name it ends at, as open(2) with O_CREAT does; the
+// link is then left a link.
+func linkTarget(path string) (string, error) {
+	for range 40 { // Linux's MAXSYMLINKS
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			// Relative to the link's directory, left uncleaned (Split,
+			// not Dir) so the kernel resolves its links and ".." as
+			// open(2) would.
+			dir, _ := filepath.Split(path)
+			to = dir + to
+		}
+		path = to
+	}
+	return "", fmt.Errorf("too many levels of symbolic links")
 }
 
 // Name returns the target as it was named.
