@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hbgkit/hbgkit/internal/procgroup"
 )
@@ -201,7 +202,7 @@ func (w *Worktrees) remove(path string) {
 
 // Ensure returns a worktree of sha, reusing one a previous (killed) run of
 // this campaign left when it is still at sha, and holds its lock.
-func (w *Worktrees) Ensure(sha string) (string, error) {
+func (w *Worktrees) Ensure(ctx context.Context, sha string) (string, error) {
 	path := w.Path(sha)
 	if _, ok := w.held[path]; ok {
 		return path, nil
@@ -222,12 +223,47 @@ func (w *Worktrees) Ensure(sha string) (string, error) {
 	}
 	w.remove(path)
 	_, _ = git(w.Repo, "worktree", "prune")
-	if _, err := git(w.Repo, "worktree", "add", "--detach", path, sha); err != nil {
+	// git runs the repository's post-checkout hook, which may be slow:
+	// it runs watched, so that a kill -9 of hbgbench takes it along.
+	add := exec.CommandContext(ctx, "git", "-C", w.Repo, "worktree", "add", "--detach", path, sha)
+	var out bytes.Buffer
+	add.Stdout, add.Stderr = &out, &out
+	if err := watchedRun(add); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 		lock.Close()
-		return "", fmt.Errorf("checking out %s: %w", sha[:12], err)
+		if ctx.Err() != nil {
+			w.remove(path)
+			return "", ErrInterrupted
+		}
+		return "", fmt.Errorf("checking out %s: git worktree add: %v: %s", sha[:12], err, strings.TrimSpace(out.String()))
 	}
 	w.held[path] = lock
 	return path, nil
+}
+
+// outputWaitDelay bounds the wait for a build's (or checkout's) output
+// once its own process has exited: a background process it started may
+// hold the pipe for as long as it lives.
+var outputWaitDelay = 3 * time.Second
+
+// watchedRun runs cmd (made with exec.CommandContext) as the leader of its
+// own process group, killed whole when the context ends (Ctrl-C) and when
+// hbgbench dies, even by SIGKILL (procgroup's watchdog), so that neither
+// git nor a build's compilers outlive it; the wait for its output after it
+// exits is bounded by outputWaitDelay (exec.ErrWaitDelay).
+func watchedRun(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = outputWaitDelay
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	dog, derr := procgroup.Watch(cmd.Process.Pid)
+	err := cmd.Wait()
+	dog.Stop()
+	if err == nil && derr != nil {
+		return derr
+	}
+	return err
 }
 
 // A BuildError is a failed --build, with the tail of its output.
@@ -254,26 +290,20 @@ func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain str
 	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = path
-	// The build's own process group, killed whole when ctx ends (Ctrl-C)
-	// and when hbgbench dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if log != nil {
 		fmt.Fprintf(log, "hbgbench: building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
 	}
-	err := cmd.Start()
-	if err == nil {
-		// The build's background processes (make -j's compilers) die
-		// with hbgbench too, not only the shell (procgroup).
-		dog, derr := procgroup.Watch(cmd.Process.Pid)
-		err = cmd.Wait()
-		dog.Stop()
-		if err == nil && derr != nil {
-			return derr
+	err := watchedRun(cmd)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The build succeeded; what it left running (a compiler server)
+		// still holds its output, and is not waited for.
+		if log != nil {
+			fmt.Fprintf(log, "hbgbench: the build of %s left a process holding its output; not waiting for it\n", sha[:min(12, len(sha))])
 		}
+		err = nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {

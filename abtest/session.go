@@ -274,7 +274,7 @@ func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
 		if a.Kind != KindGit {
 			continue
 		}
-		path, err := s.wt.Ensure(a.Sha)
+		path, err := s.wt.Ensure(ctx, a.Sha)
 		if err != nil {
 			return err
 		}

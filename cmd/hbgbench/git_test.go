@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -300,7 +301,7 @@ func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
 	repo, c1, _ := testRepo(t)
 	cache := t.TempDir()
 	w := abtest.NewWorktrees(repo, cache)
-	_, err := w.Ensure(c1)
+	_, err := w.Ensure(context.Background(), c1)
 	require.NoError(t, err)
 	// Simulate the kill: forget the manager without closing (the lock file
 	// descriptor is closed as the dead process's would be).
@@ -369,4 +370,65 @@ func TestAaGitRef(t *testing.T) {
 		assert.Equal(t, c1, arm.Sha)
 		assert.Equal(t, "./run.sh {rounds} {out}", arm.Run)
 	}
+}
+
+// pgrepGone waits up to 15 s for no process to match pattern, and
+// returns what still matches.
+func pgrepGone(pattern string) string {
+	var left string
+	for range 150 {
+		out, _ := exec.Command("pgrep", "-f", pattern).Output()
+		if left = strings.TrimSpace(string(out)); left == "" {
+			return ""
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return left
+}
+
+// TestAbKilledDuringCheckout: kill -9 of hbgbench while `git worktree
+// add` runs a slow post-checkout hook takes git and the hook along (the
+// watchdog covers the checkout as it does a build).
+func TestAbKilledDuringCheckout(t *testing.T) {
+	repo, _, _ := testRepo(t)
+	marker := filepath.Join(t.TempDir(), "hook-started")
+	hook := "#!/bin/sh\ntouch " + marker + "\nexec sleep 313\n"
+	require.NoError(t, os.WriteFile(filepath.Join(repo, ".git", "hooks", "post-checkout"), []byte(hook), 0o755))
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "sleep 313").Run() })
+	cmd := exec.Command(os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
+		"--run", "./run.sh {rounds} {out}", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--cache", t.TempDir())
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the checkout's hook never started")
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = cmd.Process.Wait()
+	assert.Empty(t, pgrepGone("sleep 313"), "the checkout's hook outlived hbgbench")
+}
+
+// TestAbBuildLeavesABackgroundProcess: a build that starts a background
+// process holding its output (a compiler server) does not hold up the
+// campaign: the wait for its output is bounded once the build exits.
+func TestAbBuildLeavesABackgroundProcess(t *testing.T) {
+	repo, _, _ := testRepo(t)
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "sleep 317").Run() })
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
+		"--build", "sleep 317 & echo built", "--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3",
+		"--warmup", "0", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--cache", t.TempDir())
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "the campaign waited for the build's background process: %s", errb.String())
+	require.NoError(t, err, errb.String())
+	assert.Contains(t, errb.String(), "left a process holding its output; not waiting for it")
 }
