@@ -73,7 +73,9 @@ func NewestJournal(home string) (string, error) {
 }
 
 // BlockDir is where a journal's block logs go: the journal's name
-// without .jsonl, plus ".d".
+// without .jsonl, plus ".d" (x.jsonl: x.d); a journal not named .jsonl
+// keeps its whole name (x.json: x.json.d), so that two journals never
+// share one. Open locks it besides.
 func BlockDir(journal string) string {
-	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".d"
+	return strings.TrimSuffix(journal, ".jsonl") + ".d"
 }

@@ -62,7 +62,10 @@ type Header struct {
 	// Repo is the repository of git arms; Artifact the --artifact glob
 	// and ArtifactHashes what it matched in each arm's worktree after the
 	// build ("" when it matched nothing).
-	Repo           string    `json:"repo,omitempty"`
+	Repo string `json:"repo,omitempty"`
+	// Cache is the worktree cache of git arms, so that --resume without
+	// --cache finds (and removes) the worktrees a killed run left.
+	Cache          string    `json:"cache,omitempty"`
 	Artifact       string    `json:"artifact,omitempty"`
 	ArtifactHashes [2]string `json:"artifact_hashes,omitempty"`
 	// Shards names the hosts rounds are split across; empty: this host

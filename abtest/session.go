@@ -4,11 +4,13 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hbgkit/hbgkit/runtimeharness"
@@ -73,6 +75,7 @@ type Session struct {
 	opts    Options
 	w       *JournalWriter
 	lock    *os.File
+	dirLock *os.File
 	wt      *Worktrees
 	runners [2]runtimeharness.Runner
 }
@@ -166,6 +169,9 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		}
 		s.Header = s.Resumed.Header
 		env.Build = buildOf(s.Header.Arms)
+		if _, given := o.Given["cache"]; !given && s.Header.Cache != "" {
+			s.opts.Cache = s.Header.Cache
+		}
 		if err := o.checkResume(s.Header, env); err != nil {
 			return s, err
 		}
@@ -185,10 +191,16 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, &SettingsError{err}
 		}
 		s.Header.Repo, s.Header.Artifact = o.Repo, o.Artifact
+		if o.Arms[Base].Kind == KindGit || o.Arms[Head].Kind == KindGit {
+			s.Header.Cache = o.Cache
+		}
 		if warm := o.Config.Block - o.Config.Cold; warm <= 1 {
 			fmt.Fprintf(o.Warn, "hbgbench: warning: --block %d with --cold %d keeps %d warm pass per block and process: "+
 				"a block's statistic is then one pass; use --block %d or more\n", o.Config.Block, o.Config.Cold, warm, o.Config.Cold+3)
 		}
+	}
+	if s.dirLock, err = lockBlockDir(s.BlockDir); err != nil {
+		return s, err
 	}
 	dirs := [2]string{o.Dir, o.Dir}
 	if err := s.worktrees(ctx, &dirs); err != nil {
@@ -206,9 +218,6 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	for _, m := range env.Preflight() {
 		fmt.Fprintf(o.Warn, "hbgbench: noise: %s\n", m)
-	}
-	if err := os.MkdirAll(s.BlockDir, 0o755); err != nil {
-		return s, fmt.Errorf("creating the block directory: %w", err)
 	}
 	for i, a := range s.Header.Arms {
 		if s.runners[i], err = a.Runner(o.Exe, dirs[i]); err != nil {
@@ -254,6 +263,31 @@ func (s *Session) Close() {
 		s.lock.Close()
 		s.lock = nil
 	}
+	if s.dirLock != nil {
+		s.dirLock.Close()
+		s.dirLock = nil
+	}
+}
+
+// lockBlockDir creates a campaign's block directory and takes an flock on
+// it for as long as the campaign runs: one campaign, one directory, even
+// when two journals' names lead to it.
+func lockBlockDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the block directory: %w", err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("locking the block directory: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("block directory %s is in use by another campaign; name another --journal", dir)
+		}
+		return nil, fmt.Errorf("locking the block directory: %w", err)
+	}
+	return f, nil
 }
 
 // worktrees checks the git arms out and builds them, before any block
