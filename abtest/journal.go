@@ -239,6 +239,11 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if j.Header.Format > JournalFormat {
 			return fmt.Errorf("journal format %d is newer than this hbgbench's %d", j.Header.Format, JournalFormat)
 		}
+		// The same rules as the flags: a journal edited by hand (or
+		// corrupted) gives an error, never a silently wrong report.
+		if err := j.Header.Config.Validate(); err != nil {
+			return fmt.Errorf("header: config: %w", err)
+		}
 	case lineBlock:
 		var b BlockRecord
 		if err := json.Unmarshal(line, &b); err != nil {
@@ -252,6 +257,12 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		var r RoundRecord
 		if err := json.Unmarshal(line, &r); err != nil {
 			return fmt.Errorf("round line: %v", err)
+		}
+		switch {
+		case r.Status != RoundOK && r.Status != RoundDropped:
+			return fmt.Errorf("round line: status %q: want %q or %q", r.Status, RoundOK, RoundDropped)
+		case r.Round < 1 || r.Round > j.Header.Config.Rounds:
+			return fmt.Errorf("round line: round %d: want 1 to %d", r.Round, j.Header.Config.Rounds)
 		}
 		j.Rounds = append(j.Rounds, r)
 	case lineRuler:

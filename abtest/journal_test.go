@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -313,4 +314,42 @@ func TestEmptyJournalIsAbsent(t *testing.T) {
 	// A journal with lines is never taken.
 	_, err = CreateJournal(path)
 	assert.ErrorContains(t, err, "exists")
+}
+
+// TestJournalValidatedOnRead: a journal whose config or round lines break
+// the flags' rules is refused, naming the line, instead of giving a
+// silently wrong report (or a hang: bootstrap 2000000000).
+func TestJournalValidatedOnRead(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	w, err := CreateJournal(good)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Close())
+	header, err := os.ReadFile(good)
+	require.NoError(t, err)
+	tests := []struct {
+		name, from, to, extra, want string
+	}{
+		{"negative cold", `"cold":2`, `"cold":-5`, "", ":1: header: config: --cold -5: want 0 or more passes"},
+		{"unknown block stat", `"block_stat":"median"`, `"block_stat":"evil"`, "", `:1: header: config: --block-stat "evil"`},
+		{"negative margin", `"margin":0.01`, `"margin":-1`, "", ":1: header: config: --margin -1"},
+		{"huge bootstrap", `"bootstrap":0`, `"bootstrap":2000000000`, "", ":1: header: config: --bootstrap 2000000000: want 0 to 100000"},
+		{"unknown round status", "", "", `{"type":"round","round":1,"attempt":1,"status":"weird"}` + "\n", `:2: round line: status "weird"`},
+		{"round out of range", "", "", `{"type":"round","round":99,"attempt":1,"status":"ok"}` + "\n", ":2: round line: round 99"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := string(header)
+			if tc.from != "" {
+				require.Contains(t, data, tc.from)
+				data = strings.Replace(data, tc.from, tc.to, 1)
+			}
+			p := filepath.Join(t.TempDir(), "j.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(data+tc.extra+`{"type":"round","round":1,"attempt":1,"status":"ok"}`+"\n"), 0o644))
+			_, err := ReadJournal(p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), p+tc.want)
+		})
+	}
 }
