@@ -63,6 +63,10 @@ type Header struct {
 	// and ArtifactHashes what it matched in each arm's worktree after the
 	// build ("" when it matched nothing).
 	Repo string `json:"repo,omitempty"`
+	// Recipe is the hbgbench.toml the campaign applied, RecipeSet what it
+	// set ("rounds = 8", "env K=V (git arms only)").
+	Recipe    string   `json:"recipe,omitempty"`
+	RecipeSet []string `json:"recipe_set,omitempty"`
 	// Cache is the worktree cache of git arms, so that --resume without
 	// --cache finds (and removes) the worktrees a killed run left.
 	Cache          string    `json:"cache,omitempty"`

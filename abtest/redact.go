@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Redaction placeholders.
 const (
-	RedactedHost = "<host>"
-	RedactedPath = "<path>"
+	RedactedHost  = "<host>"
+	RedactedPath  = "<path>"
+	RedactedValue = "<redacted>"
 )
 
 // absPath matches an absolute path after a start, a space, a quote, = or :.
@@ -19,8 +21,12 @@ var absPath = regexp.MustCompile(`(^|[\s'"=:,(\[])(/[^\s'"=:,)\]]*)`)
 // hostField matches host=NAME in a stamp.
 var hostField = regexp.MustCompile(`\bhost=\S+`)
 
-// A redactor drops host names and absolute paths from text.
-type redactor struct{ hosts []*regexp.Regexp }
+// A redactor drops host names, absolute paths and the values of --env
+// switches from text.
+type redactor struct {
+	hosts   []*regexp.Regexp
+	secrets *strings.Replacer // KEY=VALUE -> KEY=<redacted>, and VALUE alone
+}
 
 func newRedactor(hosts ...string) *redactor {
 	r := &redactor{}
@@ -35,6 +41,9 @@ func newRedactor(hosts ...string) *redactor {
 // str returns s with every absolute path replaced by <path>/BASENAME and
 // every host name by <host>.
 func (r *redactor) str(s string) string {
+	if r.secrets != nil {
+		s = r.secrets.Replace(s)
+	}
 	s = absPath.ReplaceAllStringFunc(s, func(m string) string {
 		sub := absPath.FindStringSubmatch(m)
 		base := filepath.Base(sub[2])
@@ -58,8 +67,64 @@ func (r *redactor) strs(ss []string) []string {
 	return out
 }
 
+// minSecretLen is the shortest --env value also redacted where it stands
+// alone (not as KEY=VALUE): shorter ones (1, on, TIMING) would blank out
+// unrelated text, and say little.
+const minSecretLen = 6
+
+// envSecrets makes r redact the values of the header's --env switches
+// (every arm's, and what its recipe set) wherever they appear: the
+// command line, the stamps and ruler, the arms.
+func (r *redactor) envSecrets(h *Header) *redactor {
+	var pairs []string
+	seen := map[string]bool{}
+	add := func(kv string) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" || seen[kv] {
+			return
+		}
+		seen[kv] = true
+		pairs = append(pairs, kv, k+"="+RedactedValue)
+		if len(v) >= minSecretLen {
+			pairs = append(pairs, v, RedactedValue)
+		}
+	}
+	for _, a := range h.Arms {
+		for _, kv := range a.Env {
+			add(kv)
+		}
+	}
+	for _, set := range h.RecipeSet {
+		if kv, ok := strings.CutPrefix(set, "env "); ok {
+			add(strings.TrimSuffix(kv, " (git arms only)"))
+		}
+	}
+	// strings.NewReplacer tries the old strings in argument order at each
+	// position: KEY=VALUE pairs before bare values, longer values first.
+	sortPairs(pairs)
+	if len(pairs) > 0 {
+		r.secrets = strings.NewReplacer(pairs...)
+	}
+	return r
+}
+
+// sortPairs orders replacer pairs by their old string, longest first.
+func sortPairs(pairs []string) {
+	type pair struct{ old, new string }
+	ps := make([]pair, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		ps = append(ps, pair{pairs[i], pairs[i+1]})
+	}
+	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.old) - len(a.old) })
+	for i, p := range ps {
+		pairs[2*i], pairs[2*i+1] = p.old, p.new
+	}
+}
+
 func (r *redactor) header(h *Header) {
 	h.Command = r.strs(h.Command)
+	h.Repo, h.Cache, h.Recipe = r.str(h.Repo), r.str(h.Cache), r.str(h.Recipe)
+	h.RecipeSet = r.strs(h.RecipeSet)
 	for i := range h.Arms {
 		x := &h.Arms[i]
 		x.Spec, x.Build, x.Run = r.str(x.Spec), r.str(x.Build), r.str(x.Run)
@@ -73,9 +138,11 @@ func (r *redactor) header(h *Header) {
 	h.Shards = r.strs(h.Shards)
 }
 
-// Redacted returns a copy of the analysis without host names or absolute
-// paths (the journal's, the commands', the stamps'): each absolute path
-// becomes <path>/ and its last element, each host name <host>.
+// Redacted returns a copy of the analysis without host names, absolute
+// paths (the journal's, the repository's, the commands', the stamps') or
+// --env values: each absolute path becomes <path>/ and its last element,
+// each host name <host>, each KEY=VALUE of an --env switch (or of the
+// recipe's [env]) KEY=<redacted>, wherever it appears.
 func (a *Analysis) Redacted() *Analysis {
 	var c Analysis
 	b, err := json.Marshal(a)
@@ -87,7 +154,7 @@ func (a *Analysis) Redacted() *Analysis {
 		// redact nothing rather than print a half-copied report.
 		panic("redacting an analysis: " + err.Error())
 	}
-	r := newRedactor(a.Header.Env.Host)
+	r := newRedactor(a.Header.Env.Host).envSecrets(&a.Header)
 	r.header(&c.Header)
 	c.Warnings = r.strs(c.Warnings)
 	for arm := range c.Logs {
@@ -106,8 +173,9 @@ func (a *Analysis) Redacted() *Analysis {
 // paths, as Analysis.Redacted.
 func (j *Journal) Redacted() *Journal {
 	c := *j
-	r := newRedactor(j.Header.Env.Host)
+	r := newRedactor(j.Header.Env.Host).envSecrets(&j.Header)
 	c.Path = r.str(c.Path)
+	c.Header.RecipeSet = slices.Clone(c.Header.RecipeSet)
 	c.Header.Command = slices.Clone(c.Header.Command)
 	c.Header.Shards = slices.Clone(c.Header.Shards)
 	r.header(&c.Header)

@@ -405,28 +405,54 @@ func (a *Analysis) armLines() []string {
 		if vals[Base] == "" && vals[Head] == "" {
 			return
 		}
-		src := ""
-		if !h.onCommandLine(flag) {
-			src = ", from hbgbench.toml"
+		src := func(v string) string {
+			if v != "" && h.fromRecipe(flag, v) {
+				return ", from hbgbench.toml"
+			}
+			return ""
 		}
 		if has[Base] && has[Head] && vals[Base] == vals[Head] {
-			out = append(out, fmt.Sprintf("%s of both arms%s: %s", what, src, vals[Base]))
+			out = append(out, fmt.Sprintf("%s of both arms%s: %s", what, src(vals[Base]), vals[Base]))
 			return
 		}
 		for arm, v := range vals {
 			if !has[arm] {
 				continue
 			}
+			where := src(v)
 			if v == "" {
 				v = "none"
 			}
-			out = append(out, fmt.Sprintf("%s of %s%s: %s", what, armNames[arm], src, v))
+			out = append(out, fmt.Sprintf("%s of %s%s: %s", what, armNames[arm], where, v))
 		}
 	}
 	setting("build (once per commit, in its worktree)", "build", func(x Arm) string { return x.Build }, KindGit)
 	setting("run (once per block, in the arm's worktree)", "run", func(x Arm) string { return x.Run }, KindGit)
 	setting("env (added to the arm's command)", "env", func(x Arm) string { return strings.Join(x.Env, " ") }, KindGit, KindCommand)
+	if h.Recipe != "" && len(h.RecipeSet) > 0 {
+		out = append(out, fmt.Sprintf("recipe %s set: %s", h.Recipe, strings.Join(h.RecipeSet, "; ")))
+	}
 	return out
+}
+
+// fromRecipe reports whether hbgbench.toml gave --flag the value an arm
+// has: what the journal says the recipe
+// set (for env, each of the arm's switches), or, in a journal from before
+// it said so, a setting the command line did not give (the only other
+// source).
+func (h *Header) fromRecipe(flag, value string) bool {
+	if h.Recipe == "" {
+		return !h.onCommandLine(flag)
+	}
+	if flag == "env" {
+		for _, kv := range strings.Fields(value) {
+			if !slices.Contains(h.RecipeSet, "env "+kv+" (git arms only)") {
+				return false
+			}
+		}
+		return true
+	}
+	return slices.ContainsFunc(h.RecipeSet, func(s string) bool { return strings.HasPrefix(s, flag+" = ") })
 }
 
 // onCommandLine reports whether the campaign's command line gave --flag.

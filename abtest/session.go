@@ -42,6 +42,10 @@ type Options struct {
 	Artifact string // --artifact glob
 	Dir      string // working directory of command arms; "" means the current one
 	Lock     string // a lock file held for the whole campaign (a card)
+	// Recipe is the hbgbench.toml applied and RecipeSet what it set, for
+	// the journal and the report.
+	Recipe    string
+	RecipeSet []string
 
 	Exe     string   // the binary embedded arms re-execute; "" means this one
 	Argv    []string // the command line, for the journal and the report
@@ -191,6 +195,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, &SettingsError{err}
 		}
 		s.Header.Repo, s.Header.Artifact = o.Repo, o.Artifact
+		s.Header.Recipe, s.Header.RecipeSet = o.Recipe, o.RecipeSet
 		if o.Arms[Base].Kind == KindGit || o.Arms[Head].Kind == KindGit {
 			s.Header.Cache = o.Cache
 		}

@@ -49,6 +49,11 @@ type AbOptions struct {
 	Env      []string // KEY=VALUE switches of command and git arms
 	Lock     string   // a lock file held for the whole campaign (a card)
 	Recipe   string   // the hbgbench.toml applied, "" when none
+	// RecipeSet lists what the recipe set ("rounds = 8"), RecipeEnv its
+	// [env] switches, which reach the git arms only.
+	RecipeSet []string
+	RecipeEnv []string
+	NoRecipe  bool // --no-recipe
 
 	Config  abtest.Config
 	Trials  int // alternative to --rounds: Trials / Block rounds
@@ -115,7 +120,7 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := loadRecipe(cmd, opts); err != nil {
+			if err := loadRecipe(cmd, opts, args); err != nil {
 				return err
 			}
 			if keepFirst {
@@ -161,6 +166,7 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
 	f.StringVar(&opts.Lock, "lock", "", "lock `FILE` held while the campaign runs")
+	f.BoolVar(&opts.NoRecipe, "no-recipe", false, "ignore the repository's hbgbench.toml")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
 	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
 	f.IntVar(&opts.Config.Block, "block", def.Block, "`r` passes per block ({rounds})")
@@ -181,7 +187,7 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
-	f.BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
+	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	return cmd
 }
@@ -331,14 +337,21 @@ func (opts *AbOptions) gitArm(ref string) (abtest.Arm, error) {
 	if err != nil {
 		return abtest.Arm{}, err
 	}
-	return abtest.GitArm(ref, sha, opts.Build, opts.Run, opts.Env)
+	env := opts.Env
+	if len(env) == 0 {
+		env = opts.RecipeEnv
+	}
+	return abtest.GitArm(ref, sha, opts.Build, opts.Run, env)
 }
 
 // loadRecipe applies the repository's hbgbench.toml to the flags the
-// command line left unset. A resumed campaign takes its settings from its
-// journal instead.
-func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
-	if opts.Resume {
+// command line left unset, and says so. A recipe configures the campaigns
+// of its repository's commits: it applies only when an arm is a git ref
+// (its [env] reaches only those arms), never to embedded or command arms
+// alone, nor with --no-recipe. A resumed campaign takes its settings from
+// its journal instead.
+func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
+	if opts.Resume || opts.NoRecipe {
 		return nil
 	}
 	dir := opts.Repo
@@ -353,15 +366,37 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
+	if !refArms(opts, args) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
+		return nil
+	}
 	r, err := LoadRecipe(path)
 	if err != nil {
 		return err
 	}
-	if err := applyRecipe(cmd, r, path); err != nil {
+	if opts.RecipeSet, opts.RecipeEnv, err = applyRecipe(cmd, r, path); err != nil {
 		return err
 	}
 	opts.Recipe = path
+	if len(opts.RecipeSet) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: applying %s (--no-recipe ignores it):\n  %s\n", path, strings.Join(opts.RecipeSet, "\n  "))
+	}
 	return nil
+}
+
+// refArms reports whether the command line names a git ref as an arm:
+// --base or --head (ab), ARM (aa) that is not an embedded spec.
+func refArms(opts *AbOptions, args []string) bool {
+	specs := []string{opts.Base, opts.Head}
+	if opts.AA && len(args) == 1 {
+		specs = append(specs, args[0])
+	}
+	for _, s := range specs {
+		if s != "" && !strings.HasPrefix(s, "embedded:") {
+			return true
+		}
+	}
+	return false
 }
 
 // abRun runs (or resumes) the campaign, then writes its report.
@@ -375,7 +410,7 @@ func abRun(opts *AbOptions) error {
 	o := abtest.Options{
 		Config: opts.Config, Arms: arms, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
 		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
-		Dir: opts.Dir, Lock: opts.Lock, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
+		Dir: opts.Dir, Lock: opts.Lock, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
 	}
 	var bar *progressbar.ProgressBar
 	if opts.Progress {
@@ -404,6 +439,15 @@ func abRun(opts *AbOptions) error {
 	h := s.Header
 	fmt.Fprintf(opts.Err, "hbgbench: %s vs %s: %d rounds of %d passes per arm, journal %s\n",
 		h.Arms[0].Label(), h.Arms[1].Label(), h.Config.Rounds, h.Config.Block, s.Journal)
+	// What will run, before it runs: a command may come from a recipe.
+	for i, a := range h.Arms {
+		switch a.Kind {
+		case abtest.KindGit:
+			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", abtest.ArmName(i), a.Run)
+		case abtest.KindCommand:
+			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", abtest.ArmName(i), a.Spec)
+		}
+	}
 	if opts.Progress {
 		bar = progressbar.NewOptions(s.TotalBlocks(), progressbar.OptionSetWriter(opts.Err),
 			progressbar.OptionSetDescription("blocks"), progressbar.OptionShowCount(),

@@ -111,7 +111,7 @@ passes only: no interval can be computed honestly.`,
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
-	f.BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
+	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.BoolP("help", "h", false, "help for compare")
 	return cmd
 }

@@ -434,3 +434,53 @@ func TestAbBuildLeavesABackgroundProcess(t *testing.T) {
 	require.NoError(t, err, errb.String())
 	assert.Contains(t, errb.String(), "left a process holding its output; not waiting for it")
 }
+
+// TestRecipeScope: hbgbench.toml configures campaigns on its
+// repository's git refs, says what it set (on stderr and in the report),
+// keeps its [env] to the git arms, is ignored with --no-recipe, and is not
+// applied to a campaign of embedded or command arms run inside the
+// repository.
+func TestRecipeScope(t *testing.T) {
+	repo, _, _ := testRepo(t)
+	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\n\n[env]\nLD_PRELOAD_TEST = \"/evil/lib.so\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", RecipeFile)
+	gitT(t, repo, "commit", "-q", "-m", "recipe")
+	cat := catArm(t)
+	t.Chdir(repo)
+	cache := t.TempDir()
+
+	// Git arms: applied, and said.
+	j := filepath.Join(t.TempDir(), "git.jsonl")
+	code, out, errText := runCLI("ab", "--base", "main", "--head", "pr", "--journal", j, "--cache", cache, "--format", "markdown")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "hbgbench: applying "+filepath.Join(repo, RecipeFile)+" (--no-recipe ignores it):\n  run = ./run.sh {rounds} {out}\n  rounds = 2\n")
+	assert.Contains(t, errText, "  env LD_PRELOAD_TEST=/evil/lib.so (git arms only)\n")
+	assert.Contains(t, errText, "hbgbench: each base block runs in its worktree: ./run.sh {rounds} {out}\n")
+	assert.Contains(t, out, "recipe "+filepath.Join(repo, RecipeFile)+" set: run = ./run.sh {rounds} {out}; rounds = 2")
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"LD_PRELOAD_TEST=/evil/lib.so"}, jr.Header.Arms[abtest.Base].Env)
+
+	// --no-recipe: the recipe's rounds and env are not taken.
+	j = filepath.Join(t.TempDir(), "no.jsonl")
+	code, _, errText = runCLI("ab", "--no-recipe", "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
+		"--rounds", "1", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
+	require.Equal(t, 0, code, errText)
+	assert.NotContains(t, errText, "applying")
+	jr, err = abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Empty(t, jr.Header.Arms[abtest.Base].Env)
+	assert.Empty(t, jr.Header.Recipe)
+
+	// Command arms run inside the repository: not applied, and said.
+	j = filepath.Join(t.TempDir(), "cmd.jsonl")
+	code, _, errText = runCLI("ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "1", "--block", "3",
+		"--warmup", "0", "--journal", j)
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, RecipeFile+" not applied: it configures campaigns on this repository's git refs, and no arm is one")
+	jr, err = abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Empty(t, jr.Header.Arms[abtest.Base].Env, "the recipe's env reached a command arm")
+	assert.Equal(t, 1, jr.Header.Config.Rounds)
+}

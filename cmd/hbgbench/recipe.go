@@ -137,15 +137,18 @@ func share(v any) string {
 }
 
 // applyRecipe sets every flag the recipe gives and the command line did
-// not, through the flag itself so that its parsing and checks apply.
-func applyRecipe(cmd *cobra.Command, r *Recipe, path string) error {
-	set := func(name, value string) error {
+// not, through the flag itself so that its parsing and checks apply. It
+// returns what it set ("rounds = 8"), and the [env] switches, which the
+// command line's --env replaces whole.
+func applyRecipe(cmd *cobra.Command, r *Recipe, path string) (set []string, env []string, err error) {
+	setFlag := func(name, value string) error {
 		if value == "" || cmd.Flags().Changed(name) {
 			return nil
 		}
 		if err := cmd.Flags().Set(name, value); err != nil {
 			return &RecipeError{File: path, Key: strings.ReplaceAll(name, "-", "_"), Msg: err.Error()}
 		}
+		set = append(set, fmt.Sprintf("%s = %s", strings.ReplaceAll(name, "-", "_"), value))
 		return nil
 	}
 	num := func(p *int) string {
@@ -164,8 +167,8 @@ func applyRecipe(cmd *cobra.Command, r *Recipe, path string) error {
 		if cmd.Flags().Lookup(p[0]) == nil {
 			continue
 		}
-		if err := set(p[0], p[1]); err != nil {
-			return err
+		if err := setFlag(p[0], p[1]); err != nil {
+			return nil, nil, err
 		}
 	}
 	if !cmd.Flags().Changed("env") && len(r.Env) > 0 {
@@ -175,10 +178,12 @@ func applyRecipe(cmd *cobra.Command, r *Recipe, path string) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if err := cmd.Flags().Set("env", k+"="+r.Env[k]); err != nil {
-				return err
+			if k == "" || strings.Contains(k, "=") {
+				return nil, nil, &RecipeError{File: path, Key: "env", Msg: fmt.Sprintf("%q is not a variable name", k)}
 			}
+			env = append(env, k+"="+r.Env[k])
+			set = append(set, fmt.Sprintf("env %s=%s (git arms only)", k, r.Env[k]))
 		}
 	}
-	return nil
+	return set, env, nil
 }

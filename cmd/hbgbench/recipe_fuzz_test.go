@@ -29,6 +29,6 @@ func FuzzRecipe(f *testing.F) {
 			return
 		}
 		cmd := NewCmdAb(false, func(*AbOptions) error { return nil })
-		_ = applyRecipe(cmd, r, p)
+		_, _, _ = applyRecipe(cmd, r, p)
 	})
 }

@@ -31,7 +31,8 @@ it also reports a campaign that is still running; a torn last line is a
 warning. --format markdown gives the pull-request report (a headline, one
 table, a <details> block); json the whole analysis (schema in docs/ab.md);
 csv one row per (metric, arm) and every pass; benchfmt Go benchmark lines
-for benchstat -col /arm. --redact drops host names and absolute paths.`,
+for benchstat -col /arm. --redact drops host names, absolute paths and
+--env values.`,
 		Example: `  hbgbench report
   hbgbench report .hbgbench/hbgbench-20261202T010000Z.jsonl
   hbgbench report c.jsonl --format markdown --redact
@@ -53,7 +54,7 @@ for benchstat -col /arm. --redact drops host names and absolute paths.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
-	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "drop host names and absolute paths")
+	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	return cmd
 }
 

@@ -333,6 +333,16 @@ func redactJournal(t *testing.T) string {
 	arms[0].(map[string]any)["kind"] = abtest.KindCommand
 	arms[0].(map[string]any)["spec"] = "/home/alice/old/run.sh {rounds} {out}"
 	arms[0].(map[string]any)["env"] = []string{"DATA=/home/alice/data"}
+	// A token passed with --env, in every place it lands: the command
+	// line, the arm, the ruler; the repository and the recipe's path.
+	arms[1].(map[string]any)["kind"] = abtest.KindCommand
+	arms[1].(map[string]any)["spec"] = "./run.sh {rounds} {out}"
+	arms[1].(map[string]any)["env"] = []string{"TOKEN=tok-9f8e7d6c"}
+	h["command"] = append(h["command"].([]string), "--env", "TOKEN=tok-9f8e7d6c")
+	h["ruler"] = h["ruler"].(string) + " env TOKEN=tok-9f8e7d6c"
+	h["repo"] = "/home/alice/src/simpler"
+	h["recipe"] = "/home/alice/src/simpler/hbgbench.toml"
+	h["recipe_set"] = []string{"rounds = 6", "env DATA=/home/alice/data (git arms only)"}
 	b, err := json.Marshal(h)
 	require.NoError(t, err)
 	lines[0] = string(b) + "\n"
@@ -345,7 +355,7 @@ func redactJournal(t *testing.T) string {
 // shows the host and the paths; with it none does.
 func TestReportRedact(t *testing.T) {
 	path := redactJournal(t)
-	secret := regexp.MustCompile(`secret-box-17|/home/alice|` + regexp.QuoteMeta(filepath.Dir(path)))
+	secret := regexp.MustCompile(`secret-box-17|/home/alice|tok-9f8e7d6c|` + regexp.QuoteMeta(filepath.Dir(path)))
 	for _, f := range formats {
 		t.Run(f, func(t *testing.T) {
 			code, out, errText := runCLI("report", path, "--format", f)
@@ -377,8 +387,9 @@ func TestRedactedMarkdownRenders(t *testing.T) {
 	require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(out), &html))
 	assert.Contains(t, html.String(), "host &lt;host&gt;: AMD EPYC")
 	assert.Contains(t, html.String(), "base: command &lt;path&gt;/run.sh {rounds} {out}")
-	assert.Contains(t, html.String(), "env (added to the arm's command) of base, from hbgbench.toml: DATA=&lt;path&gt;/data")
-	assert.Contains(t, html.String(), "<code>'&lt;path&gt;/hbgbench' ab --journal '&lt;path&gt;/c.jsonl'\n</code>")
+	assert.Contains(t, html.String(), "env (added to the arm's command) of base, from hbgbench.toml: DATA=&lt;redacted&gt;")
+	assert.Contains(t, html.String(), "env (added to the arm's command) of head: TOKEN=&lt;redacted&gt;")
+	assert.Contains(t, html.String(), "<code>'&lt;path&gt;/hbgbench' ab --journal '&lt;path&gt;/c.jsonl' --env 'TOKEN=&lt;redacted&gt;'\n</code>")
 }
 
 // TestReportReadOnly: report reads a journal another hbgbench holds and
