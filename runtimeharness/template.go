@@ -135,13 +135,10 @@ func parseTemplate(t string) ([]piece, error) {
 				stack = append(stack, frame{kind: '"'})
 			case c == '`':
 				stack = append(stack, frame{kind: '`'})
-			case c == '$' && strings.HasPrefix(t[i:], "$(("):
-				stack = append(stack, frame{kind: 'a'})
-				i += 3
-				continue
 			case c == '$' && strings.HasPrefix(t[i:], "$("):
-				stack = append(stack, frame{kind: 'b', sub: true})
-				i += 2
+				f, n := substitution(t[i:])
+				stack = append(stack, f)
+				i += n
 				continue
 			case c == '(' && top.sub:
 				top.depth++
@@ -169,13 +166,10 @@ func parseTemplate(t string) ([]piece, error) {
 				stack = stack[:len(stack)-1]
 			case c == '`':
 				stack = append(stack, frame{kind: '`'})
-			case c == '$' && strings.HasPrefix(t[i:], "$(("):
-				stack = append(stack, frame{kind: 'a'})
-				i += 3
-				continue
 			case c == '$' && strings.HasPrefix(t[i:], "$("):
-				stack = append(stack, frame{kind: 'b', sub: true})
-				i += 2
+				f, n := substitution(t[i:])
+				stack = append(stack, f)
+				i += n
 				continue
 			}
 		case '`':
@@ -258,3 +252,12 @@ func display(pieces []piece, values []string) string {
 // doubleQuoteEscaper escapes the characters that keep a meaning inside
 // double quotes.
 var doubleQuoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+
+// substitution returns the frame that the "$((" (arithmetic) or "$("
+// (command substitution) at the start of t opens, and its length.
+func substitution(t string) (frame, int) {
+	if strings.HasPrefix(t, "$((") {
+		return frame{kind: 'a'}, 3
+	}
+	return frame{kind: 'b', sub: true}, 2
+}
