@@ -171,4 +171,6 @@ func TestAbFailedBlockShowsItsLog(t *testing.T) {
 	assert.Contains(t, errText, "block exited with status 1")
 	assert.Regexp(t, `w01-base-t1\.log(\.gz)?`, errText)
 	assert.Contains(t, errText, "cannot open device 3")
+	// --block 3 with the default --cold 2: warned before the start.
+	assert.Contains(t, errText, "hbgbench: warning: --block 3 with --cold 2 keeps 1 warm pass per block and process")
 }
