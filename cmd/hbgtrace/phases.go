@@ -103,9 +103,6 @@ const (
 	phasesNoLines = "no `bind phase=` lines. SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 and " +
 		"SIMPLER_LOG_LEVEL=TIMING must both be set, and a multi-device case must be " +
 		"invoked as its own child command -- see docs/dfx/hbg-bind-phases.md."
-	// hbgkit's own: the log has bind-phase lines, but none parses.
-	phasesNoGoodLines = "no usable `bind phase=` lines: %d were found and none parses " +
-		"(see the warning above), so there is no pass to report."
 	phasesAllColdLines = "%d pass(es) over %d rank(s), all of them cold. The first pass " +
 		"of each rank is warm-up, so a warm pass needs --rounds 2 or more; " +
 		"--keep-first reports the cold passes instead."
@@ -132,7 +129,13 @@ func phasesRun(opts *phasesOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := &report.BindPhases{Logs: opts.logs, Stamp: log.Stamp, Autoloads: log.Autoloads}
+	// As hbg_bind_phases, the first stamp line decides, and one of empty
+	// text is no stamp.
+	stamp := log.Stamp
+	if stamp != nil && stamp.Text == "" {
+		stamp = nil
+	}
+	rep := &report.BindPhases{Logs: opts.logs, Stamp: stamp, Autoloads: log.Autoloads}
 	name := strings.Join(opts.logs, " ")
 	refuse := func(format string, a ...any) error {
 		return &exitError{code: 1, text: name + ": " + fmt.Sprintf(format, a...) + "\n"}
@@ -154,10 +157,9 @@ func phasesRun(opts *phasesOptions) error {
 		Rounds: opts.rounds, Ranks: opts.ranks, RanksSet: opts.ranksSet, KeepFirst: opts.keepFirst,
 	})
 	switch {
-	case !src.Spans && errors.Is(err, phases.ErrNoBindPasses) && log.MalformedCount[trace.KindBindPhase] > 0:
-		// The lines are there, so the environment is not to blame.
-		return refuse(phasesNoGoodLines, log.MalformedCount[trace.KindBindPhase])
 	case !src.Spans && errors.Is(err, phases.ErrNoBindPasses):
+		// The reference's refusal, even when lines were left out as
+		// malformed: the counted warning above says which.
 		return refuse("%s", phasesNoLines)
 	case !src.Spans && errors.As(err, &allCold):
 		return refuse(phasesAllColdLines, allCold.Passes, allCold.Ranks)
