@@ -280,3 +280,19 @@ func TestProgressOnLongReads(t *testing.T) {
 	var buf strings.Builder
 	assert.Nil(t, startProgress(&buf, srcs), "not a terminal: no progress")
 }
+
+func TestPhasesLeavesOutSpacedBindLines(t *testing.T) {
+	good := phasesE1Text("s", []string{"7f3c"}, 3)
+	want, _, code := phasesExec(t, map[string]string{"bind.log": good}, "", "phases", "bind.log", "--keep-first")
+	require.Equal(t, 0, code)
+	// A tab between fields: strace_timing reads the line, hbg_bind_phases
+	// does not, so phases leaves it out and says so.
+	lines := strings.SplitAfter(good, "\n")
+	extra := strings.Replace(lines[2], " dur_ns=", "\tdur_ns=", 1)
+	extra = strings.Replace(extra, "dur_ns=", "dur_ns=9", 1)
+	spaced := strings.Join(lines[:3], "") + extra + strings.Join(lines[3:], "")
+	stdout, stderr, code := phasesExec(t, map[string]string{"bind.log": spaced}, "", "phases", "bind.log", "--keep-first")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, want, stdout)
+	assert.Equal(t, "warning: 1 `bind phase=` line(s) with other whitespace than one space between fields are left out, as hbg_bind_phases does: bind.log:4\n", stderr)
+}

@@ -118,16 +118,35 @@ func phasesRun(opts *phasesOptions) error {
 	lines := phases.NewSpreadCollector(opts.accounting)
 	var e3 phases.SpanBindSpans
 	nlines := 0
+	// hbg_bind_phases matches only fields one space apart; a line with a
+	// tab or two spaces between them (which strace_timing reads) is not
+	// one of its lines, and is named in a warning.
+	var spaced []trace.Pos
+	nspaced := 0
 	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
 		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp, trace.KindAutoload),
 		KeepSpan:         phases.SpanBindName,
 		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan, trace.KindAutoload),
 	}, trace.Visitors{
-		Span:      e3.Add,
-		BindPhase: func(l *trace.BindPhase) { nlines++; lines.BindPhase(l) },
+		Span: e3.Add,
+		BindPhase: func(l *trace.BindPhase) {
+			if l.Spaced {
+				if len(spaced) < 5 {
+					spaced = append(spaced, l.Pos)
+				}
+				nspaced++
+				return
+			}
+			nlines++
+			lines.BindPhase(l)
+		},
 	})
 	if err != nil {
 		return err
+	}
+	if nspaced > 0 {
+		fmt.Fprintf(opts.Stderr, "warning: %d `bind phase=` line(s) with other whitespace than one space between fields are left out, as hbg_bind_phases does: %s\n",
+			nspaced, posList(spaced, nspaced))
 	}
 	// As hbg_bind_phases, the first stamp line decides, and one of empty
 	// text is no stamp.
@@ -177,4 +196,18 @@ func phasesRun(opts *phasesOptions) error {
 		}
 	}
 	return report.WriteBindPhases(opts.Stdout, opts.format, rep)
+}
+
+// posList names up to len(ps) positions, "file:line, file:line", and says
+// how many more of n there are.
+func posList(ps []trace.Pos, n int) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	s := strings.Join(parts, ", ")
+	if n > len(ps) {
+		s += fmt.Sprintf(" and %d more", n-len(ps))
+	}
+	return s
 }
