@@ -84,9 +84,9 @@ type RecorderLane struct {
 // record (those come only from host_phase_records.jsonl), in (pid, inv)
 // order. It returns nil when no bind has one.
 func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
-	laneName := make(map[[2]int64]string, len(sw.lanes))
+	laneName := make(map[laneKey]string, len(sw.lanes))
 	for _, ln := range sw.lanes {
-		laneName[[2]int64{ln.pid, ln.id}] = ln.name
+		laneName[laneKey{ln.pid, ln.id}] = ln.name
 	}
 	type bind struct {
 		tid       int64
@@ -105,11 +105,11 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 		return b
 	}
 	// The first record of every recorder lane, over the whole log.
-	first := make(map[[2]int64]int64)
+	first := make(map[laneKey]int64)
 	for i := range sw.hosts {
 		h := &sw.hosts[i]
 		s := h.span
-		lk := [2]int64{s.Pid, h.lane}
+		lk := laneKey{s.Pid, h.lane}
 		switch {
 		case s.Name == "chip.run.bind":
 			b := get(invKey{s.Pid, s.Inv})
@@ -139,8 +139,8 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 	for lk, ts := range first {
 		// A recorder lane is never a synthetic pipeline-slot lane, so its
 		// id is the thread's tid.
-		firsts = append(firsts, firstRec{lk[0], RecorderLane{
-			Name: fmt.Sprintf("%s (tid %d)", recordWorkerLane, lk[1]), Tid: lk[1], First: ts}})
+		firsts = append(firsts, firstRec{lk.pid, RecorderLane{
+			Name: fmt.Sprintf("%s (tid %d)", recordWorkerLane, lk.lane), Tid: int64(lk.lane), First: ts}})
 	}
 	sort.Slice(firsts, func(i, j int) bool {
 		if firsts[i].First != firsts[j].First {

@@ -33,9 +33,9 @@ type ProfileOptions struct {
 // artifact's records and the `bind phase=` segments, as in the swimlane.
 func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	p := &Profile{}
-	laneName := make(map[[2]int64]string, len(sw.lanes))
+	laneName := make(map[laneKey]string, len(sw.lanes))
 	for _, ln := range sw.lanes {
-		laneName[[2]int64{ln.pid, ln.id}] = ln.name
+		laneName[laneKey{ln.pid, ln.id}] = ln.name
 	}
 	locs := make(map[string]uint64)
 	loc := func(name string) uint64 {
@@ -114,7 +114,7 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	for i := range sw.hosts {
 		s := sw.hosts[i].span
 		hosts[i] = s
-		hostLanes[i] = laneName[[2]int64{s.Pid, sw.hosts[i].lane}]
+		hostLanes[i] = laneName[laneKey{s.Pid, sw.hosts[i].lane}]
 		if i == 0 || s.Ts < t0 {
 			t0 = s.Ts
 		}

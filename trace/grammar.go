@@ -732,6 +732,11 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 				bindWhy = firstWhy(bindWhy, "dur_ns is not an integer")
 				continue
 			}
+			if start > maxInt64-dur {
+				// Its end is past int64: refused, as a span whose ts+dur is.
+				bindWhy = firstWhy(bindWhy, "start_ns + dur_ns overflows int64")
+				continue
+			}
 			bind.at = k - len(tokBindSp)
 			bind.phase, bind.start, bind.dur = b[j:e], start, dur
 			bind.attrs = trimSpaceBytes(b[e3:])

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -378,17 +380,31 @@ func (l *Log) AnchorFor(pid int64) (Anchor, bool) {
 }
 
 // WallTime maps the monotonic time t of the anchor's process to wall time
-// (REFERENCE §1.3): ns = WallNs + t − MonoNs, and text renders it as UTC
-// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. ok is false when t is before the
-// anchor (a.MonoNs > t); such a time gets no wall time.
-func WallTime(a Anchor, t int64) (ns int64, text string, ok bool) {
+// (REFERENCE §1.3): WallNs + t − MonoNs, computed exactly as the reference's
+// Python integers do (it may exceed int64 with extreme values, so ns is its
+// decimal text), and text renders it as UTC `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
+// ok is false when t is before the anchor (a.MonoNs > t); such a time gets
+// no wall time.
+func WallTime(a Anchor, t int64) (ns string, text string, ok bool) {
 	if a.MonoNs > t {
-		return 0, "", false
+		return "", "", false
 	}
-	ns = a.WallNs + (t - a.MonoNs)
-	sec, frac := ns/1e9, ns%1e9
-	if frac < 0 {
-		sec, frac = sec-1, frac+1e9
+	var sec, frac int64
+	diff := t - a.MonoNs
+	if diff >= 0 && (a.WallNs <= 0 || diff <= math.MaxInt64-a.WallNs) {
+		n := a.WallNs + diff
+		ns = strconv.FormatInt(n, 10)
+		sec, frac = n/1e9, n%1e9
+		if frac < 0 {
+			sec, frac = sec-1, frac+1e9
+		}
+	} else {
+		// Past int64: the exact value in a big.Int; its seconds fit.
+		n := new(big.Int).Sub(big.NewInt(t), big.NewInt(a.MonoNs))
+		n.Add(n, big.NewInt(a.WallNs))
+		ns = n.String()
+		q, m := new(big.Int).DivMod(n, big.NewInt(1e9), new(big.Int))
+		sec, frac = q.Int64(), m.Int64()
 	}
 	ts := time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05")
 	return ns, ts + "." + pad9(frac) + "Z", true

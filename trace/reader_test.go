@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -376,13 +377,13 @@ func TestWallTime(t *testing.T) {
 	tests := []struct {
 		name string
 		t    int64
-		ns   int64
+		ns   string
 		text string
 		ok   bool
 	}{
-		{"after the anchor", 1250, 1700000000000000250, "2023-11-14T22:13:20.000000250Z", true},
-		{"at the anchor", 1000, 1700000000000000000, "2023-11-14T22:13:20.000000000Z", true},
-		{"before the anchor", 999, 0, "", false},
+		{"after the anchor", 1250, "1700000000000000250", "2023-11-14T22:13:20.000000250Z", true},
+		{"at the anchor", 1000, "1700000000000000000", "2023-11-14T22:13:20.000000000Z", true},
+		{"before the anchor", 999, "", "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -395,6 +396,17 @@ func TestWallTime(t *testing.T) {
 	_, text, ok := WallTime(Anchor{MonoNs: 0, WallNs: -1}, 0)
 	require.True(t, ok)
 	assert.Equal(t, "1969-12-31T23:59:59.999999999Z", text)
+
+	// Past int64, as the reference's Python integers: no wrap-around to
+	// 1969 (values from python3, datetime.fromtimestamp(divmod(ns, 1e9))).
+	ns, text, ok := WallTime(Anchor{MonoNs: 0, WallNs: 9223372036854775000}, 1000)
+	require.True(t, ok)
+	assert.Equal(t, "9223372036854776000", ns)
+	assert.Equal(t, "2262-04-11T23:47:16.854776000Z", text)
+	ns, text, ok = WallTime(Anchor{MonoNs: 0, WallNs: math.MaxInt64}, math.MaxInt64)
+	require.True(t, ok)
+	assert.Equal(t, "18446744073709551614", ns)
+	assert.Equal(t, "2554-07-21T23:34:33.709551614Z", text)
 }
 
 func TestReadLogStamp(t *testing.T) {
