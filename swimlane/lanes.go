@@ -277,7 +277,9 @@ func laneName(hosts []hostEntry, idx []int) string {
 			} else {
 				missingID = true
 			}
-		case fam == trace.FamilyNode && !hasRole:
+		case fam == trace.FamilyNode:
+			// Any other node span, whatever its role (role=driver too),
+			// runs on a worker: the reference tests the leaf, not the role.
 			worker = true
 		}
 	}
