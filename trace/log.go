@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -110,8 +111,9 @@ type Log struct {
 	// MalformedCount counts them all, per kind.
 	Malformed      []Malformed
 	MalformedCount map[Kind]int
-	// Binary names the sources that do not look like text logs.
-	Binary []string
+	// Binary lists the sources that do not look like text logs, with what
+	// was read from them.
+	Binary []BinarySource
 }
 
 // MaxExamples is how many torn or malformed lines of each kind a Log keeps
@@ -257,8 +259,8 @@ func (l *Log) Warnings() []string {
 
 func (l *Log) warnings(verbose bool) []string {
 	var out []string
-	for _, name := range l.Binary {
-		out = append(out, fmt.Sprintf("warning: %s does not look like a text log (it holds binary data); nothing in it can be read as records", name))
+	for _, s := range l.Binary {
+		out = append(out, binaryWarning(s))
 	}
 	out = append(out, l.MalformedWarnings(AllKinds)...)
 	counts := make(map[int64]int)
@@ -286,6 +288,34 @@ func (l *Log) warnings(verbose bool) []string {
 			d.Pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted))
 	}
 	return out
+}
+
+// binaryWarning says that a source is not text, and what was read from it
+// and what was not.
+func binaryWarning(s BinarySource) string {
+	w := fmt.Sprintf("warning: %s does not look like a text log (it holds binary data)", s.Name)
+	if s.Spans+s.Others == 0 {
+		if s.Heads > 0 {
+			return w + fmt.Sprintf("; none of its %d [STRACE] record(s) could be read", s.Heads)
+		}
+		return w + "; nothing in it can be read as records"
+	}
+	var read []string
+	if s.Heads > 0 {
+		what := fmt.Sprintf("%d of %d [STRACE] record(s)", s.Spans, s.Heads)
+		if s.ControlNames > 0 {
+			what += fmt.Sprintf(" (%d with control bytes such as NUL in the span name, printed as they are)", s.ControlNames)
+		}
+		read = append(read, what)
+	}
+	if s.Others > 0 {
+		read = append(read, fmt.Sprintf("%d other record(s)", s.Others))
+	}
+	w += "; read from it: " + strings.Join(read, " and ")
+	if s.Heads > s.Spans {
+		w += fmt.Sprintf("; not read: %d [STRACE] record(s), counted below", s.Heads-s.Spans)
+	}
+	return w
 }
 
 // hbgkitOnlyTorn are the torn reasons of records the reference reads as

@@ -735,7 +735,7 @@ func TestReaderProgressCountsBytes(t *testing.T) {
 		ReadOptions{Kinds: Kinds(KindBindPhase, KindSpan), SkipIfBindPhases: Kinds(KindSpan)})
 	for r.Scan() {
 	}
-	assert.Equal(t, []string{"bin"}, r.Binary())
+	assert.Equal(t, []BinarySource{{Name: "bin"}}, r.Binary())
 }
 
 func TestNoAttrsLeavesTheKindsAttrsEmpty(t *testing.T) {

@@ -296,3 +296,26 @@ func TestPhasesLeavesOutSpacedBindLines(t *testing.T) {
 	assert.Equal(t, want, stdout)
 	assert.Equal(t, "warning: 1 `bind phase=` line(s) with other whitespace than one space between fields are left out, as hbg_bind_phases does: bind.log:4\n", stderr)
 }
+
+// TestNULBytesSayWhatWasRead: a log with NUL bytes in some records is
+// still read; the warning says how much of it was, and what was not,
+// rather than that nothing could be.
+func TestNULBytesSayWhatWasRead(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 40; i++ {
+		switch {
+		case i%10 == 5:
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=1 tid=1 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=\x00\n", i, i*100)
+		case i%10 == 0:
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=1 tid=1 inv=%d hid=abc depth=0 name=chip.\x00run ts=%d dur=50 \n", i, i*100)
+		default:
+			fmt.Fprintf(&b, "[STRACE] v=1 pid=1 tid=1 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=50 \n", i, i*100)
+		}
+	}
+	_, stderr, code := phasesExec(t, map[string]string{"nul.log": b.String()}, "", "tpot", "nul.log")
+	assert.Equal(t, 0, code)
+	first, _, _ := strings.Cut(stderr, "\n")
+	assert.Equal(t, "warning: nul.log does not look like a text log (it holds binary data); read from it: 36 of 40 [STRACE] record(s) "+
+		"(4 with control bytes such as NUL in the span name, printed as they are); not read: 4 [STRACE] record(s), counted below", first)
+	assert.Contains(t, stderr, "warning: 4 of 40 [STRACE] records are incomplete")
+}
