@@ -319,3 +319,17 @@ func TestNULBytesSayWhatWasRead(t *testing.T) {
 		"(4 with control bytes such as NUL in the span name, printed as they are); not read: 4 [STRACE] record(s), counted below", first)
 	assert.Contains(t, stderr, "warning: 4 of 40 [STRACE] records are incomplete")
 }
+
+// TestPhasesSameLogTwice: the second copy of a log repeats every pass line
+// for line; its passes are counted once, so its cold passes are not warm.
+func TestPhasesSameLogTwice(t *testing.T) {
+	text := phasesE1Text("s", []string{"7f3c", "7f3d"}, 3)
+	files := map[string]string{"a.log": text}
+	once, _, code := phasesExec(t, files, "", "phases", "a.log", "--rounds", "3")
+	require.Equal(t, 0, code)
+	twice, stderr, code := phasesExec(t, files, "", "phases", "a.log", "a.log", "--rounds", "3")
+	require.Equal(t, 0, code)
+	assert.Contains(t, once, "6 passes, 4 warm (2 cold dropped, ranks=2)")
+	assert.Equal(t, strings.Replace(once, "a.log\n", "a.log a.log\n", 1), twice)
+	assert.Equal(t, "warning: 6 bind pass(es) repeat an earlier pass line for line (the same log given twice?) and are used once\n", stderr)
+}

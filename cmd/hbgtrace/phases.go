@@ -175,6 +175,9 @@ func phasesRun(opts *phasesOptions) error {
 	rep.Spread, err = src.Spread(phases.BindSpreadOptions{
 		Rounds: opts.rounds, Ranks: opts.ranks, RanksSet: opts.ranksSet, KeepFirst: opts.keepFirst,
 	})
+	if n := lines.Duplicates(); !src.Spans && n > 0 {
+		fmt.Fprintf(opts.Stderr, "warning: %d bind pass(es) repeat an earlier pass line for line (the same log given twice?) and are used once\n", n)
+	}
 	switch {
 	case !src.Spans && errors.Is(err, phases.ErrNoBindPasses):
 		// The reference's refusal, even when lines were left out as
