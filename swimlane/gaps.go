@@ -40,7 +40,11 @@ type BindGaps struct {
 	Submits int    `json:"graph_submits"`
 	// MedianGap is the median of all the bind's gaps between consecutive
 	// graph_submit records, in ns; MinGap the threshold applied.
+	// Overlaps counts the graph_submit records that start before the
+	// ones before them end (duplicated or reversed records): they make
+	// no gap, and the median leaves them out, so it is never negative.
 	MedianGap int64 `json:"median_gap_ns"`
+	Overlaps  int   `json:"overlapping_submits"`
 	MinGap    int64 `json:"min_gap_ns"`
 	Gaps      []Gap `json:"gaps"`
 	// LastSubmitEnd and LastBuildEnd are the ends of the bind's last
@@ -179,7 +183,11 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 		var all []int64
 		lastEnd := b.submits[0][1]
 		for i := 1; i < len(b.submits); i++ {
-			all = append(all, b.submits[i][0]-lastEnd)
+			if d := b.submits[i][0] - lastEnd; d >= 0 {
+				all = append(all, d)
+			} else {
+				bg.Overlaps++
+			}
 			lastEnd = max(lastEnd, b.submits[i][1])
 		}
 		bg.LastSubmitEnd = lastEnd
