@@ -34,15 +34,25 @@ func ReaderSource(name string, r io.Reader) Source {
 }
 
 // Inputs expands command-line arguments into sources, in order: "-" is
-// stdin, a directory is its sorted host.*.log files (none is an error), any
-// file or stdin may be gzip-compressed (recognised by its magic bytes, not
-// its name). A file that cannot be opened is not an error here: reading it
-// is, with a message naming the file.
+// stdin, a directory is its host.*.log and host.*.log.gz files sorted by
+// name (none is an error), any file or stdin may be gzip-compressed
+// (recognised by its magic bytes, not its name). A file that cannot be
+// opened is not an error here: reading it is, with a message naming the
+// file. Inputs drops the warnings of InputsWarn.
 func Inputs(args []string, stdin io.Reader) ([]Source, error) {
+	srcs, _, err := InputsWarn(args, stdin)
+	return srcs, err
+}
+
+// InputsWarn is Inputs that also returns a warning for each entry of a
+// directory it skips: one that is not a regular file (a FIFO would block
+// the read), and a host.N.log.gz beside its host.N.log (the same log).
+func InputsWarn(args []string, stdin io.Reader) ([]Source, []string, error) {
 	if len(args) == 0 {
-		return nil, errors.New("no input: name a log file, a directory of host.*.log files, or - for standard input")
+		return nil, nil, errors.New("no input: name a log file, a directory of host.*.log files, or - for standard input")
 	}
 	var out []Source
+	var warns []string
 	for _, a := range args {
 		if a == "-" {
 			out = append(out, ReaderSource("-", stdin))
@@ -53,36 +63,76 @@ func Inputs(args []string, stdin io.Reader) ([]Source, error) {
 			out = append(out, FileSource(a))
 			continue
 		}
-		files, err := hostLogs(a)
+		files, w, err := hostLogs(a)
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", a, err)
+			return nil, nil, fmt.Errorf("listing %s: %w", a, err)
 		}
+		warns = append(warns, w...)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("%s is a directory but holds no host.*.log files", a)
+			return nil, nil, fmt.Errorf("%s is a directory but holds no host.*.log or host.*.log.gz files", a)
 		}
 		for _, f := range files {
 			out = append(out, FileSource(f))
 		}
 	}
-	return out, nil
+	return out, warns, nil
 }
 
-// hostLogs returns the host.*.log entries of dir that are not directories,
-// sorted by name.
-func hostLogs(dir string) ([]string, error) {
+// hostLogs returns the host.*.log and host.*.log.gz regular files of dir
+// (symbolic links followed), sorted by name, and a warning per entry of
+// that name it skips: not a regular file, or a .gz twin of a host.*.log.
+func hostLogs(dir string) ([]string, []string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
+	names := make(map[string]bool)
+	var out, warns []string
 	for _, e := range ents {
-		if ok, _ := filepath.Match("host.*.log", e.Name()); !ok || e.IsDir() {
+		name := e.Name()
+		plain, _ := filepath.Match("host.*.log", name)
+		gz, _ := filepath.Match("host.*.log.gz", name)
+		if !plain && !gz {
 			continue
 		}
-		out = append(out, filepath.Join(dir, e.Name()))
+		path := filepath.Join(dir, name)
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			warns = append(warns, fmt.Sprintf("warning: skipping %s: %v", path, err))
+			continue
+		case st.IsDir():
+			continue
+		case !st.Mode().IsRegular():
+			warns = append(warns, fmt.Sprintf("warning: skipping %s: not a regular file (%s)", path, fileKind(st.Mode())))
+			continue
+		}
+		names[name] = true
+		out = append(out, path)
 	}
-	sort.Strings(out)
-	return out, nil
+	kept := out[:0]
+	for _, p := range out {
+		if base := filepath.Base(p); strings.HasSuffix(base, ".gz") && names[strings.TrimSuffix(base, ".gz")] {
+			warns = append(warns, fmt.Sprintf("warning: skipping %s: %s is beside it, the same log uncompressed", p, strings.TrimSuffix(base, ".gz")))
+			continue
+		}
+		kept = append(kept, p)
+	}
+	sort.Strings(kept)
+	return kept, warns, nil
+}
+
+// fileKind names a file mode that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // A Log is everything a whole log holds, in log order.

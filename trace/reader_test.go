@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -517,7 +518,7 @@ func TestInputs(t *testing.T) {
 			pids: []int64{3, 5}, sources: []string{"-", plain}},
 		{name: "gzip on stdin", args: []string{"-"}, stdin: string(gzipped(t, []byte(bare(4, 4, 1, "chip.run", "", 1, 2)))),
 			pids: []int64{4}, sources: []string{"-"}},
-		{name: "empty directory", args: []string{empty}, err: empty + " is a directory but holds no host.*.log files"},
+		{name: "empty directory", args: []string{empty}, err: empty + " is a directory but holds no host.*.log or host.*.log.gz files"},
 		{name: "no arguments", args: nil, err: "no input: name a log file, a directory of host.*.log files, or - for standard input"},
 		{name: "missing file", args: []string{missing}, readErr: "reading " + missing + ": open " + missing + ": no such file or directory"},
 		{name: "truncated gzip", args: []string{trunc}, readErr: "reading " + trunc + ": unexpected EOF"},
@@ -758,4 +759,39 @@ func TestNoAttrsLeavesTheKindsAttrsEmpty(t *testing.T) {
 		assert.Equal(t, "args", phase)
 		assert.Empty(t, bindAttrs)
 	}
+}
+
+// TestInputsGzipMembersAndFIFOs: a host.N.log.gz in a spool directory is
+// read (it was silently ignored, and a directory of only .gz files "held no
+// host.*.log files"), a .gz twin of a host.N.log is skipped, and a FIFO
+// named host.N.log, which blocked the whole read, is skipped with a warning.
+func TestInputsGzipMembersAndFIFOs(t *testing.T) {
+	spool := t.TempDir()
+	writeFile(t, filepath.Join(spool, "host.1.log"), []byte(bare(1, 1, 1, "chip.run", "", 1, 2)))
+	writeFile(t, filepath.Join(spool, "host.1.log.gz"), gzipped(t, []byte(bare(1, 1, 1, "chip.run", "", 1, 2))))
+	writeFile(t, filepath.Join(spool, "host.2.log.gz"), gzipped(t, []byte(bare(2, 2, 1, "chip.run", "", 1, 2))))
+	fifo := filepath.Join(spool, "host.3.log")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+
+	srcs, warns, err := InputsWarn([]string{spool}, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, s := range srcs {
+		names = append(names, s.Name)
+	}
+	assert.Equal(t, []string{filepath.Join(spool, "host.1.log"), filepath.Join(spool, "host.2.log.gz")}, names)
+	assert.Equal(t, []string{
+		"warning: skipping " + fifo + ": not a regular file (a FIFO)",
+		"warning: skipping " + filepath.Join(spool, "host.1.log.gz") + ": host.1.log is beside it, the same log uncompressed",
+	}, warns)
+	l, err := ReadLog(srcs)
+	require.NoError(t, err)
+	require.Len(t, l.Spans, 2)
+	assert.Equal(t, []int64{1, 2}, []int64{l.Spans[0].Pid, l.Spans[1].Pid})
+
+	only := t.TempDir()
+	writeFile(t, filepath.Join(only, "host.7.log.gz"), gzipped(t, []byte(bare(7, 7, 1, "chip.run", "", 1, 2))))
+	srcs, err = Inputs([]string{only}, nil)
+	require.NoError(t, err)
+	require.Len(t, srcs, 1)
 }
