@@ -149,7 +149,7 @@ func TestAbCommandArmDir(t *testing.T) {
 	code, out, errText := runCLI("ab", "--resume", "--format", "markdown")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, errText, "journal "+j)
-	assert.Contains(t, out, "| ControlPlane * |")
+	assert.Contains(t, out, "| ControlPlane * ")
 }
 
 // TestAbResumeWithNothingToResume: --resume where no campaign ran.
