@@ -14,6 +14,11 @@ type SpreadCollector struct {
 	grouper    *trace.PassGrouper
 	vecs       []spreadVec // by pass index
 	accounting bool
+	// seen maps a pass's trace.PassKey to its index: a pass that repeats
+	// an earlier one exactly (the same log given twice) is counted in
+	// duplicates and used once, the copy with the lower index.
+	seen       map[string]int
+	duplicates int
 }
 
 // spreadVec is one pass of lines as the spread reads it: the duration in
@@ -57,7 +62,7 @@ var spreadHostOrch = spreadKnownIndex(trace.SegHostOrch)
 // NewSpreadCollector returns an empty SpreadCollector; with accounting it
 // also keeps each pass's PassMetrics, for BindSpread.AccountingSpread.
 func NewSpreadCollector(accounting bool) *SpreadCollector {
-	c := &SpreadCollector{accounting: accounting}
+	c := &SpreadCollector{accounting: accounting, seen: make(map[string]int)}
 	c.grouper = trace.NewPassGrouper(c.pass)
 	return c
 }
@@ -70,6 +75,15 @@ func (c *SpreadCollector) pass(i int, p trace.Pass) {
 	for len(c.vecs) <= i {
 		c.vecs = append(c.vecs, spreadVec{})
 	}
+	key := trace.PassKey(p)
+	if j, ok := c.seen[key]; ok {
+		c.duplicates++
+		if j < i {
+			return // an empty vec is no pass
+		}
+		c.vecs[j] = spreadVec{}
+	}
+	c.seen[key] = i
 	v := &c.vecs[i]
 	var bind BindPass
 	for j := range p.Segments {
@@ -100,6 +114,10 @@ func (c *SpreadCollector) pass(i int, p trace.Pass) {
 		v.metrics = &m
 	}
 }
+
+// Duplicates returns how many passes repeated an earlier pass exactly,
+// line for line, and were left out; valid after Spread.
+func (c *SpreadCollector) Duplicates() int { return c.duplicates }
 
 // spreadVecs are passes as a spreadSource.
 type spreadVecs []spreadVec
@@ -143,7 +161,7 @@ func (c *SpreadCollector) Spread(opts BindSpreadOptions) (*BindSpread, error) {
 			passes = append(passes, c.vecs[i])
 		}
 	}
-	c.vecs = nil
+	c.vecs, c.seen = nil, nil
 	dropped, ranks, err := snapshotColdPasses(len(passes), opts)
 	if err != nil {
 		return nil, err

@@ -123,8 +123,10 @@ func checkOverlapPair(p, s *NativeRun, opts OverlapOptions) error {
 	return nil
 }
 
-// collectNativeRuns applies steps 1–3 of the proof to every invocation in
-// order: identity, sequence, duplicates, required spans.
+// collectNativeRuns applies steps 1–3 of the proof as the reference does:
+// first identity, sequence and duplicates for every invocation in order,
+// then the required spans of every run in order. So a missing identity
+// field of a later run is reported before a missing span of an earlier one.
 func collectNativeRuns(invs []*trace.Invocation) ([]*NativeRun, error) {
 	type identity struct {
 		pid                             int64
@@ -132,6 +134,7 @@ func collectNativeRuns(invs []*trace.Invocation) ([]*NativeRun, error) {
 	}
 	seen := make(map[identity]bool)
 	var runs []*NativeRun
+	var runInvs []*trace.Invocation
 	for _, iv := range invs {
 		root := iv.Root()
 		if root == nil {
@@ -160,6 +163,11 @@ func collectNativeRuns(invs []*trace.Invocation) ([]*NativeRun, error) {
 			return nil, overlapFail("duplicate identity for pid=%d sequence=%s", iv.Pid, r.Sequence)
 		}
 		seen[id] = true
+		runs = append(runs, r)
+		runInvs = append(runInvs, iv)
+	}
+	for i, r := range runs {
+		iv := runInvs[i]
 		var missing []string
 		for _, name := range []string{overlapBind, overlapRunnerRun, overlapClaimRelease} {
 			sp := overlapLookup(iv, name)
@@ -179,7 +187,6 @@ func collectNativeRuns(invs []*trace.Invocation) ([]*NativeRun, error) {
 		if len(missing) > 0 {
 			return nil, overlapFail("sequence=%s is missing span(s): %s", r.Sequence, strings.Join(missing, ", "))
 		}
-		runs = append(runs, r)
 	}
 	return runs, nil
 }

@@ -453,28 +453,24 @@ func roundsNonZero(v []float64) []float64 {
 	return out
 }
 
-// roundsMean is sum(v)/len(v) summed left to right, as the reference's
-// Python does, so that the printed one-decimal values agree byte for byte.
+// roundsMean is the mean the reference prints: sum(sorted(v))/len(v), the
+// values added smallest first, left to right. The order of the additions
+// decides the last bit, and with it sometimes the printed decimal (3839.55,
+// 4535.956, 2456.144 average to 3610.5 sorted, 3610.6 in table order).
 func roundsMean(v []float64) float64 {
-	return mean(v)
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return mean(s)
 }
 
 // roundsMeanNonZero is roundsMean(roundsNonZero(v)) and the number of
-// values it is over, without making the slice: the same additions in the
-// same order.
+// values it is over.
 func roundsMeanNonZero(v []float64) (float64, int) {
-	var sum float64
-	k := 0
-	for _, x := range v {
-		if x > 0 {
-			sum += x
-			k++
-		}
-	}
-	if k == 0 {
+	nz := roundsNonZero(v)
+	if len(nz) == 0 {
 		return 0, 0
 	}
-	return sum / float64(k), k
+	return roundsMean(nz), len(nz)
 }
 
 // roundsTrimmedMean is the mean of v sorted, without its RoundsTrim lowest

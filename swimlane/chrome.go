@@ -43,7 +43,7 @@ func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
 			a.setStr("hid", s.Hid)
 			a.setInt("depth", s.Depth)
 			a.setStr("attrs", s.Attrs)
-			tid := int64(0)
+			tid := uint64(0)
 			if dev {
 				tid = 1
 			} else {
@@ -71,7 +71,7 @@ func hidPrefix(hid string) string {
 }
 
 // writeMeta writes one "M" metadata event naming a process or a thread.
-func writeMeta(j *jsonWriter, what string, pid, tid int64, name string) {
+func writeMeta(j *jsonWriter, what string, pid int64, tid uint64, name string) {
 	j.beginObject()
 	j.key("ph")
 	j.str("M")
@@ -80,7 +80,7 @@ func writeMeta(j *jsonWriter, what string, pid, tid int64, name string) {
 	j.key("pid")
 	j.int(pid)
 	j.key("tid")
-	j.int(tid)
+	j.uint(tid)
 	j.key("args")
 	j.beginObject()
 	j.key("name")
@@ -90,7 +90,7 @@ func writeMeta(j *jsonWriter, what string, pid, tid int64, name string) {
 }
 
 // writeX writes one complete ("X") event for s on (pid, tid).
-func writeX(j *jsonWriter, s *trace.Span, pid, tid int64, a args) {
+func writeX(j *jsonWriter, s *trace.Span, pid int64, tid uint64, a args) {
 	j.beginObject()
 	j.key("name")
 	j.str(s.Name)
@@ -103,7 +103,7 @@ func writeX(j *jsonWriter, s *trace.Span, pid, tid int64, a args) {
 	j.key("pid")
 	j.int(pid)
 	j.key("tid")
-	j.int(tid)
+	j.uint(tid)
 	j.key("args")
 	j.object(a)
 	j.endObject()

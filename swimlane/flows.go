@@ -127,7 +127,7 @@ func (sw *Swimlane) writeFlows(j *jsonWriter) {
 			j.key("pid")
 			j.int(end.host.span.Pid)
 			j.key("tid")
-			j.int(end.host.lane)
+			j.uint(end.host.lane)
 			j.key("args")
 			j.object(a)
 			j.endObject()

@@ -40,7 +40,11 @@ type BindGaps struct {
 	Submits int    `json:"graph_submits"`
 	// MedianGap is the median of all the bind's gaps between consecutive
 	// graph_submit records, in ns; MinGap the threshold applied.
+	// Overlaps counts the graph_submit records that start before the
+	// ones before them end (duplicated or reversed records): they make
+	// no gap, and the median leaves them out, so it is never negative.
 	MedianGap int64 `json:"median_gap_ns"`
+	Overlaps  int   `json:"overlapping_submits"`
 	MinGap    int64 `json:"min_gap_ns"`
 	Gaps      []Gap `json:"gaps"`
 	// LastSubmitEnd and LastBuildEnd are the ends of the bind's last
@@ -84,9 +88,9 @@ type RecorderLane struct {
 // record (those come only from host_phase_records.jsonl), in (pid, inv)
 // order. It returns nil when no bind has one.
 func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
-	laneName := make(map[[2]int64]string, len(sw.lanes))
+	laneName := make(map[laneKey]string, len(sw.lanes))
 	for _, ln := range sw.lanes {
-		laneName[[2]int64{ln.pid, ln.id}] = ln.name
+		laneName[laneKey{ln.pid, ln.id}] = ln.name
 	}
 	type bind struct {
 		tid       int64
@@ -105,11 +109,11 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 		return b
 	}
 	// The first record of every recorder lane, over the whole log.
-	first := make(map[[2]int64]int64)
+	first := make(map[laneKey]int64)
 	for i := range sw.hosts {
 		h := &sw.hosts[i]
 		s := h.span
-		lk := [2]int64{s.Pid, h.lane}
+		lk := laneKey{s.Pid, h.lane}
 		switch {
 		case s.Name == "chip.run.bind":
 			b := get(invKey{s.Pid, s.Inv})
@@ -139,8 +143,8 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 	for lk, ts := range first {
 		// A recorder lane is never a synthetic pipeline-slot lane, so its
 		// id is the thread's tid.
-		firsts = append(firsts, firstRec{lk[0], RecorderLane{
-			Name: fmt.Sprintf("%s (tid %d)", recordWorkerLane, lk[1]), Tid: lk[1], First: ts}})
+		firsts = append(firsts, firstRec{lk.pid, RecorderLane{
+			Name: fmt.Sprintf("%s (tid %d)", recordWorkerLane, lk.lane), Tid: int64(lk.lane), First: ts}})
 	}
 	sort.Slice(firsts, func(i, j int) bool {
 		if firsts[i].First != firsts[j].First {
@@ -179,7 +183,11 @@ func (sw *Swimlane) Gaps(opts GapOptions) []BindGaps {
 		var all []int64
 		lastEnd := b.submits[0][1]
 		for i := 1; i < len(b.submits); i++ {
-			all = append(all, b.submits[i][0]-lastEnd)
+			if d := b.submits[i][0] - lastEnd; d >= 0 {
+				all = append(all, d)
+			} else {
+				bg.Overlaps++
+			}
 			lastEnd = max(lastEnd, b.submits[i][1])
 		}
 		bg.LastSubmitEnd = lastEnd

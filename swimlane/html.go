@@ -114,7 +114,7 @@ type htmlLane struct {
 	Name    string `json:"name"`
 	Process string `json:"process"`
 	Pid     int64  `json:"pid"`
-	Tid     int64  `json:"tid"`
+	Tid     uint64 `json:"tid"`
 	Levels  int    `json:"levels"`
 	Util    []int  `json:"util"` // per bin, busy percent of the lane's outer spans
 }
@@ -187,9 +187,9 @@ func (sw *Swimlane) htmlDoc(opts HTMLOptions) *htmlDoc {
 	for _, p := range sw.procs {
 		procName[p.pid] = p.name
 	}
-	laneIdx := make(map[[2]int64]int, len(sw.lanes))
+	laneIdx := make(map[laneKey]int, len(sw.lanes))
 	for i, ln := range sw.lanes {
-		laneIdx[[2]int64{ln.pid, ln.id}] = i
+		laneIdx[laneKey{ln.pid, ln.id}] = i
 		d.Lanes = append(d.Lanes, htmlLane{Name: ln.name, Process: procName[ln.pid], Pid: ln.pid, Tid: ln.id})
 	}
 	for i := range sw.hosts {
@@ -205,7 +205,7 @@ func (sw *Swimlane) htmlDoc(opts HTMLOptions) *htmlDoc {
 	byLane := make([][]*trace.Span, len(sw.lanes))
 	for i := range sw.hosts {
 		h := &sw.hosts[i]
-		li := laneIdx[[2]int64{h.span.Pid, h.lane}]
+		li := laneIdx[laneKey{h.span.Pid, h.lane}]
 		byLane[li] = append(byLane[li], h.span)
 	}
 	names := make(map[string]int64)
@@ -255,7 +255,7 @@ func (sw *Swimlane) htmlDoc(opts HTMLOptions) *htmlDoc {
 	sort.SliceStable(d.Binds, func(i, j int) bool { return d.Binds[i].Ts < d.Binds[j].Ts })
 	if opts.Gaps {
 		for _, bg := range sw.Gaps(GapOptions{MinGap: opts.MinGap, Round: opts.Round}) {
-			li, ok := laneIdx[[2]int64{bg.Pid, bg.Tid}]
+			li, ok := laneIdx[laneKey{bg.Pid, uint64(bg.Tid)}]
 			if !ok {
 				continue
 			}

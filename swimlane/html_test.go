@@ -54,7 +54,7 @@ func TestHTMLStructure(t *testing.T) {
 	names := doc.threadNames()
 	require.Len(t, d.Lanes, len(names))
 	for _, ln := range d.Lanes {
-		assert.Equal(t, names[[2]int64{ln.Pid, ln.Tid}], ln.Name)
+		assert.Equal(t, names[[2]int64{ln.Pid, int64(ln.Tid)}], ln.Name)
 		assert.Len(t, ln.Util, UtilBins)
 	}
 	type key struct {

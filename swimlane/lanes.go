@@ -72,10 +72,19 @@ type invKey struct {
 	inv uint64
 }
 
+// A laneKey names a lane: its process and its lane id.
+type laneKey struct {
+	pid  int64
+	lane uint64
+}
+
 // A lane is one thread row of the swimlane, named by a thread_name event.
+// Its id is a real tid, or a synthetic one past the largest real tid, which
+// may be past int64 (the reference's Python integers do not wrap).
 type lane struct {
-	pid, id int64
-	name    string
+	pid  int64
+	id   uint64
+	name string
 }
 
 // assignLanes sets the lane of every host entry and returns the lanes
@@ -112,7 +121,7 @@ func assignLanes(hosts []hostEntry) []lane {
 		return keys[i].tid < keys[j].tid
 	})
 
-	next := maxTid + 1
+	next := uint64(maxTid) + 1
 	var lanes []lane
 	for _, k := range keys {
 		idx := threads[k]
@@ -127,16 +136,16 @@ func assignLanes(hosts []hostEntry) []lane {
 		slots, groups := slotLanes(hosts, ours, slotBy)
 		if slots == nil {
 			for _, i := range idx {
-				hosts[i].lane = k.tid
+				hosts[i].lane = uint64(k.tid)
 			}
-			lanes = append(lanes, lane{k.pid, k.tid, laneName(hosts, idx)})
+			lanes = append(lanes, lane{k.pid, uint64(k.tid), laneName(hosts, idx)})
 			continue
 		}
 		if len(ext) > 0 {
 			for _, i := range ext {
-				hosts[i].lane = k.tid
+				hosts[i].lane = uint64(k.tid)
 			}
-			lanes = append(lanes, lane{k.pid, k.tid, laneName(hosts, ext)})
+			lanes = append(lanes, lane{k.pid, uint64(k.tid), laneName(hosts, ext)})
 		}
 		for _, slot := range slots {
 			for _, i := range groups[slot] {
@@ -268,7 +277,9 @@ func laneName(hosts []hostEntry, idx []int) string {
 			} else {
 				missingID = true
 			}
-		case fam == trace.FamilyNode && !hasRole:
+		case fam == trace.FamilyNode:
+			// Any other node span, whatever its role (role=driver too),
+			// runs on a worker: the reference tests the leaf, not the role.
 			worker = true
 		}
 	}

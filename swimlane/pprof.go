@@ -33,9 +33,9 @@ type ProfileOptions struct {
 // artifact's records and the `bind phase=` segments, as in the swimlane.
 func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	p := &Profile{}
-	laneName := make(map[[2]int64]string, len(sw.lanes))
+	laneName := make(map[laneKey]string, len(sw.lanes))
 	for _, ln := range sw.lanes {
-		laneName[[2]int64{ln.pid, ln.id}] = ln.name
+		laneName[laneKey{ln.pid, ln.id}] = ln.name
 	}
 	locs := make(map[string]uint64)
 	loc := func(name string) uint64 {
@@ -83,8 +83,19 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 			for _, j := range order {
 				s := g[j]
 				var stack []uint64
-				for a := j; a >= 0; a = parent[a] {
+				a := j
+				for ; a >= 0 && len(stack) < MaxStackDepth-1; a = parent[a] {
 					stack = append(stack, loc(g[a].Name))
+				}
+				if a >= 0 {
+					// Deeper than MaxStackDepth: the outer spans are one
+					// frame, so memory stays linear in the spans.
+					if parent[a] >= 0 {
+						stack = append(stack, loc(TruncatedFrame))
+						p.Truncated++
+					} else {
+						stack = append(stack, loc(g[a].Name))
+					}
 				}
 				val := [2]int64{self[j], 0}
 				if device {
@@ -114,7 +125,7 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	for i := range sw.hosts {
 		s := sw.hosts[i].span
 		hosts[i] = s
-		hostLanes[i] = laneName[[2]int64{s.Pid, sw.hosts[i].lane}]
+		hostLanes[i] = laneName[laneKey{s.Pid, sw.hosts[i].lane}]
 		if i == 0 || s.Ts < t0 {
 			t0 = s.Ts
 		}
@@ -132,6 +143,16 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	return p
 }
 
+// MaxStackDepth bounds a sample's stack. Spans nested n deep would make
+// stacks of n frames, n²/2 in all (10,000 spans nested by time: 50 million
+// frames, a gigabyte); a stack deeper than this keeps its MaxStackDepth−1
+// innermost frames and one TruncatedFrame for the rest, as runtime/pprof
+// bounds its stacks.
+const MaxStackDepth = 128
+
+// TruncatedFrame is the outermost frame of a truncated stack.
+const TruncatedFrame = "(outer spans truncated)"
+
 // A Profile is a span profile in the terms of pprof's profile.proto: one
 // location per function (span name), no mappings. It writes itself in the
 // format `go tool pprof` reads (Write); hbgkit encodes it itself rather
@@ -144,6 +165,8 @@ type Profile struct {
 	Samples   []Sample
 	// DurationNanos is the host time the host spans cover.
 	DurationNanos int64
+	// Truncated counts the samples whose stacks were cut at MaxStackDepth.
+	Truncated int
 }
 
 // A Sample is one span: its stack of location IDs, leaf first, its

@@ -199,3 +199,44 @@ func TestProfileEncodingRoundTrips(t *testing.T) {
 	assert.Equal(t, "naïve name with spaces", q.Sample[1].Location[0].Line[0].Function.Name)
 	assert.Equal(t, []int64{0, 300}, q.Sample[1].Value)
 }
+
+// TestProfileBoundsDeepStacks: 10,000 spans nested by time made stacks of
+// every depth, 50 million frames in all (a gigabyte). Stacks stop at
+// MaxStackDepth, the outer spans folded into one frame, so the frames are
+// linear in the spans, and self times are unchanged.
+func TestProfileBoundsDeepStacks(t *testing.T) {
+	const n = 10000
+	spans := make([]trace.Span, n)
+	for i := range spans {
+		spans[i] = span(1, 1, 1, int64(min(i, 99)), "chip.run.s"+strconv.Itoa(i), int64(i)*10, int64(n-i)*20, "")
+	}
+	p := swimlane.Build(&trace.Log{Spans: spans}, nil).Profile(swimlane.ProfileOptions{})
+	require.Len(t, p.Samples, n)
+	assert.Equal(t, n-swimlane.MaxStackDepth, p.Truncated)
+	frames := 0
+	var total int64
+	for _, s := range p.Samples {
+		require.LessOrEqual(t, len(s.Locations), swimlane.MaxStackDepth)
+		frames += len(s.Locations)
+		total += s.Values[0]
+	}
+	assert.LessOrEqual(t, frames, n*swimlane.MaxStackDepth)
+	assert.Equal(t, spans[0].Dur, total, "self times add up to the outermost span")
+
+	q := roundTrip(t, p)
+	byStack := selfByStack(q)
+	deepest := make([]string, 0, swimlane.MaxStackDepth)
+	for i := n - 1; i > n-swimlane.MaxStackDepth; i-- {
+		deepest = append(deepest, "chip.run.s"+strconv.Itoa(i))
+	}
+	deepest = append(deepest, swimlane.TruncatedFrame)
+	assert.Contains(t, byStack, strings.Join(deepest, ";"))
+	// The shallowest spans keep their whole ancestry.
+	assert.Contains(t, byStack, "chip.run.s127;"+strings.Join(func() []string {
+		var s []string
+		for i := 126; i >= 0; i-- {
+			s = append(s, "chip.run.s"+strconv.Itoa(i))
+		}
+		return s
+	}(), ";"))
+}

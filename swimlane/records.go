@@ -1,6 +1,7 @@
 package swimlane
 
 import (
+	"math"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -29,9 +30,12 @@ var recorderPhases = map[string]bool{
 // recordMerge is what merging an artifact into a log gives.
 type recordMerge struct {
 	spans    []trace.Span
-	orphaned int             // passes with no chip.run.bind in the log
-	skipped  int             // segments already in the log as spans
-	covered  map[invKey]bool // binds the artifact covers
+	orphaned int // passes with no chip.run.bind in the log
+	skipped  int // segments already in the log as spans
+	// outOfRange counts records whose end_ns − start_ns is past int64:
+	// left out, where the reference's Python integers would draw them.
+	outOfRange int
+	covered    map[invKey]bool // binds the artifact covers
 }
 
 // mergeRecords builds the spans of the artifact's passes under their
@@ -74,6 +78,10 @@ func mergeRecords(spans []trace.Span, passes []trace.RecordPass) recordMerge {
 		for _, r := range p.Records {
 			phase, start, end, ok := r.Interval()
 			if !ok {
+				continue
+			}
+			if start < 0 && end > math.MaxInt64+start {
+				m.outOfRange++
 				continue
 			}
 			s := trace.Span{

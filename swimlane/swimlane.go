@@ -11,7 +11,7 @@ import (
 // A hostEntry is one host span of the swimlane and the lane it is drawn on.
 type hostEntry struct {
 	span     *trace.Span
-	lane     int64
+	lane     uint64
 	external bool
 }
 
@@ -27,6 +27,7 @@ type Summary struct {
 	Records     int // spans built from the artifact's records
 	Skipped     int // artifact segments already in the log as spans
 	Orphaned    int // artifact passes with no chip.run.bind in the log
+	OutOfRange  int // artifact records whose duration is past int64, left out
 }
 
 // A Swimlane is the host swimlane of one log (REFERENCE §3.7), laid out and
@@ -54,6 +55,7 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 	sw.sum.Records = len(m.spans)
 	sw.sum.Skipped = m.skipped
 	sw.sum.Orphaned = m.orphaned
+	sw.sum.OutOfRange = m.outOfRange
 	sw.sum.BindPhases = len(bind)
 	extra := append(m.spans, bind...)
 
@@ -121,10 +123,14 @@ func (sw *Swimlane) Summary() Summary { return sw.sum }
 // Warnings returns the swimlane's own warnings (REFERENCE §3.2), without
 // the trailing newline.
 func (sw *Swimlane) Warnings() []string {
-	if sw.sum.Orphaned == 0 {
-		return nil
+	var w []string
+	if sw.sum.Orphaned > 0 {
+		w = append(w, fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sw.sum.Orphaned))
 	}
-	return []string{fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sw.sum.Orphaned)}
+	if sw.sum.OutOfRange > 0 {
+		w = append(w, fmt.Sprintf("warning: %d phase record(s) left out: end_ns - start_ns is past the int64 range", sw.sum.OutOfRange))
+	}
+	return w
 }
 
 // WriteJSON streams the swimlane document to w: traceEvents (process and

@@ -38,7 +38,7 @@ func (c *wallClock) addWall(a *args, pid, t int64) {
 	if !ok {
 		return
 	}
-	a.setStr("wall_ts_ns", strconv.FormatInt(ns, 10))
+	a.setStr("wall_ts_ns", ns)
 	a.setStr("wall_time", text)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -16,6 +17,7 @@ func FuzzReader(f *testing.F) {
 		"[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:2] host-orch phase=record_node total_ns=5 count=1\n"))
 	f.Add([]byte("[HOSTLOG_DROPS] v=1 pid=7 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0"))
 	f.Add([]byte(rec(1, 1, "a", "x", 0, 1, 2) + "[mono_ns=5][T0x9][INFO] A::b: [STRACE] v=1 [mono_ns=][T0x][X] f:\r"))
+	f.Add([]byte("[mono_ns=1][T0xab][TIMING] f: [f.cpp:1] bind phase=args\tstart_ns=1  dur_ns=2 x=1\nbind phase=a start_ns=1\vdur_ns=3\n"))
 	f.Add(gzipHeaderOnly)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader([]Source{ReaderSource("fuzz", bytes.NewReader(data))})
@@ -61,6 +63,16 @@ func FuzzReader(f *testing.F) {
 			hb, ho, _ := findPhases(bytes.TrimSuffix(line, []byte{'\r'}), nil, true, true, &ph, &po)
 			if hb {
 				binds++
+				// One space between the fields is hbg_bind_phases' form;
+				// any whitespace run is strace_timing's.
+				sep := `[\t\n\v\f\r ]+`
+				if ph.single {
+					sep = " "
+				}
+				re := regexp.MustCompile(`bind phase=` + regexp.QuoteMeta(string(ph.phase)) + sep + `start_ns=\d+` + sep + `dur_ns=\d+`)
+				if !re.Match(line) {
+					t.Fatalf("bind phase %q (single %v) does not match %s in %q", ph.phase, ph.single, re, line)
+				}
 			}
 			if ho {
 				orchs++

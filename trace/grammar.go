@@ -654,6 +654,7 @@ type phaseLine struct {
 	attrs     []byte
 	thread    []byte
 	enveloped bool
+	single    bool // fields separated by one space each (hbg_bind_phases' form)
 }
 
 // findPhases finds, in one pass over the "phase=" of b, the first
@@ -670,6 +671,10 @@ type phaseLine struct {
 // "phase=" inside the name token follows no space. An envelope holds no
 // 'p' at all. Nor can a match straddle the edge of either: both start
 // with '[', which "phase=" does not hold, and a head ends in digits.
+//
+// The fields of a `bind phase=` line may be separated by any run of
+// whitespace, as strace_timing's `\s+`; single reports whether each was one
+// space, the only form hbg_bind_phases' pattern matches.
 //
 // When b holds `bind phase=` but no match, bindWhy says why the first one
 // failed (REFERENCE's search would skip it silently; hbgkit counts it). A
@@ -712,18 +717,24 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 		}
 		switch {
 		case isBind:
-			start, e2, ok := int64Field(b, e, " start_ns=")
+			start, e2, one1, ok := spacedInt64Field(b, e, "start_ns=")
 			if !ok {
-				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e, " start_ns="))
+				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e, "start_ns="))
 				continue
 			}
-			dur, e3, ok := int64Field(b, e2, " dur_ns=")
+			dur, e3, one2, ok := spacedInt64Field(b, e2, "dur_ns=")
 			if !ok {
-				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e2, " dur_ns="))
+				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e2, "dur_ns="))
 				continue
 			}
+			bind.single = one1 && one2
 			if e3 < len(b) && !isSpaceByte(b[e3]) {
 				bindWhy = firstWhy(bindWhy, "dur_ns is not an integer")
+				continue
+			}
+			if start > maxInt64-dur {
+				// Its end is past int64: refused, as a span whose ts+dur is.
+				bindWhy = firstWhy(bindWhy, "start_ns + dur_ns overflows int64")
 				continue
 			}
 			bind.at = k - len(tokBindSp)
@@ -778,17 +789,33 @@ func firstWhy(cur, why string) string {
 	return why
 }
 
-// phaseFieldWhy says why key (" start_ns=" or " dur_ns=") did not parse at
-// i of a `bind phase=` line.
+// spacedInt64Field parses `<whitespace>key<digits>` at i: a run of
+// whitespace, key, then an int64. one reports whether the run was a single
+// space.
+func spacedInt64Field(b []byte, i int, key string) (n int64, end int, one, ok bool) {
+	j, sp := skipSpace(b, i)
+	if !sp {
+		return 0, i, false, false
+	}
+	n, end, ok = int64Field(b, j, key)
+	if !ok {
+		return 0, i, false, false
+	}
+	return n, end, j == i+1 && b[i] == ' ', true
+}
+
+// phaseFieldWhy says why `<whitespace>key` (key "start_ns=" or "dur_ns=")
+// did not parse at i of a `bind phase=` line.
 func phaseFieldWhy(b []byte, i int, key string) string {
-	name := key[1 : len(key)-1]
-	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
-		if i >= len(b) {
+	name := key[:len(key)-1]
+	j, sp := skipSpace(b, i)
+	if !sp || len(b)-j < len(key) || string(b[j:j+len(key)]) != key {
+		if j >= len(b) {
 			return "cut before " + name + "="
 		}
 		return "missing " + name + "="
 	}
-	v := b[i+len(key):]
+	v := b[j+len(key):]
 	switch {
 	case len(v) == 0:
 		return "cut after " + name + "="

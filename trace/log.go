@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -31,15 +34,25 @@ func ReaderSource(name string, r io.Reader) Source {
 }
 
 // Inputs expands command-line arguments into sources, in order: "-" is
-// stdin, a directory is its sorted host.*.log files (none is an error), any
-// file or stdin may be gzip-compressed (recognised by its magic bytes, not
-// its name). A file that cannot be opened is not an error here: reading it
-// is, with a message naming the file.
+// stdin, a directory is its host.*.log and host.*.log.gz files sorted by
+// name (none is an error), any file or stdin may be gzip-compressed
+// (recognised by its magic bytes, not its name). A file that cannot be
+// opened is not an error here: reading it is, with a message naming the
+// file. Inputs drops the warnings of InputsWarn.
 func Inputs(args []string, stdin io.Reader) ([]Source, error) {
+	srcs, _, err := InputsWarn(args, stdin)
+	return srcs, err
+}
+
+// InputsWarn is Inputs that also returns a warning for each entry of a
+// directory it skips: one that is not a regular file (a FIFO would block
+// the read), and a host.N.log.gz beside its host.N.log (the same log).
+func InputsWarn(args []string, stdin io.Reader) ([]Source, []string, error) {
 	if len(args) == 0 {
-		return nil, errors.New("no input: name a log file, a directory of host.*.log files, or - for standard input")
+		return nil, nil, errors.New("no input: name a log file, a directory of host.*.log files, or - for standard input")
 	}
 	var out []Source
+	var warns []string
 	for _, a := range args {
 		if a == "-" {
 			out = append(out, ReaderSource("-", stdin))
@@ -50,36 +63,76 @@ func Inputs(args []string, stdin io.Reader) ([]Source, error) {
 			out = append(out, FileSource(a))
 			continue
 		}
-		files, err := hostLogs(a)
+		files, w, err := hostLogs(a)
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", a, err)
+			return nil, nil, fmt.Errorf("listing %s: %w", a, err)
 		}
+		warns = append(warns, w...)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("%s is a directory but holds no host.*.log files", a)
+			return nil, nil, fmt.Errorf("%s is a directory but holds no host.*.log or host.*.log.gz files", a)
 		}
 		for _, f := range files {
 			out = append(out, FileSource(f))
 		}
 	}
-	return out, nil
+	return out, warns, nil
 }
 
-// hostLogs returns the host.*.log entries of dir that are not directories,
-// sorted by name.
-func hostLogs(dir string) ([]string, error) {
+// hostLogs returns the host.*.log and host.*.log.gz regular files of dir
+// (symbolic links followed), sorted by name, and a warning per entry of
+// that name it skips: not a regular file, or a .gz twin of a host.*.log.
+func hostLogs(dir string) ([]string, []string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
+	names := make(map[string]bool)
+	var out, warns []string
 	for _, e := range ents {
-		if ok, _ := filepath.Match("host.*.log", e.Name()); !ok || e.IsDir() {
+		name := e.Name()
+		plain, _ := filepath.Match("host.*.log", name)
+		gz, _ := filepath.Match("host.*.log.gz", name)
+		if !plain && !gz {
 			continue
 		}
-		out = append(out, filepath.Join(dir, e.Name()))
+		path := filepath.Join(dir, name)
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			warns = append(warns, fmt.Sprintf("warning: skipping %s: %v", path, err))
+			continue
+		case st.IsDir():
+			continue
+		case !st.Mode().IsRegular():
+			warns = append(warns, fmt.Sprintf("warning: skipping %s: not a regular file (%s)", path, fileKind(st.Mode())))
+			continue
+		}
+		names[name] = true
+		out = append(out, path)
 	}
-	sort.Strings(out)
-	return out, nil
+	kept := out[:0]
+	for _, p := range out {
+		if base := filepath.Base(p); strings.HasSuffix(base, ".gz") && names[strings.TrimSuffix(base, ".gz")] {
+			warns = append(warns, fmt.Sprintf("warning: skipping %s: %s is beside it, the same log uncompressed", p, strings.TrimSuffix(base, ".gz")))
+			continue
+		}
+		kept = append(kept, p)
+	}
+	sort.Strings(kept)
+	return kept, warns, nil
+}
+
+// fileKind names a file mode that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // A Log is everything a whole log holds, in log order.
@@ -108,8 +161,9 @@ type Log struct {
 	// MalformedCount counts them all, per kind.
 	Malformed      []Malformed
 	MalformedCount map[Kind]int
-	// Binary names the sources that do not look like text logs.
-	Binary []string
+	// Binary lists the sources that do not look like text logs, with what
+	// was read from them.
+	Binary []BinarySource
 }
 
 // MaxExamples is how many torn or malformed lines of each kind a Log keeps
@@ -255,8 +309,8 @@ func (l *Log) Warnings() []string {
 
 func (l *Log) warnings(verbose bool) []string {
 	var out []string
-	for _, name := range l.Binary {
-		out = append(out, fmt.Sprintf("warning: %s does not look like a text log (it holds binary data); nothing in it can be read as records", name))
+	for _, s := range l.Binary {
+		out = append(out, binaryWarning(s))
 	}
 	out = append(out, l.MalformedWarnings(AllKinds)...)
 	counts := make(map[int64]int)
@@ -284,6 +338,34 @@ func (l *Log) warnings(verbose bool) []string {
 			d.Pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted))
 	}
 	return out
+}
+
+// binaryWarning says that a source is not text, and what was read from it
+// and what was not.
+func binaryWarning(s BinarySource) string {
+	w := fmt.Sprintf("warning: %s does not look like a text log (it holds binary data)", s.Name)
+	if s.Spans+s.Others == 0 {
+		if s.Heads > 0 {
+			return w + fmt.Sprintf("; none of its %d [STRACE] record(s) could be read", s.Heads)
+		}
+		return w + "; nothing in it can be read as records"
+	}
+	var read []string
+	if s.Heads > 0 {
+		what := fmt.Sprintf("%d of %d [STRACE] record(s)", s.Spans, s.Heads)
+		if s.ControlNames > 0 {
+			what += fmt.Sprintf(" (%d with control bytes such as NUL in the span name, printed as they are)", s.ControlNames)
+		}
+		read = append(read, what)
+	}
+	if s.Others > 0 {
+		read = append(read, fmt.Sprintf("%d other record(s)", s.Others))
+	}
+	w += "; read from it: " + strings.Join(read, " and ")
+	if s.Heads > s.Spans {
+		w += fmt.Sprintf("; not read: %d [STRACE] record(s), counted below", s.Heads-s.Spans)
+	}
+	return w
 }
 
 // hbgkitOnlyTorn are the torn reasons of records the reference reads as
@@ -378,17 +460,31 @@ func (l *Log) AnchorFor(pid int64) (Anchor, bool) {
 }
 
 // WallTime maps the monotonic time t of the anchor's process to wall time
-// (REFERENCE §1.3): ns = WallNs + t − MonoNs, and text renders it as UTC
-// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. ok is false when t is before the
-// anchor (a.MonoNs > t); such a time gets no wall time.
-func WallTime(a Anchor, t int64) (ns int64, text string, ok bool) {
+// (REFERENCE §1.3): WallNs + t − MonoNs, computed exactly as the reference's
+// Python integers do (it may exceed int64 with extreme values, so ns is its
+// decimal text), and text renders it as UTC `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
+// ok is false when t is before the anchor (a.MonoNs > t); such a time gets
+// no wall time.
+func WallTime(a Anchor, t int64) (ns string, text string, ok bool) {
 	if a.MonoNs > t {
-		return 0, "", false
+		return "", "", false
 	}
-	ns = a.WallNs + (t - a.MonoNs)
-	sec, frac := ns/1e9, ns%1e9
-	if frac < 0 {
-		sec, frac = sec-1, frac+1e9
+	var sec, frac int64
+	diff := t - a.MonoNs
+	if diff >= 0 && (a.WallNs <= 0 || diff <= math.MaxInt64-a.WallNs) {
+		n := a.WallNs + diff
+		ns = strconv.FormatInt(n, 10)
+		sec, frac = n/1e9, n%1e9
+		if frac < 0 {
+			sec, frac = sec-1, frac+1e9
+		}
+	} else {
+		// Past int64: the exact value in a big.Int; its seconds fit.
+		n := new(big.Int).Sub(big.NewInt(t), big.NewInt(a.MonoNs))
+		n.Add(n, big.NewInt(a.WallNs))
+		ns = n.String()
+		q, m := new(big.Int).DivMod(n, big.NewInt(1e9), new(big.Int))
+		sec, frac = q.Int64(), m.Int64()
 	}
 	ts := time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05")
 	return ns, ts + "." + pad9(frac) + "Z", true

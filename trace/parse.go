@@ -347,6 +347,7 @@ func (p *parser) scanPhases(line []byte, eol bool, pos Pos, b *batch) {
 			Attrs:     p.attrs(KindBindPhase, p.ph.attrs),
 			Thread:    p.strs.intern(p.ph.thread),
 			Enveloped: p.ph.enveloped,
+			Spaced:    !p.ph.single,
 			Pos:       pos,
 		})
 		b.recs = append(b.recs, queued{KindBindPhase, int32(len(b.binds) - 1)})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strconv"
 )
 
 // A Pass is one bind pass of E1/E2 logs (DESIGN §3): the `bind phase=`
@@ -50,6 +51,24 @@ func GroupPasses(lines []BindPhase) []Pass {
 	}
 	g.Close()
 	return out
+}
+
+// PassKey identifies a pass by its thread and every segment's phase,
+// start and duration, in order: two passes with one key are the same pass
+// read twice (one log given twice, or a copy of it), since no two binds of
+// a thread start their segments at the same nanosecond.
+func PassKey(p Pass) string {
+	var b []byte
+	b = append(b, p.Thread...)
+	for _, s := range p.Segments {
+		b = append(b, 0)
+		b = append(b, s.Phase...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, s.StartNs, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, s.DurNs, 10)
+	}
+	return string(b)
 }
 
 // A PassGrouper is GroupPasses over a stream: it groups lines as they are

@@ -47,12 +47,22 @@ func LoadPhaseRecords(paths []string) ([]RecordPass, error) {
 // some passes and some skipped lines gets none, since a truncated tail is
 // normal and the reference's output is the contract there.
 func LoadPhaseRecordsWarn(paths []string) ([]RecordPass, []string, error) {
+	out, warns, _, err := LoadPhaseRecordsSkipped(paths)
+	return out, warns, err
+}
+
+// LoadPhaseRecordsSkipped is LoadPhaseRecordsWarn that also returns the
+// lines it skipped (not one complete JSON value, not an object, records
+// not a list): views of hbgkit's own, which have no reference output to
+// keep, name them.
+func LoadPhaseRecordsSkipped(paths []string) ([]RecordPass, []string, []Pos, error) {
 	var out []RecordPass
+	var skipped []Pos
 	var warns []string
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("reading %s: %w", p, err)
 		}
 		before, lines := len(out), 0
 		for n, line := range bytes.Split(data, []byte{'\n'}) {
@@ -63,16 +73,19 @@ func LoadPhaseRecordsWarn(paths []string) ([]RecordPass, []string, error) {
 			lines++
 			v, ok := decodeJSONLine(line)
 			if !ok {
+				skipped = append(skipped, Pos{File: p, Line: n + 1})
 				continue
 			}
 			obj, ok := v.(map[string]any)
 			if !ok {
+				skipped = append(skipped, Pos{File: p, Line: n + 1})
 				continue
 			}
 			rp := RecordPass{Pid: obj["pid"], Inv: obj["inv"], Pos: Pos{File: p, Line: n + 1}}
 			if recs, present := obj["records"]; present {
 				list, ok := recs.([]any)
 				if !ok {
+					skipped = append(skipped, Pos{File: p, Line: n + 1})
 					continue
 				}
 				rp.Records = make([]PhaseRecord, len(list))
@@ -91,7 +104,7 @@ func LoadPhaseRecordsWarn(paths []string) ([]RecordPass, []string, error) {
 			warns = append(warns, fmt.Sprintf("warning: %s holds no host_phase_records pass: none of its %d line(s) is a JSON object with a records list; is it the right file?", p, lines))
 		}
 	}
-	return out, warns, nil
+	return out, warns, skipped, nil
 }
 
 // decodeJSONLine decodes one complete JSON value, numbers as json.Number;

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,9 +19,19 @@ func FuzzLoadPhaseRecords(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		passes, err := LoadPhaseRecords([]string{path})
+		passes, _, skipped, err := LoadPhaseRecordsSkipped([]string{path})
 		if err != nil {
 			t.Fatalf("a readable file is never an error: %v", err)
+		}
+		// Every non-blank line is a pass or a skipped line, once.
+		lines := 0
+		for _, l := range bytes.Split(data, []byte{'\n'}) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				lines++
+			}
+		}
+		if len(passes)+len(skipped) != lines {
+			t.Fatalf("%d passes + %d skipped lines != %d lines", len(passes), len(skipped), lines)
 		}
 		for _, p := range passes {
 			p.Key()

@@ -142,7 +142,8 @@ type Reader struct {
 	base, nextBase int
 	lastSrc        int
 	heads, parsed  int
-	binary         []string // sources whose first chunk looks binary
+	binary         []BinarySource // sources whose first chunk looks binary
+	inBinary       bool           // the current source is the last of binary
 
 	// Sequential reading: the feeder, its buffer, the parser and the one
 	// batch.
@@ -266,9 +267,13 @@ func (r *Reader) nextBatch() bool {
 	}
 	if b.src != r.lastSrc {
 		r.lastSrc, r.nextBase = b.src, 0
+		r.inBinary = b.binary
 		if b.binary {
-			r.binary = append(r.binary, b.file)
+			r.binary = append(r.binary, BinarySource{Name: b.file})
 		}
+	}
+	if r.inBinary {
+		r.binary[len(r.binary)-1].add(b)
 	}
 	r.base = r.nextBase
 	r.nextBase += b.lines
@@ -319,10 +324,48 @@ func (r *Reader) Err() error { return r.err }
 // nor torn records.
 func (r *Reader) Heads() int { return r.heads }
 
-// Binary returns the names of the sources read so far whose first bytes
-// do not look like text (a NUL byte, or many control characters): a log
-// given the wrong file.
-func (r *Reader) Binary() []string { return r.binary }
+// Binary returns the sources read so far whose first bytes do not look
+// like text (a NUL byte, or many control characters), with what was read
+// from each: a log given the wrong file, or a log with binary bytes in it.
+func (r *Reader) Binary() []BinarySource { return r.binary }
+
+// A BinarySource is a source that does not look like text, and what was
+// read from it all the same.
+type BinarySource struct {
+	Name string
+	// Heads counts its [STRACE] record heads, Spans those that parsed.
+	Heads, Spans int
+	// ControlNames counts the spans whose name holds a control byte
+	// (NUL, …); names are kept and printed as they are.
+	ControlNames int
+	// Others counts its other records (bind-phase lines, anchors, …).
+	Others int
+}
+
+func (s *BinarySource) add(b *batch) {
+	s.Heads += b.heads
+	s.Spans += b.parsed
+	for _, q := range b.recs {
+		switch q.kind {
+		case KindSpan:
+			if hasControlByte(b.spans[q.idx].Name) {
+				s.ControlNames++
+			}
+		case KindTorn, KindMalformed:
+		default:
+			s.Others++
+		}
+	}
+}
+
+func hasControlByte(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}
 
 // Parsed returns the number of record heads read so far that parsed as
 // spans, including those ReadOptions.KeepSpan rejected.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -376,13 +378,13 @@ func TestWallTime(t *testing.T) {
 	tests := []struct {
 		name string
 		t    int64
-		ns   int64
+		ns   string
 		text string
 		ok   bool
 	}{
-		{"after the anchor", 1250, 1700000000000000250, "2023-11-14T22:13:20.000000250Z", true},
-		{"at the anchor", 1000, 1700000000000000000, "2023-11-14T22:13:20.000000000Z", true},
-		{"before the anchor", 999, 0, "", false},
+		{"after the anchor", 1250, "1700000000000000250", "2023-11-14T22:13:20.000000250Z", true},
+		{"at the anchor", 1000, "1700000000000000000", "2023-11-14T22:13:20.000000000Z", true},
+		{"before the anchor", 999, "", "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -395,6 +397,17 @@ func TestWallTime(t *testing.T) {
 	_, text, ok := WallTime(Anchor{MonoNs: 0, WallNs: -1}, 0)
 	require.True(t, ok)
 	assert.Equal(t, "1969-12-31T23:59:59.999999999Z", text)
+
+	// Past int64, as the reference's Python integers: no wrap-around to
+	// 1969 (values from python3, datetime.fromtimestamp(divmod(ns, 1e9))).
+	ns, text, ok := WallTime(Anchor{MonoNs: 0, WallNs: 9223372036854775000}, 1000)
+	require.True(t, ok)
+	assert.Equal(t, "9223372036854776000", ns)
+	assert.Equal(t, "2262-04-11T23:47:16.854776000Z", text)
+	ns, text, ok = WallTime(Anchor{MonoNs: 0, WallNs: math.MaxInt64}, math.MaxInt64)
+	require.True(t, ok)
+	assert.Equal(t, "18446744073709551614", ns)
+	assert.Equal(t, "2554-07-21T23:34:33.709551614Z", text)
 }
 
 func TestReadLogStamp(t *testing.T) {
@@ -423,20 +436,24 @@ func TestReadLogBindPhases(t *testing.T) {
 		want []BindPhase
 	}{
 		{"enveloped", env + "bind phase=args start_ns=10000 dur_ns=500 ntensor=2 staged=2 bytes=8192 \r\n",
-			[]BindPhase{{"args", 10000, 500, "ntensor=2 staged=2 bytes=8192", "7f00aa11c640", true, Pos{"test.log", 1}}}},
+			[]BindPhase{{"args", 10000, 500, "ntensor=2 staged=2 bytes=8192", "7f00aa11c640", true, false, Pos{"test.log", 1}}}},
 		{"empty attrs", env + "bind phase=gm_heap start_ns=1 dur_ns=2 \n",
-			[]BindPhase{{"gm_heap", 1, 2, "", "7f00aa11c640", true, Pos{"test.log", 1}}}},
+			[]BindPhase{{"gm_heap", 1, 2, "", "7f00aa11c640", true, false, Pos{"test.log", 1}}}},
 		{"E2 counters stay in attrs", env + "bind phase=host_orch start_ns=1 dur_ns=2 tasks=3 minflt=1 tminflt=0 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0\n",
-			[]BindPhase{{"host_orch", 1, 2, "tasks=3 minflt=1 tminflt=0 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0", "7f00aa11c640", true, Pos{"test.log", 1}}}},
+			[]BindPhase{{"host_orch", 1, 2, "tasks=3 minflt=1 tminflt=0 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0", "7f00aa11c640", true, false, Pos{"test.log", 1}}}},
 		{"INFO level is loose only", "[mono_ns=1][T0xab][INFO] host_phase_trace_end: [f.cpp:1] bind phase=relocate start_ns=1 dur_ns=2\n",
-			[]BindPhase{{"relocate", 1, 2, "", "ab", false, Pos{"test.log", 1}}}},
+			[]BindPhase{{"relocate", 1, 2, "", "ab", false, false, Pos{"test.log", 1}}}},
 		{"no file tag is loose only", "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: bind phase=sm_h2d start_ns=1 dur_ns=2 no-file-tag\n",
-			[]BindPhase{{"sm_h2d", 1, 2, "no-file-tag", "ab", false, Pos{"test.log", 1}}}},
+			[]BindPhase{{"sm_h2d", 1, 2, "no-file-tag", "ab", false, false, Pos{"test.log", 1}}}},
 		{"no envelope", "bind phase=args start_ns=1 dur_ns=2\n",
-			[]BindPhase{{"args", 1, 2, "", "", false, Pos{"test.log", 1}}}},
+			[]BindPhase{{"args", 1, 2, "", "", false, false, Pos{"test.log", 1}}}},
 		{"first match of the line", "bind phase=x start_ns=1 dur_ns=y bind phase=args start_ns=3 dur_ns=4 bind phase=gm_heap start_ns=5 dur_ns=6\n",
-			[]BindPhase{{"args", 3, 4, "bind phase=gm_heap start_ns=5 dur_ns=6", "", false, Pos{"test.log", 1}}}},
-		{"two spaces do not match", "bind phase=args  start_ns=1 dur_ns=2\n", nil},
+			[]BindPhase{{"args", 3, 4, "bind phase=gm_heap start_ns=5 dur_ns=6", "", false, false, Pos{"test.log", 1}}}},
+		{"two spaces are spaced", "bind phase=args  start_ns=1 dur_ns=2\n",
+			[]BindPhase{{"args", 1, 2, "", "", false, true, Pos{"test.log", 1}}}},
+		{"a tab is spaced", env + "bind phase=args start_ns=1\tdur_ns=2 x=1\n",
+			[]BindPhase{{"args", 1, 2, "x=1", "7f00aa11c640", true, true, Pos{"test.log", 1}}}},
+		{"no space does not match", "bind phase=args start_ns=1dur_ns=2\n", nil},
 		{"overflow does not match", "bind phase=args start_ns=99999999999999999999 dur_ns=2\n", nil},
 		{"host-orch is not a bind phase", env + "host-orch phase=record_node total_ns=1 count=2\n", nil},
 	}
@@ -501,7 +518,7 @@ func TestInputs(t *testing.T) {
 			pids: []int64{3, 5}, sources: []string{"-", plain}},
 		{name: "gzip on stdin", args: []string{"-"}, stdin: string(gzipped(t, []byte(bare(4, 4, 1, "chip.run", "", 1, 2)))),
 			pids: []int64{4}, sources: []string{"-"}},
-		{name: "empty directory", args: []string{empty}, err: empty + " is a directory but holds no host.*.log files"},
+		{name: "empty directory", args: []string{empty}, err: empty + " is a directory but holds no host.*.log or host.*.log.gz files"},
 		{name: "no arguments", args: nil, err: "no input: name a log file, a directory of host.*.log files, or - for standard input"},
 		{name: "missing file", args: []string{missing}, readErr: "reading " + missing + ": open " + missing + ": no such file or directory"},
 		{name: "truncated gzip", args: []string{trunc}, readErr: "reading " + trunc + ": unexpected EOF"},
@@ -719,7 +736,7 @@ func TestReaderProgressCountsBytes(t *testing.T) {
 		ReadOptions{Kinds: Kinds(KindBindPhase, KindSpan), SkipIfBindPhases: Kinds(KindSpan)})
 	for r.Scan() {
 	}
-	assert.Equal(t, []string{"bin"}, r.Binary())
+	assert.Equal(t, []BinarySource{{Name: "bin"}}, r.Binary())
 }
 
 func TestNoAttrsLeavesTheKindsAttrsEmpty(t *testing.T) {
@@ -742,4 +759,39 @@ func TestNoAttrsLeavesTheKindsAttrsEmpty(t *testing.T) {
 		assert.Equal(t, "args", phase)
 		assert.Empty(t, bindAttrs)
 	}
+}
+
+// TestInputsGzipMembersAndFIFOs: a host.N.log.gz in a spool directory is
+// read (it was silently ignored, and a directory of only .gz files "held no
+// host.*.log files"), a .gz twin of a host.N.log is skipped, and a FIFO
+// named host.N.log, which blocked the whole read, is skipped with a warning.
+func TestInputsGzipMembersAndFIFOs(t *testing.T) {
+	spool := t.TempDir()
+	writeFile(t, filepath.Join(spool, "host.1.log"), []byte(bare(1, 1, 1, "chip.run", "", 1, 2)))
+	writeFile(t, filepath.Join(spool, "host.1.log.gz"), gzipped(t, []byte(bare(1, 1, 1, "chip.run", "", 1, 2))))
+	writeFile(t, filepath.Join(spool, "host.2.log.gz"), gzipped(t, []byte(bare(2, 2, 1, "chip.run", "", 1, 2))))
+	fifo := filepath.Join(spool, "host.3.log")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+
+	srcs, warns, err := InputsWarn([]string{spool}, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, s := range srcs {
+		names = append(names, s.Name)
+	}
+	assert.Equal(t, []string{filepath.Join(spool, "host.1.log"), filepath.Join(spool, "host.2.log.gz")}, names)
+	assert.Equal(t, []string{
+		"warning: skipping " + fifo + ": not a regular file (a FIFO)",
+		"warning: skipping " + filepath.Join(spool, "host.1.log.gz") + ": host.1.log is beside it, the same log uncompressed",
+	}, warns)
+	l, err := ReadLog(srcs)
+	require.NoError(t, err)
+	require.Len(t, l.Spans, 2)
+	assert.Equal(t, []int64{1, 2}, []int64{l.Spans[0].Pid, l.Spans[1].Pid})
+
+	only := t.TempDir()
+	writeFile(t, filepath.Join(only, "host.7.log.gz"), gzipped(t, []byte(bare(7, 7, 1, "chip.run", "", 1, 2))))
+	srcs, err = Inputs([]string{only}, nil)
+	require.NoError(t, err)
+	require.Len(t, srcs, 1)
 }

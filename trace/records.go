@@ -24,7 +24,11 @@ type BindPhase struct {
 	// bracketed [file:line] token). hbg_bind_phases needs no envelope;
 	// the swimlane recovers only enveloped lines.
 	Enveloped bool
-	Pos       Pos
+	// Spaced reports whether some field is separated from the one before
+	// by other whitespace than one space (a tab, two spaces). strace_timing
+	// reads such a line; hbg_bind_phases' pattern does not match it.
+	Spaced bool
+	Pos    Pos
 }
 
 // End returns StartNs + DurNs.

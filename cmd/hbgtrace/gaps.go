@@ -99,6 +99,12 @@ func gapsRun(opts *gapsOptions) error {
 		return err
 	}
 	gs := sw.Gaps(swimlane.GapOptions{MinGap: opts.minGapNs, Round: roundIndex(log)})
+	for _, g := range gs {
+		if g.Overlaps > 0 {
+			fmt.Fprintf(opts.Stderr, "warning: %s: %d of %d graph_submit records start before the one before them ends (duplicated or reversed records?); they make no gap and the median leaves them out\n",
+				g.Label(), g.Overlaps, g.Submits)
+		}
+	}
 	if len(gs) == 0 {
 		if len(opts.records) == 0 {
 			return errors.New("gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,4 +123,37 @@ func TestGapsOnHarness(t *testing.T) {
 	}
 	assert.Positive(t, created(harnessGaps(t, bench, "prewarm=4"), 0), "prewarm=4: some gap names a created lane")
 	assert.Zero(t, created(harnessGaps(t, bench, "prewarm=8"), 1), "prewarm=8: no gap after the first bind names a lane")
+}
+
+// TestGapsDuplicatedAndTruncatedRecords: duplicated or reversed
+// graph_submit records made negative median gaps (−19.1 µs; far worse
+// with a record 1e15 ns off), and a bind whose record line was cut was
+// skipped silently. Overlaps are counted and left out of the median, which
+// is never negative, and the cut line is named.
+func TestGapsDuplicatedAndTruncatedRecords(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "run.log")
+	require.NoError(t, os.WriteFile(log, []byte(
+		"[STRACE] v=1 pid=9 tid=9 inv=5 hid=abc depth=1 name=chip.run.bind ts=1000 dur=100000 \n"+
+			"[STRACE] v=1 pid=9 tid=9 inv=6 hid=abc depth=1 name=chip.run.bind ts=200000 dur=100000 \n"), 0o644))
+	sub := func(s, e int64) string {
+		return fmt.Sprintf(`{"phase": "graph_submit", "start_ns": %d, "end_ns": %d, "tid": 9}`, s, e)
+	}
+	// Each submission twice: every raw gap but the real ones (1 µs) is
+	// negative, and so was their median.
+	recs := []string{sub(2000, 22000), sub(2000, 22000), sub(23000, 43000), sub(23000, 43000), sub(44000, 64000), sub(44000, 64000)}
+	path := filepath.Join(dir, "r.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(
+		`{"pid": 9, "inv": 5, "records": [`+strings.Join(recs, ", ")+"]}\n"+
+			`{"pid": 9, "inv": 6, "records": [`+sub(201000, 202000)), 0o644))
+	var out, errb bytes.Buffer
+	code := run([]string{"gaps", log, "--records", path, "--format", "json"}, strings.NewReader(""), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	var gs []swimlane.BindGaps
+	require.NoError(t, json.Unmarshal(out.Bytes(), &gs))
+	require.Len(t, gs, 1)
+	assert.Equal(t, int64(1000), gs[0].MedianGap)
+	assert.Equal(t, 3, gs[0].Overlaps)
+	assert.Contains(t, errb.String(), "warning: bind pid=9 inv=5: 3 of 6 graph_submit records start before the one before them ends (duplicated or reversed records?)")
+	assert.Contains(t, errb.String(), "warning: 1 host_phase_records line(s) are not a pass (truncated?) and are left out, with the records of their binds: "+path+":2\n")
 }

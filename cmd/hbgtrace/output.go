@@ -57,14 +57,28 @@ func wrote(st ioStreams, path, format string, a ...any) {
 }
 
 // loadRecords reads the --records artifacts and prints their warnings (a
-// file that yields no pass is named) on stderr.
-func loadRecords(stderr io.Writer, paths []string) ([]trace.RecordPass, error) {
-	passes, warns, err := trace.LoadPhaseRecordsWarn(paths)
+// file that yields no pass is named) on stderr; with skipped, also the
+// lines it left out (a truncated line), which the reference's swimlane
+// skips silently and views of hbgkit's own name.
+func loadRecords(stderr io.Writer, paths []string, skipped bool) ([]trace.RecordPass, error) {
+	passes, warns, skip, err := trace.LoadPhaseRecordsSkipped(paths)
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warns {
 		fmt.Fprintln(stderr, w)
+	}
+	if skipped && len(skip) > 0 {
+		var at []string
+		for _, p := range skip[:min(len(skip), trace.MaxExamples)] {
+			at = append(at, fmt.Sprintf("%s:%d", p.File, p.Line))
+		}
+		more := ""
+		if len(skip) > trace.MaxExamples {
+			more = fmt.Sprintf(" and %d more", len(skip)-trace.MaxExamples)
+		}
+		fmt.Fprintf(stderr, "warning: %d host_phase_records line(s) are not a pass (truncated?) and are left out, with the records of their binds: %s%s\n",
+			len(skip), strings.Join(at, ", "), more)
 	}
 	return passes, nil
 }
@@ -78,7 +92,7 @@ func readSwimlane(st ioStreams, name string, logs, records []string) (*trace.Log
 		return nil, nil, err
 	}
 	printWarnings(st.Stderr, log)
-	passes, err := loadRecords(st.Stderr, records)
+	passes, err := loadRecords(st.Stderr, records, name != "swimlane")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

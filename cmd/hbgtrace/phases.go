@@ -103,9 +103,6 @@ const (
 	phasesNoLines = "no `bind phase=` lines. SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 and " +
 		"SIMPLER_LOG_LEVEL=TIMING must both be set, and a multi-device case must be " +
 		"invoked as its own child command -- see docs/dfx/hbg-bind-phases.md."
-	// hbgkit's own: the log has bind-phase lines, but none parses.
-	phasesNoGoodLines = "no usable `bind phase=` lines: %d were found and none parses " +
-		"(see the warning above), so there is no pass to report."
 	phasesAllColdLines = "%d pass(es) over %d rank(s), all of them cold. The first pass " +
 		"of each rank is warm-up, so a warm pass needs --rounds 2 or more; " +
 		"--keep-first reports the cold passes instead."
@@ -121,18 +118,43 @@ func phasesRun(opts *phasesOptions) error {
 	lines := phases.NewSpreadCollector(opts.accounting)
 	var e3 phases.SpanBindSpans
 	nlines := 0
+	// hbg_bind_phases matches only fields one space apart; a line with a
+	// tab or two spaces between them (which strace_timing reads) is not
+	// one of its lines, and is named in a warning.
+	var spaced []trace.Pos
+	nspaced := 0
 	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
 		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp, trace.KindAutoload),
 		KeepSpan:         phases.SpanBindName,
 		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan, trace.KindAutoload),
 	}, trace.Visitors{
-		Span:      e3.Add,
-		BindPhase: func(l *trace.BindPhase) { nlines++; lines.BindPhase(l) },
+		Span: e3.Add,
+		BindPhase: func(l *trace.BindPhase) {
+			if l.Spaced {
+				if len(spaced) < 5 {
+					spaced = append(spaced, l.Pos)
+				}
+				nspaced++
+				return
+			}
+			nlines++
+			lines.BindPhase(l)
+		},
 	})
 	if err != nil {
 		return err
 	}
-	rep := &report.BindPhases{Logs: opts.logs, Stamp: log.Stamp, Autoloads: log.Autoloads}
+	if nspaced > 0 {
+		fmt.Fprintf(opts.Stderr, "warning: %d `bind phase=` line(s) with other whitespace than one space between fields are left out, as hbg_bind_phases does: %s\n",
+			nspaced, posList(spaced, nspaced))
+	}
+	// As hbg_bind_phases, the first stamp line decides, and one of empty
+	// text is no stamp.
+	stamp := log.Stamp
+	if stamp != nil && stamp.Text == "" {
+		stamp = nil
+	}
+	rep := &report.BindPhases{Logs: opts.logs, Stamp: stamp, Autoloads: log.Autoloads}
 	name := strings.Join(opts.logs, " ")
 	refuse := func(format string, a ...any) error {
 		return &exitError{code: 1, text: name + ": " + fmt.Sprintf(format, a...) + "\n"}
@@ -153,11 +175,13 @@ func phasesRun(opts *phasesOptions) error {
 	rep.Spread, err = src.Spread(phases.BindSpreadOptions{
 		Rounds: opts.rounds, Ranks: opts.ranks, RanksSet: opts.ranksSet, KeepFirst: opts.keepFirst,
 	})
+	if n := lines.Duplicates(); !src.Spans && n > 0 {
+		fmt.Fprintf(opts.Stderr, "warning: %d bind pass(es) repeat an earlier pass line for line (the same log given twice?) and are used once\n", n)
+	}
 	switch {
-	case !src.Spans && errors.Is(err, phases.ErrNoBindPasses) && log.MalformedCount[trace.KindBindPhase] > 0:
-		// The lines are there, so the environment is not to blame.
-		return refuse(phasesNoGoodLines, log.MalformedCount[trace.KindBindPhase])
 	case !src.Spans && errors.Is(err, phases.ErrNoBindPasses):
+		// The reference's refusal, even when lines were left out as
+		// malformed: the counted warning above says which.
 		return refuse("%s", phasesNoLines)
 	case !src.Spans && errors.As(err, &allCold):
 		return refuse(phasesAllColdLines, allCold.Passes, allCold.Ranks)
@@ -175,4 +199,18 @@ func phasesRun(opts *phasesOptions) error {
 		}
 	}
 	return report.WriteBindPhases(opts.Stdout, opts.format, rep)
+}
+
+// posList names up to len(ps) positions, "file:line, file:line", and says
+// how many more of n there are.
+func posList(ps []trace.Pos, n int) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	s := strings.Join(parts, ", ")
+	if n > len(ps) {
+		s += fmt.Sprintf(" and %d more", n-len(ps))
+	}
+	return s
 }

@@ -65,6 +65,10 @@ func pprofRun(opts *pprofOptions) error {
 		return err
 	}
 	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log)})
+	if p.Truncated > 0 {
+		fmt.Fprintf(opts.Stderr, "warning: %d span(s) nest deeper than %d; their stacks keep the %d innermost spans and one frame %q for the rest\n",
+			p.Truncated, swimlane.MaxStackDepth, swimlane.MaxStackDepth-1, swimlane.TruncatedFrame)
+	}
 	// A profile is always gzip-compressed; writeOutput compresses a .gz
 	// path itself, so that one gets the uncompressed encoding.
 	write := p.Write

@@ -138,13 +138,23 @@ func isFlagError(err error) bool {
 // readLog reads the logs named by args (see trace.Inputs; "-" is
 // st.Stdin) as one stream.
 func readLog(st ioStreams, args []string) (*trace.Log, error) {
-	srcs, err := trace.Inputs(args, st.Stdin)
+	srcs, err := inputs(st, args)
 	if err != nil {
 		return nil, err
 	}
 	pr := startRead(st.Stderr, srcs)
 	defer pr.finish()
 	return trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter()})
+}
+
+// inputs expands args into sources (trace.InputsWarn) and prints on
+// stderr the warnings about directory entries it skipped.
+func inputs(st ioStreams, args []string) ([]trace.Source, error) {
+	srcs, warns, err := trace.InputsWarn(args, st.Stdin)
+	for _, w := range warns {
+		fmt.Fprintln(st.Stderr, w)
+	}
+	return srcs, err
 }
 
 // printWarnings writes the log's warnings to stderr, one per line.

@@ -31,7 +31,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad format", []string{"tpot", "--format", "xml", "x.log"}, 2,
 			[]string{`invalid --format "xml"`}},
 		{"directory without host logs", []string{"tpot", t.TempDir()}, 1,
-			[]string{"is a directory but holds no host.*.log files"}},
+			[]string{"is a directory but holds no host.*.log or host.*.log.gz files"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,7 +31,7 @@ func streamsOf(cmd *cobra.Command) ioStreams {
 // to v as they come (see trace.StreamLog): the table views keep what they
 // summarise, not the log.
 func streamLog(st ioStreams, args []string, opts trace.ReadOptions, v trace.Visitors) (*trace.Log, error) {
-	srcs, err := trace.Inputs(args, st.Stdin)
+	srcs, err := inputs(st, args)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"io"
+	"fmt"
 
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/spf13/cobra"
@@ -68,5 +68,10 @@ func treeRun(opts *treeOptions) error {
 		return err
 	}
 	tr := c.Tree()
-	return writeView(opts.Stdout, "tree", func(w io.Writer) error { return report.WriteTree(w, opts.format, tr) })
+	// Streamed, not through writeView's buffer: the output can be
+	// quadratic in the input (report.WriteTree).
+	if err := report.WriteTree(opts.Stdout, opts.format, tr); err != nil {
+		return fmt.Errorf("tree: %w", err)
+	}
+	return nil
 }

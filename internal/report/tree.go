@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,33 +24,40 @@ func treeTitle(c phases.TreeCallable) string {
 }
 
 // WriteTree writes tr in format (FormatText is strace_timing --tree's
-// layout, byte for byte).
+// layout, byte for byte). It streams: a tree whose spans share names
+// shares their children (phases.TreeNode), so the output can be quadratic
+// in the input (2,000 spans named step, each with 2,000 step.sub children,
+// print 4,000,000 lines, as the reference does), and it is written as the
+// walk goes, through a small buffer, never held.
 func WriteTree(w io.Writer, format string, tr *phases.Tree) error {
-	switch format {
-	case FormatJSON:
-		return WriteJSON(w, treeDoc(tr))
-	case FormatCSV:
-		return writeGridCSV(w, treeCSV(tr))
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var err error
+	switch {
+	case format == FormatJSON:
+		err = writeTreeJSON(bw, tr)
+	case format == FormatCSV:
+		err = writeTreeCSV(bw, tr)
+	case len(tr.Callables) == 0:
+		err = writeNoMarkers(bw)
+	case format == FormatMarkdown:
+		err = writeTreeMarkdown(bw, tr)
+	default:
+		for _, c := range tr.Callables {
+			bw.WriteString(treeTitle(c))
+			bw.WriteString("\n")
+			treeText(bw, c.Roots, 0)
+			bw.WriteString("\n")
+		}
 	}
-	if len(tr.Callables) == 0 {
-		return writeNoMarkers(w)
+	if err != nil {
+		return err
 	}
-	if format == FormatMarkdown {
-		return writeTreeMarkdown(w, tr)
-	}
-	var b strings.Builder
-	for _, c := range tr.Callables {
-		b.WriteString(treeTitle(c))
-		b.WriteString("\n")
-		treeText(&b, c.Roots, 0)
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return bw.Flush()
 }
 
 // treeText writes nodes at indent in the reference layout (REFERENCE §3.5).
-func treeText(b *strings.Builder, nodes []*phases.TreeNode, indent int) {
+// A write error sticks in the bufio.Writer and is returned by its Flush.
+func treeText(b *bufio.Writer, nodes []*phases.TreeNode, indent int) {
 	pad := strings.Repeat("  ", indent)
 	for _, n := range nodes {
 		tag := ""
@@ -76,34 +86,46 @@ type treeRow struct {
 	concurrent bool // orch or sched of an Effective node
 }
 
-// treeRows flattens nodes in tree order; an Effective node is followed by
-// its orch and sched nodes one level deeper.
-func treeRows(nodes []*phases.TreeNode, depth int, out []treeRow) []treeRow {
+// walkTreeRows calls fn for nodes in tree order; an Effective node is
+// followed by its orch and sched nodes one level deeper. It stops at the
+// first error fn returns.
+func walkTreeRows(nodes []*phases.TreeNode, depth int, fn func(treeRow) error) error {
 	for _, n := range nodes {
-		out = append(out, treeRow{depth: depth, node: n})
-		if c := n.Concurrent; c != nil {
-			out = append(out, treeRow{depth: depth + 1, node: c.Orch, concurrent: true},
-				treeRow{depth: depth + 1, node: c.Sched, concurrent: true})
-			continue
+		if err := fn(treeRow{depth: depth, node: n}); err != nil {
+			return err
 		}
-		out = treeRows(n.Children, depth+1, out)
-	}
-	return out
-}
-
-func writeTreeMarkdown(w io.Writer, tr *phases.Tree) error {
-	for i, c := range tr.Callables {
-		if i > 0 {
-			if _, err := io.WriteString(w, "\n"); err != nil {
+		if c := n.Concurrent; c != nil {
+			if err := fn(treeRow{depth: depth + 1, node: c.Orch, concurrent: true}); err != nil {
 				return err
 			}
+			if err := fn(treeRow{depth: depth + 1, node: c.Sched, concurrent: true}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := walkTreeRows(n.Children, depth+1, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTreeMarkdown(w *bufio.Writer, tr *phases.Tree) error {
+	for i, c := range tr.Callables {
+		if i > 0 {
+			w.WriteString("\n")
 		}
 		t := &Table{
 			Title:  treeTitle(c),
 			Header: []string{"Span", "Device", "Median (us)", "n"},
 			Align:  []Align{Left, Left, Right, Right},
 		}
-		for _, r := range treeRows(c.Roots, 0, nil) {
+		// The header alone, then the rows as the walk meets them.
+		if err := writeGridMarkdown(w, t); err != nil {
+			return err
+		}
+		var row strings.Builder
+		err := walkTreeRows(c.Roots, 0, func(r treeRow) error {
 			dev := ""
 			if r.node.Device {
 				dev = "dev"
@@ -112,72 +134,144 @@ func writeTreeMarkdown(w io.Writer, tr *phases.Tree) error {
 			if r.concurrent {
 				name += " (concurrent)"
 			}
-			t.addRow(name, dev, fixed1(r.node.MedianNs/1000), strconv.Itoa(r.node.N))
-		}
-		if err := writeGridMarkdown(w, t); err != nil {
+			row.Reset()
+			gridRow(&row, []string{name, dev, fixed1(r.node.MedianNs / 1000), strconv.Itoa(r.node.N)})
+			_, err := w.WriteString(row.String())
+			return err
+		})
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func treeCSV(tr *phases.Tree) *Table {
-	t := &Table{Header: []string{"hid", "label", "invocations", "depth", "name", "leaf", "device", "median_us", "n"}}
+func writeTreeCSV(w io.Writer, tr *phases.Tree) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"hid", "label", "invocations", "depth", "name", "leaf", "device", "median_us", "n"}); err != nil {
+		return err
+	}
 	for _, c := range tr.Callables {
-		for _, r := range treeRows(c.Roots, 0, nil) {
-			t.addRow(c.Hid, c.Label, strconv.Itoa(c.Invocations), strconv.Itoa(r.depth), r.node.Name, r.node.Leaf,
-				strconv.FormatBool(r.node.Device), shortest(r.node.MedianNs/1000), strconv.Itoa(r.node.N))
+		err := walkTreeRows(c.Roots, 0, func(r treeRow) error {
+			return cw.Write([]string{c.Hid, c.Label, strconv.Itoa(c.Invocations), strconv.Itoa(r.depth), r.node.Name, r.node.Leaf,
+				strconv.FormatBool(r.node.Device), shortest(r.node.MedianNs / 1000), strconv.Itoa(r.node.N)})
+		})
+		if err != nil {
+			return err
 		}
 	}
-	return t
+	cw.Flush()
+	return cw.Error()
 }
 
-type treeJSON struct {
-	Callables []treeCallableJSON `json:"callables"`
-}
-
-type treeCallableJSON struct {
-	Hid         string          `json:"hid"`
-	Label       string          `json:"label"`
-	Invocations int             `json:"invocations"`
-	Roots       []*treeNodeJSON `json:"roots"`
-}
-
-type treeNodeJSON struct {
-	Name       string              `json:"name"`
-	Leaf       string              `json:"leaf"`
-	Device     bool                `json:"device"`
-	MedianUs   float64             `json:"median_us"`
-	N          int                 `json:"n"`
-	Children   []*treeNodeJSON     `json:"children"`
-	Concurrent *treeConcurrentJSON `json:"concurrent,omitempty"`
-}
-
-type treeConcurrentJSON struct {
-	Orch  *treeNodeJSON `json:"orch"`
-	Sched *treeNodeJSON `json:"sched"`
-}
-
-func treeNodesDoc(nodes []*phases.TreeNode) []*treeNodeJSON {
-	out := []*treeNodeJSON{}
-	for _, n := range nodes {
-		out = append(out, treeNodeDoc(n))
+// writeTreeJSON streams the document
+//
+//	{"callables": [{"hid", "label", "invocations", "roots": [node]}]}
+//
+// node = {"name", "leaf", "device", "median_us", "n", "children": [node]}
+// and, on an Effective node, "concurrent": {"orch": node, "sched": node}, in
+// the layout of encoding/json with a two-space indent.
+func writeTreeJSON(w *bufio.Writer, tr *phases.Tree) error {
+	if len(tr.Callables) == 0 {
+		w.WriteString("{\n  \"callables\": []\n}\n")
+		return nil
 	}
-	return out
+	w.WriteString("{\n  \"callables\": [\n")
+	for i, c := range tr.Callables {
+		w.WriteString("    {\n")
+		treeJSONField(w, 3, "hid", jsonString(c.Hid), true)
+		treeJSONField(w, 3, "label", jsonString(c.Label), true)
+		treeJSONField(w, 3, "invocations", strconv.Itoa(c.Invocations), true)
+		w.WriteString("      \"roots\": ")
+		treeJSONNodes(w, 3, c.Roots)
+		w.WriteString("\n    }")
+		if i < len(tr.Callables)-1 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("  ]\n}\n")
+	return nil
 }
 
-func treeNodeDoc(n *phases.TreeNode) *treeNodeJSON {
-	j := &treeNodeJSON{Name: n.Name, Leaf: n.Leaf, Device: n.Device, MedianUs: n.MedianNs / 1000, N: n.N, Children: treeNodesDoc(n.Children)}
+// treeJSONField writes `"key": value` on its own line at depth (two spaces
+// each), with a comma when more follows.
+func treeJSONField(w *bufio.Writer, depth int, key, value string, more bool) {
+	w.WriteString(strings.Repeat("  ", depth))
+	w.WriteString(jsonString(key))
+	w.WriteString(": ")
+	w.WriteString(value)
+	if more {
+		w.WriteString(",")
+	}
+	w.WriteString("\n")
+}
+
+// treeJSONNodes writes an array of nodes whose key sits at depth.
+func treeJSONNodes(w *bufio.Writer, depth int, nodes []*phases.TreeNode) {
+	if len(nodes) == 0 {
+		w.WriteString("[]")
+		return
+	}
+	w.WriteString("[\n")
+	for i, n := range nodes {
+		w.WriteString(strings.Repeat("  ", depth+1))
+		treeJSONNode(w, depth+1, n)
+		if i < len(nodes)-1 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString(strings.Repeat("  ", depth))
+	w.WriteString("]")
+}
+
+// treeJSONNode writes one node object opened at depth.
+func treeJSONNode(w *bufio.Writer, depth int, n *phases.TreeNode) {
+	w.WriteString("{\n")
+	in := depth + 1
+	treeJSONField(w, in, "name", jsonString(n.Name), true)
+	treeJSONField(w, in, "leaf", jsonString(n.Leaf), true)
+	treeJSONField(w, in, "device", strconv.FormatBool(n.Device), true)
+	treeJSONField(w, in, "median_us", jsonFloat(n.MedianNs/1000), true)
+	treeJSONField(w, in, "n", strconv.Itoa(n.N), true)
+	w.WriteString(strings.Repeat("  ", in))
+	w.WriteString("\"children\": ")
+	treeJSONNodes(w, in, n.Children)
 	if c := n.Concurrent; c != nil {
-		j.Concurrent = &treeConcurrentJSON{Orch: treeNodeDoc(c.Orch), Sched: treeNodeDoc(c.Sched)}
+		w.WriteString(",\n")
+		w.WriteString(strings.Repeat("  ", in))
+		w.WriteString("\"concurrent\": {\n")
+		w.WriteString(strings.Repeat("  ", in+1))
+		w.WriteString("\"orch\": ")
+		treeJSONNode(w, in+1, c.Orch)
+		w.WriteString(",\n")
+		w.WriteString(strings.Repeat("  ", in+1))
+		w.WriteString("\"sched\": ")
+		treeJSONNode(w, in+1, c.Sched)
+		w.WriteString("\n")
+		w.WriteString(strings.Repeat("  ", in))
+		w.WriteString("}")
 	}
-	return j
+	w.WriteString("\n")
+	w.WriteString(strings.Repeat("  ", depth))
+	w.WriteString("}")
 }
 
-func treeDoc(tr *phases.Tree) treeJSON {
-	doc := treeJSON{Callables: []treeCallableJSON{}}
-	for _, c := range tr.Callables {
-		doc.Callables = append(doc.Callables, treeCallableJSON{Hid: c.Hid, Label: c.Label, Invocations: c.Invocations, Roots: treeNodesDoc(c.Roots)})
+// jsonString is s as encoding/json writes it without HTML escaping.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// jsonFloat is f as encoding/json writes it.
+func jsonFloat(f float64) string {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return "null" // NaN or Inf: a median never is
 	}
-	return doc
+	return string(b)
 }

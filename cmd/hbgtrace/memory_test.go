@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A peakWriter counts what is written to it, hashes it, and samples the
+// live heap every sampleEvery bytes: the peak a command reached while its
+// output streamed out. Nothing written is kept.
+type peakWriter struct {
+	n, next  int64
+	peak     uint64
+	sum      hash.Hash
+	lines    int64
+	sampling bool
+}
+
+const sampleEvery = 1 << 20
+
+func newPeakWriter() *peakWriter {
+	return &peakWriter{next: sampleEvery, sum: sha256.New(), sampling: true}
+}
+
+func (w *peakWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	w.lines += int64(bytes.Count(p, []byte{'\n'}))
+	w.sum.Write(p)
+	if w.sampling && w.n >= w.next {
+		w.next = w.n + sampleEvery
+		w.sample()
+	}
+	return len(p), nil
+}
+
+func (w *peakWriter) sample() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	w.peak = max(w.peak, ms.HeapInuse)
+}
+
+// heapBaseline is the live heap after a collection.
+func heapBaseline() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
+
+// treeStepsLog is one chip.run with n × (chip.run.step + chip.run.step.sub):
+// strace_timing --tree prints every step.sub under every step, n² + n + 3
+// lines in all.
+func treeStepsLog(n int) string {
+	var b strings.Builder
+	const env = "[mono_ns=%d][T0x7f3c9a302c80][TIMING] emit_host_span: "
+	t := int64(1000)
+	for range n {
+		fmt.Fprintf(&b, env+"[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=1 name=chip.run.step ts=%d dur=900 \n", t+900, t)
+		fmt.Fprintf(&b, env+"[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=2 name=chip.run.step.sub ts=%d dur=400 \n", t+500, t+100)
+		t += 1000
+	}
+	fmt.Fprintf(&b, env+"[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=0 name=chip.run ts=0 dur=%d \n", t, t)
+	return b.String()
+}
+
+// TestTreeStreamsQuadraticOutput: a log of a few hundred KB whose tree is
+// 1,002,003 lines (50 MB) is printed with a live heap bounded by the input,
+// not the output (the text used to be built whole, twice).
+func TestTreeStreamsQuadraticOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 50 MB of output")
+	}
+	const n = 1000
+	path := filepath.Join(t.TempDir(), "steps.log")
+	require.NoError(t, os.WriteFile(path, []byte(treeStepsLog(n)), 0o644))
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
+		t.Run(format, func(t *testing.T) {
+			base := heapBaseline()
+			w := newPeakWriter()
+			var stderr bytes.Buffer
+			code := run([]string{"tree", "--format", format, path}, nil, w, &stderr)
+			require.Equal(t, 0, code, stderr.String())
+			require.Greater(t, w.n, int64(30<<20), "the output is large")
+			if format == "text" {
+				assert.Equal(t, int64(n*n+n+3), w.lines)
+			}
+			grown := int64(w.peak) - int64(base)
+			assert.Less(t, grown, int64(24<<20), "live heap grew by %d MB while %d MB were written", grown>>20, w.n>>20)
+		})
+	}
+}
