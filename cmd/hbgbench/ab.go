@@ -15,10 +15,9 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/schollz/progressbar/v3"
+	"github.com/hbgkit/hbgkit/internal/progress"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 )
 
 // Exit statuses of ab and aa beyond 0, 1 and 2.
@@ -68,7 +67,8 @@ type AbOptions struct {
 	// against the journal on --resume.
 	Changed map[string]string
 
-	// Progress shows a progress bar on Err; set when Err is a terminal.
+	// Progress shows the campaign's progress line on Err
+	// (internal/progress); set when Err is a terminal.
 	Progress bool
 	// Exe is the binary embedded arms re-execute; "" means this one.
 	Exe string
@@ -252,9 +252,7 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 			return &usageError{cmd: cmd, err: fmt.Errorf("%s: %w", cmd.Name(), err)}
 		}
 	}
-	if f, ok := opts.Err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		opts.Progress = true
-	}
+	opts.Progress = progress.Terminal(opts.Err)
 	if runF != nil {
 		return runF(opts)
 	}
@@ -412,12 +410,9 @@ func abRun(opts *AbOptions) error {
 		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
 		Dir: opts.Dir, Lock: opts.Lock, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
 	}
-	var bar *progressbar.ProgressBar
+	var bar *progress.Line
 	if opts.Progress {
-		o.Progress = func(done, total int, label string) {
-			bar.Describe(label)
-			_ = bar.Set(done)
-		}
+		o.Progress = func(done, total int, label string) { bar.Set(int64(done), label) }
 	} else {
 		start := time.Now()
 		o.RoundDone = func(r abtest.RoundRecord, total int) {
@@ -449,14 +444,11 @@ func abRun(opts *AbOptions) error {
 		}
 	}
 	if opts.Progress {
-		bar = progressbar.NewOptions(s.TotalBlocks(), progressbar.OptionSetWriter(opts.Err),
-			progressbar.OptionSetDescription("blocks"), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+		bar = progress.StartOn(opts.Err, progress.Options{Program: "hbgbench", Unit: "blocks",
+			Total: int64(s.TotalBlocks()), Every: time.Second})
 	}
 	runErr := s.Run(ctx)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	bar.Finish()
 
 	j, rerr := abtest.ReadJournal(s.Journal)
 	if rerr != nil {

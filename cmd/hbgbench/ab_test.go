@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/internal/ptytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -382,4 +384,28 @@ func readGz(t *testing.T, path string) string {
 	b, err := io.ReadAll(zr)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestAbProgressOnATerminal: with stderr on a terminal (a pty) ab shows
+// the one progress line of internal/progress (as hbgtrace does) and
+// clears it at the end; the report goes to stdout as ever.
+func TestAbProgressOnATerminal(t *testing.T) {
+	master, tty := ptytest.Open(t)
+	var seen bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, _ = io.Copy(&seen, master)
+	}()
+	var out bytes.Buffer
+	code := run([]string{"ab", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--rounds", "2", "--block", "3",
+		"--warmup", "0", "--base", "embedded:delay_us=400000", "--head", "embedded:delay_us=400000,mirror=retained"}, &out, tty)
+	tty.Close()
+	master.Close()
+	<-read
+	require.Equal(t, 0, code, seen.String())
+	assert.Contains(t, out.String(), "ControlPlane *")
+	assert.Regexp(t, `\rhbgbench: [1-4] of 4 blocks \(\d+%\) r00[12]-(base|head)-a1-t1`, seen.String())
+	assert.True(t, strings.HasSuffix(seen.String(), "\r\x1b[K"), "the line is cleared: %q", seen.String())
+	assert.NotContains(t, seen.String(), "round 1 of 2", "a terminal gets the line, not round lines")
 }

@@ -5,42 +5,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hbgkit/hbgkit/internal/ptytest"
 	"github.com/hbgkit/hbgkit/trace"
 )
-
-// openPty opens a pseudo-terminal pair (Linux /dev/ptmx): the reading end
-// and the terminal a program would write its stderr to.
-func openPty(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if os.IsNotExist(err) {
-		t.Skip("no /dev/ptmx")
-	}
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatalf("unlocking the pty: %v", e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatalf("naming the pty: %v", e)
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Close() })
-	return m, s
-}
 
 // TestProgressOnlyOnATerminal: startProgress reports on a real terminal (a
 // pty) and not on a regular file or a pipe.
@@ -49,7 +23,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, make([]byte, 1<<20), 0o644))
 	srcs := []trace.Source{trace.FileSource(p)}
 
-	_, tty := openPty(t)
+	_, tty := ptytest.Open(t)
 	pr := startProgress(tty, srcs)
 	require.NotNil(t, pr, "a terminal gets progress")
 	assert.Equal(t, int64(1<<20), pr.total)
@@ -75,7 +49,7 @@ func TestRoundsShowsProgressOnATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes progressAfter (2 s)")
 	}
-	master, tty := openPty(t)
+	master, tty := ptytest.Open(t)
 	var seen bytes.Buffer
 	read := make(chan struct{})
 	go func() {
