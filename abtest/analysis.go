@@ -218,8 +218,9 @@ func Analyze(j *Journal) *Analysis {
 		}
 	}
 	var pairs []roundPair
+	done := j.History()
 	for i := 1; i <= cfg.Rounds; i++ {
-		r := j.doneRound(i)
+		r := done.doneRound(i)
 		if r == nil {
 			a.Partial = true
 			continue
@@ -228,7 +229,7 @@ func Analyze(j *Journal) *Analysis {
 			a.Noise.Dropped++
 			continue
 		}
-		p := roundPair{round: i, blocks: [2]*BlockRecord{j.countedBlock(i, armNames[Base]), j.countedBlock(i, armNames[Head])}}
+		p := roundPair{round: i, blocks: [2]*BlockRecord{done.countedBlock(i, armNames[Base]), done.countedBlock(i, armNames[Head])}}
 		if p.blocks[Base] == nil || p.blocks[Head] == nil {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("round %d is marked ok but lacks a counted block; left out", i))
 			continue

@@ -55,7 +55,7 @@ func (c *Campaign) TotalBlocks() int {
 // state is what Run tracks while it runs.
 type state struct {
 	c       *Campaign
-	j       *Journal // everything journaled so far, this run's lines included
+	h       *History // what the campaign has done, this run's lines included
 	seq     int
 	done    int
 	dropped int
@@ -71,21 +71,17 @@ type state struct {
 // skips the warm-ups and the rounds the journal closed, and reruns a round
 // it started but did not close as a new attempt.
 func Run(ctx context.Context, c *Campaign) error {
-	st := &state{c: c, j: &Journal{Header: c.Header}}
+	st := &state{c: c, h: &History{rounds: c.Header.Config.Rounds}}
 	if c.Resumed != nil {
-		st.j = c.Resumed
-		st.seq = len(c.Resumed.Blocks)
-		st.done = c.doneBlocks(c.Resumed)
-		for _, r := range c.Resumed.Rounds {
-			if r.Status == RoundDropped {
-				st.dropped++
-			}
-		}
+		st.h = c.Resumed.History()
+		st.seq = len(st.h.Blocks)
+		st.done = c.doneBlocks(st.h)
+		st.dropped = st.h.dropped()
 	}
-	st.rulerOK = st.j.Header.Primary != "" && st.j.Header.Ruler != ""
+	st.rulerOK = c.Header.Primary != "" && c.Header.Ruler != ""
 	cfg := c.Header.Config
 	for arm := range 2 {
-		for w := st.j.warmupsDone(armNames[arm]) + 1; w <= cfg.Warmup; w++ {
+		for w := st.h.warmupsDone(armNames[arm]) + 1; w <= cfg.Warmup; w++ {
 			b, err := st.runBlock(ctx, arm, 0, w, 1, 0)
 			if err != nil {
 				return err
@@ -97,10 +93,10 @@ func Run(ctx context.Context, c *Campaign) error {
 		}
 	}
 	for i := 1; i <= cfg.Rounds; i++ {
-		if st.j.doneRound(i) != nil {
+		if st.h.doneRound(i) != nil {
 			continue
 		}
-		attempt := st.j.lastAttempt(i) + 1
+		attempt := st.h.lastAttempt(i) + 1
 		if attempt > 1 {
 			fmt.Fprintf(c.Warn, "hbgbench: round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
 		}
@@ -119,7 +115,7 @@ func Run(ctx context.Context, c *Campaign) error {
 		if err := st.append(rec); err != nil {
 			return err
 		}
-		st.j.Rounds = append(st.j.Rounds, rec)
+		st.h.Rounds = append(st.h.Rounds, rec)
 		if c.RoundDone != nil {
 			c.RoundDone(rec, cfg.Rounds)
 		}
@@ -135,15 +131,15 @@ func Run(ctx context.Context, c *Campaign) error {
 	return nil
 }
 
-// doneBlocks counts the blocks of a resumed journal that the progress
+// doneBlocks counts the blocks of a resumed campaign that the progress
 // total includes: counted warm-ups and the blocks of closed rounds.
-func (c *Campaign) doneBlocks(j *Journal) int {
+func (c *Campaign) doneBlocks(h *History) int {
 	n := 0
 	for arm := range 2 {
-		n += min(j.warmupsDone(armNames[arm]), c.Header.Config.Warmup)
+		n += min(h.warmupsDone(armNames[arm]), c.Header.Config.Warmup)
 	}
 	for i := 1; i <= c.Header.Config.Rounds; i++ {
-		if j.doneRound(i) != nil {
+		if h.doneRound(i) != nil {
 			n += 2
 		}
 	}
@@ -197,7 +193,7 @@ func (st *state) runBlock(ctx context.Context, arm, round, warmup, attempt, pos 
 		if err := st.append(b); err != nil {
 			return nil, err
 		}
-		st.j.Blocks = append(st.j.Blocks, *b)
+		st.h.Blocks = append(st.h.Blocks, *b)
 		if b.OK() {
 			st.done++
 			if c.Progress != nil {
@@ -290,12 +286,10 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	}
 	if c.Header.Primary == "" {
 		c.Header.Primary = primary
-		st.j.Header.Primary = primary
 	}
 	ruler := Ruler(b.Stamp, c.Header.Arms[arm].namingStrings(commandOf(c.Runners[arm], spec), worktreeOf(c.Runners[arm])))
 	if c.Header.Ruler == "" {
 		c.Header.Ruler, c.Header.RulerHash = ruler, RulerHash(ruler)
-		st.j.Header.Ruler, st.j.Header.RulerHash = c.Header.Ruler, c.Header.RulerHash
 	}
 	if ruler != c.Header.Ruler {
 		where := fmt.Sprintf("warm-up %d of %s", b.Warmup, b.Arm)

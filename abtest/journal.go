@@ -7,12 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
-
-	"github.com/hbgkit/hbgkit/internal/procgroup"
 )
 
 // JournalFormat is the version of the journal's line schema; a reader
@@ -127,7 +123,9 @@ const (
 )
 
 // A Journal is a campaign's journal as read back: its header, every block
-// and round line in order, and the warnings reading it gave.
+// and round line in order, and the warnings reading it gave. It is the
+// file format only; what the lines say the campaign has done (which rounds
+// closed, which blocks count) is its History.
 type Journal struct {
 	Path     string
 	Header   Header
@@ -142,36 +140,14 @@ type Journal struct {
 	unpaired bool
 }
 
-// A CountedBlock is a block the analysis uses, with its arm's index.
-type CountedBlock struct {
-	Arm   int
-	Block *BlockRecord
+// History returns what the journal's block and round lines say the
+// campaign has done (history.go).
+func (j *Journal) History() *History {
+	return &History{rounds: j.Header.Config.Rounds, Blocks: j.Blocks, Rounds: j.Rounds, unpaired: j.unpaired}
 }
 
-// Counted returns the blocks the analysis uses, in order: for a campaign
-// the counted block of each arm of each closed round, round by round (base
-// first); for compare every log, base logs first.
-func (j *Journal) Counted() []CountedBlock {
-	var out []CountedBlock
-	if j.unpaired {
-		for arm := range 2 {
-			for k := range j.Blocks {
-				if b := &j.Blocks[k]; b.Arm == armNames[arm] && b.OK() {
-					out = append(out, CountedBlock{arm, b})
-				}
-			}
-		}
-		return out
-	}
-	for i := 1; i <= j.Header.Config.Rounds; i++ {
-		for arm := range 2 {
-			if b := j.countedBlock(i, armNames[arm]); b != nil {
-				out = append(out, CountedBlock{arm, b})
-			}
-		}
-	}
-	return out
-}
+// Counted returns the blocks the analysis uses (History.Counted).
+func (j *Journal) Counted() []CountedBlock { return j.History().Counted() }
 
 // ReadJournal reads a journal. A last line cut short by a crash (no
 // newline, or not JSON) is ignored with a warning; a bad line elsewhere is
@@ -288,62 +264,6 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 	return nil
 }
 
-// doneRound returns the last closing record of round i, or nil.
-func (j *Journal) doneRound(i int) *RoundRecord {
-	var out *RoundRecord
-	for k := range j.Rounds {
-		if j.Rounds[k].Round == i {
-			out = &j.Rounds[k]
-		}
-	}
-	return out
-}
-
-// lastAttempt returns the highest attempt any line gives round i, 0 when
-// it never started.
-func (j *Journal) lastAttempt(i int) int {
-	a := 0
-	for _, b := range j.Blocks {
-		if b.Round == i && b.Warmup == 0 {
-			a = max(a, b.Attempt)
-		}
-	}
-	for _, r := range j.Rounds {
-		if r.Round == i {
-			a = max(a, r.Attempt)
-		}
-	}
-	return a
-}
-
-// countedBlock returns the block of arm in round i that counts: the last
-// good try of the attempt that closed the round ok.
-func (j *Journal) countedBlock(i int, arm string) *BlockRecord {
-	r := j.doneRound(i)
-	if r == nil || r.Status != RoundOK {
-		return nil
-	}
-	var out *BlockRecord
-	for k := range j.Blocks {
-		b := &j.Blocks[k]
-		if b.Round == i && b.Warmup == 0 && b.Attempt == r.Attempt && b.Arm == arm && b.OK() {
-			out = b
-		}
-	}
-	return out
-}
-
-// warmupsDone returns how many warm-up blocks of arm counted.
-func (j *Journal) warmupsDone(arm string) int {
-	n := 0
-	for _, b := range j.Blocks {
-		if b.Warmup > 0 && b.Arm == arm && b.OK() {
-			n = max(n, b.Warmup)
-		}
-	}
-	return n
-}
-
 // A JournalWriter appends lines to a journal, each followed by fsync, and
 // holds the journal's lock while it is open.
 type JournalWriter struct {
@@ -358,138 +278,6 @@ var ErrJournalLocked = errors.New("journal is in use by another hbgbench")
 // LockPath returns the path of the lock file beside a journal.
 func LockPath(journal string) string { return journal + ".lock" }
 
-// errLockHeld says that another process holds a lock file; holder is
-// the pid the file names, and exited says that pid no longer runs.
-type errLockHeld struct {
-	holder string
-	exited bool
-}
-
-func (e *errLockHeld) Error() string {
-	if e.exited {
-		return "pid " + e.holder + " took it and has exited; a process it started still holds it"
-	}
-	return "pid " + e.holder + " holds it"
-}
-
-// orphanLockGrace bounds how long flockFile waits for a lock whose taker
-// has exited. The kernel drops a flock when the last descriptor of its open
-// file goes, and a process the taker was starting when it died (between
-// fork and exec, or killed by its death signal) holds a copy for a moment:
-// a campaign killed with SIGKILL and resumed at once would otherwise be
-// refused by its own dying child. A variable so that a test can shorten it.
-var orphanLockGrace = 3 * time.Second
-
-// flockFile takes an exclusive flock(2) on path, created when missing,
-// which the kernel drops when this process dies, so a killed campaign
-// never leaves a stale lock. The file then holds this process's pid, for
-// the message another process gets (an *errLockHeld). A lock held while
-// the pid it names has exited is waited for, up to orphanLockGrace.
-func flockFile(path string) (*os.File, error) {
-	for {
-		f, err := flockOnce(path)
-		if err != nil || f != nil {
-			return f, err
-		}
-		// The holder removed the file as it let go: take the new one.
-	}
-}
-
-// maxLockBytes bounds what a lock file hbgbench made holds: a pid and a
-// newline.
-const maxLockBytes = 24
-
-// notALock says why path cannot be a lock: a lock never follows a
-// symbolic link, and never truncates a file that holds anything but a pid.
-func notALock(path string, f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file, so not a lock file: name a file of its own for the lock", path)
-	}
-	if fi.Size() > maxLockBytes {
-		return fmt.Errorf("%s holds %d bytes, not a pid: it is not a lock file hbgbench made, and is left alone; name a file of its own for the lock", path, fi.Size())
-	}
-	b := make([]byte, fi.Size())
-	n, _ := f.ReadAt(b, 0)
-	for _, c := range strings.TrimSpace(string(b[:n])) {
-		if c < '0' || c > '9' {
-			return fmt.Errorf("%s holds %q, not a pid: it is not a lock file hbgbench made, and is left alone; name a file of its own for the lock", path, b[:n])
-		}
-	}
-	return nil
-}
-
-// flockOnce is one try of flockFile; it returns neither a file nor an
-// error when the lock it took is on a file no longer at path.
-func flockOnce(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s is a symbolic link: a lock is never followed into another file; name a file of its own for the lock", path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := notALock(path, f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	var deadline time.Time
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, err
-		}
-		holder, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, 32), 32))
-		held := &errLockHeld{holder: strings.TrimSpace(string(holder))}
-		held.exited = pidExited(held.holder)
-		if !held.exited {
-			f.Close()
-			return nil, held
-		}
-		if deadline.IsZero() {
-			deadline = time.Now().Add(orphanLockGrace)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, held
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if fi, err := f.Stat(); err == nil {
-		if now, err := os.Lstat(path); err != nil || !os.SameFile(fi, now) {
-			f.Close()
-			return nil, nil
-		}
-	}
-	// Held now: what it holds cannot change under us.
-	if err := notALock(path, f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return f, nil
-}
-
-// pidExited reports whether pid (as a lock file holds it) names no running
-// process: none, or a zombie (killed, not yet reaped). A file without a
-// pid does not say, so it is not exited.
-func pidExited(pid string) bool {
-	n, err := strconv.Atoi(pid)
-	if err != nil || n <= 0 {
-		return false
-	}
-	return !procgroup.Running(n)
-}
-
 // lockJournal takes the journal's lock file (see flockFile).
 func lockJournal(path string) (*os.File, error) {
 	lp := LockPath(path)
@@ -500,20 +288,6 @@ func lockJournal(path string) (*os.File, error) {
 		return nil, fmt.Errorf("%s: %w (%s: %s)", path, ErrJournalLocked, lp, held)
 	case err != nil:
 		return nil, fmt.Errorf("locking journal: %w", err)
-	}
-	return f, nil
-}
-
-// LockFile takes an exclusive lock on path for as long as the returned
-// file is open: --lock, so that two campaigns never share a card.
-func LockFile(path string) (*os.File, error) {
-	f, err := flockFile(path)
-	var held *errLockHeld
-	switch {
-	case errors.As(err, &held):
-		return nil, fmt.Errorf("--lock %s is held by another campaign (%s)", path, held)
-	case err != nil:
-		return nil, fmt.Errorf("--lock: %w", err)
 	}
 	return f, nil
 }

@@ -43,8 +43,8 @@ func TestJournalRoundTrip(t *testing.T) {
 	require.Len(t, j.Blocks, 1)
 	assert.Equal(t, 5.0, j.Blocks[0].Passes[0].Values["ControlPlane"])
 	require.Len(t, j.Rounds, 1)
-	assert.NotNil(t, j.doneRound(1))
-	assert.Nil(t, j.doneRound(2))
+	assert.NotNil(t, j.History().doneRound(1))
+	assert.Nil(t, j.History().doneRound(2))
 	// A journal already there is never overwritten.
 	_, err = CreateJournal(path)
 	assert.ErrorContains(t, err, "exists: resume it with --resume")
