@@ -158,4 +158,3 @@ func LockFile(path string) (*os.File, error) {
 	}
 	return f, nil
 }
-

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -39,14 +38,33 @@ type CommandRunner struct {
 // oneLine keeps a stamp on one line.
 var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
-
-// shellQuote quotes s for sh unless it is made of safe characters only.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
+// shellSafe reports whether a word needs no quoting for a POSIX shell:
+// letters, digits and _@%+=:,./- only, and not empty.
+func shellSafe(w string) bool {
+	if w == "" {
+		return false
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	for _, c := range w {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.ContainsRune("_@%+=:,./-", c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ShellQuote returns w as one word of a POSIX shell command line: as it
+// is when it is plain, else in single quotes, where an embedded single
+// quote closes them, is written escaped (\') and opens them again. It is
+// the one quoting rule of the project: block commands, stamps, and the
+// commands a report or a hint tells the user to paste.
+func ShellQuote(w string) string {
+	if shellSafe(w) {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // Command returns the template with the block's values written in, each

@@ -185,10 +185,10 @@ func TestCommandRunnerRefusesBeforeRunning(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
-	assert.Equal(t, "/a/b-c_d.e", shellQuote("/a/b-c_d.e"))
-	assert.Equal(t, "'/a b'", shellQuote("/a b"))
-	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
-	assert.Equal(t, "''", shellQuote(""))
+	assert.Equal(t, "/a/b-c_d.e", ShellQuote("/a/b-c_d.e"))
+	assert.Equal(t, "'/a b'", ShellQuote("/a b"))
+	assert.Equal(t, `'it'\''s'`, ShellQuote("it's"))
+	assert.Equal(t, "''", ShellQuote(""))
 }
 
 // TestCommandRunnerDiesWithParent kills a parent (this test binary,

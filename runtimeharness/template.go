@@ -243,7 +243,7 @@ func display(pieces []piece, values []string) string {
 		case p.q == double:
 			b.WriteString(doubleQuoteEscaper.Replace(values[p.ph]))
 		default:
-			b.WriteString(shellQuote(values[p.ph]))
+			b.WriteString(ShellQuote(values[p.ph]))
 		}
 	}
 	return b.String()
