@@ -25,7 +25,17 @@ const (
 	lineBlock  = "block"
 	lineRound  = "round"
 	lineRuler  = "ruler"
+	lineExtend = "extend"
 )
+
+// An ExtendRecord adds rounds to a campaign (--resume --rounds N): from
+// here on it has Rounds rounds, the new ones drawn from the same schedule
+// (Firsts lists the first arm of each new round, for a reader).
+type ExtendRecord struct {
+	Type   string   `json:"type"`
+	Rounds int      `json:"rounds"`
+	Firsts []string `json:"firsts"`
+}
 
 // A RulerRecord completes a header written before any block counted: the
 // primary metric and the ruler the first counted block set.
@@ -140,6 +150,22 @@ type Journal struct {
 	unpaired bool
 }
 
+// extend gives the campaign rounds rounds (more than it has), the new
+// ones drawn from its schedule's seed stream.
+func (h *Header) extend(rounds int) error {
+	cfg := h.Config
+	cfg.Rounds = rounds
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	sched, err := NewSchedule(h.Schedule.Order, h.Schedule.Seed, rounds, h.Schedule.Warmup)
+	if err != nil {
+		return err
+	}
+	h.Config, h.Schedule = cfg, sched
+	return nil
+}
+
 // History returns what the journal's block and round lines say the
 // campaign has done (history.go).
 func (j *Journal) History() *History {
@@ -245,6 +271,18 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 			return fmt.Errorf("round line: round %d: want 1 to %d", r.Round, j.Header.Config.Rounds)
 		}
 		j.Rounds = append(j.Rounds, r)
+	case lineExtend:
+		var e ExtendRecord
+		if err := json.Unmarshal(line, &e); err != nil {
+			return fmt.Errorf("extend line: %v", err)
+		}
+		h := &j.Header
+		if e.Rounds <= h.Config.Rounds {
+			return fmt.Errorf("extend line: %d rounds: want more than the %d the campaign has", e.Rounds, h.Config.Rounds)
+		}
+		if err := h.extend(e.Rounds); err != nil {
+			return fmt.Errorf("extend line: %w", err)
+		}
 	case lineRuler:
 		var r RulerRecord
 		if err := json.Unmarshal(line, &r); err != nil {

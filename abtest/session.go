@@ -179,6 +179,18 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		if err := o.checkResume(s.Header, env); err != nil {
 			return s, err
 		}
+		if o.extends(s.Header) {
+			from := s.Header.Config.Rounds
+			if err := s.Header.extend(o.Config.Rounds); err != nil {
+				return s, &SettingsError{err}
+			}
+			rec := ExtendRecord{Type: lineExtend, Rounds: o.Config.Rounds, Firsts: s.Header.Schedule.Firsts[from:]}
+			if err := s.w.Append(rec); err != nil {
+				return s, err
+			}
+			s.Resumed.Header = s.Header
+			fmt.Fprintf(o.Warn, "hbgbench: extending the campaign from %d to %d rounds (same seed stream, ruler and config)\n", from, o.Config.Rounds)
+		}
 		for _, m := range s.Resumed.Warnings {
 			fmt.Fprintf(o.Warn, "hbgbench: warning: %s\n", m)
 		}
@@ -364,6 +376,13 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
+// extends reports whether a resume adds rounds: --rounds given, above the
+// journal's.
+func (o *Options) extends(h Header) bool {
+	_, given := o.Given["rounds"]
+	return o.Resume && given && o.Config.Rounds > h.Config.Rounds
+}
+
 // checkResume refuses to resume a journal of another campaign: a flag
 // given now that disagrees with the journal's config or arms, or a host
 // whose must-match facts changed.
@@ -377,7 +396,9 @@ func (o *Options) checkResume(h Header, env Env) error {
 		}
 	}
 	jc := h.Config
-	check("rounds", jc.Rounds, cfg.Rounds)
+	if !o.extends(h) {
+		check("rounds", jc.Rounds, cfg.Rounds)
+	}
 	check("block", jc.Block, cfg.Block)
 	check("warmup", jc.Warmup, cfg.Warmup)
 	check("order", jc.Order, cfg.Order)

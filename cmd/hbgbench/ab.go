@@ -16,6 +16,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/progress"
+	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -474,6 +475,10 @@ func abRun(opts *AbOptions) error {
 	}
 	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 		return err
+	}
+	if p := a.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 && !a.Partial {
+		fmt.Fprintf(opts.Err, "hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
+			map[bool]string{true: "aa", false: "ab"}[opts.AA], runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+p.Extra)
 	}
 	// Under --per-rank every rank's verdict counts: a regression on one
 	// rank fails the gate.

@@ -265,3 +265,46 @@ func TestAbFullDiskIsNotTheArms(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1}, roundsOK(t, j))
 }
+
+// TestAbExtend: --resume --rounds N adds rounds to a finished campaign:
+// the same seed stream, ruler and config; one campaign in the report. An
+// inconclusive one says how to extend it; a campaign is never shrunk.
+func TestAbExtend(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	cat := catArm(t)
+	// Head: every other block the fixture with every segment ten times as
+	// long (a digit appended to each dur_ns), so 6 rounds cannot settle it.
+	counter := filepath.Join(t.TempDir(), "n")
+	head := fmt.Sprintf("n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s; "+
+		"if [ $((n %% 2)) = 0 ]; then sed 's/dur_ns=\\([0-9]*\\)/dur_ns=\\15/' %s; else %s; fi",
+		counter, counter, fixtureLog(t, "hbg-e1.log"), cat)
+	code, _, errText := abCmd(t, j, cat, head, "--rounds", "6")
+	require.Equal(t, 0, code, errText)
+	require.Regexp(t, `hbgbench: to settle it, extend this campaign: hbgbench ab --resume --journal \S+ --rounds \d+\n`, errText)
+	before, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+
+	code, out, errText := runCLI("ab", "--resume", "--journal", j, "--rounds", "8", "--format", "markdown")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "hbgbench: extending the campaign from 6 to 8 rounds (same seed stream, ruler and config)")
+	assert.Contains(t, out, "8 of 8 rounds")
+	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1}, roundsOK(t, j))
+	after, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, 8, after.Header.Config.Rounds)
+	assert.Equal(t, before.Header.Schedule.Firsts, after.Header.Schedule.Firsts[:6], "the first rounds' schedule is kept")
+	want, err := abtest.NewSchedule(before.Header.Schedule.Order, before.Header.Schedule.Seed, 8, 0)
+	require.NoError(t, err)
+	assert.Equal(t, want.Firsts, after.Header.Schedule.Firsts, "the new rounds come from the same seed stream")
+	for _, b := range after.Blocks {
+		if b.Round > 6 {
+			assert.Equal(t, want.RoundArms(b.Round)[b.Pos], map[string]int{"base": 0, "head": 1}[b.Arm], "round %d pos %d", b.Round, b.Pos)
+		}
+	}
+	assert.Equal(t, before.Header.Ruler, after.Header.Ruler)
+
+	// Shrinking is refused, naming the flag.
+	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "7")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errText, "--rounds: journal 8, given 7")
+}
