@@ -275,11 +275,14 @@ func TestAbResumeChecks(t *testing.T) {
 	code, _, errText := abCmd(t, j, cat, cat)
 	require.Equal(t, 0, code, errText)
 
-	// Another config is refused, naming the flag.
-	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "9")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errText, "is a journal of another campaign")
-	assert.Contains(t, errText, "--rounds: journal 3, given 9")
+	// Another config is refused, naming the flag (a larger --rounds
+	// extends the campaign instead: TestAbExtend).
+	for _, args := range [][]string{{"--block", "4"}, {"--rounds", "2"}} {
+		code, _, errText = runCLI(append([]string{"ab", "--resume", "--journal", j}, args...)...)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errText, "is a journal of another campaign")
+		assert.Contains(t, errText, args[0]+": journal 3, given "+args[1])
+	}
 
 	// A crash mid-write of the last line: ignored with a warning, and the
 	// round it closed is run again.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -394,9 +396,12 @@ func pgrepGone(pattern string) string {
 func TestAbKilledDuringCheckout(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	marker := filepath.Join(t.TempDir(), "hook-started")
-	hook := "#!/bin/sh\ntouch " + marker + "\nexec sleep 313\n"
+	// A sleep of its own length, so that a run of this test beside
+	// another (a shared machine) never sees or kills the other's.
+	sleep := fmt.Sprintf("sleep %d", 400+rand.IntN(50000))
+	hook := "#!/bin/sh\ntouch " + marker + "\nexec " + sleep + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(repo, ".git", "hooks", "post-checkout"), []byte(hook), 0o755))
-	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "sleep 313").Run() })
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "^"+sleep).Run() })
 	cmd := exec.Command(os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
 		"--run", "./run.sh {rounds} {out}", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--cache", t.TempDir())
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
@@ -412,7 +417,7 @@ func TestAbKilledDuringCheckout(t *testing.T) {
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = cmd.Process.Wait()
-	assert.Empty(t, pgrepGone("sleep 313"), "the checkout's hook outlived hbgbench")
+	assert.Empty(t, pgrepGone("^"+sleep), "the checkout's hook outlived hbgbench")
 }
 
 // TestAbBuildLeavesABackgroundProcess: a build that starts a background
@@ -420,11 +425,14 @@ func TestAbKilledDuringCheckout(t *testing.T) {
 // campaign: the wait for its output is bounded once the build exits.
 func TestAbBuildLeavesABackgroundProcess(t *testing.T) {
 	repo, _, _ := testRepo(t)
-	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "sleep 317").Run() })
+	// pkill's pattern is anchored: hbgbench's own command line holds the
+	// build command too.
+	sleep := fmt.Sprintf("sleep %d", 400+rand.IntN(50000))
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "^"+sleep).Run() })
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
-		"--build", "sleep 317 & echo built", "--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3",
+		"--build", sleep+" & echo built", "--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3",
 		"--warmup", "0", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--cache", t.TempDir())
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	var errb strings.Builder
