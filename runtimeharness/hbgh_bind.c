@@ -44,17 +44,6 @@
 /* Process-wide invocation counter, from 1 like the runtime's. */
 static atomic_ullong g_inv;
 
-int hbgh_fail(hbgh_model *m, const char *fmt, ...)
-{
-    if (m->out->error[0] == '\0') {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(m->out->error, sizeof(m->out->error), fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* g_led, with ranks=2, is rank_sync's led: rank 0 counts a bind once its
  * first segment has begun (rank_stagger). NULL with one rank. */
 static atomic_int *g_led;

@@ -320,6 +320,8 @@ typedef struct hbgh_model {
     hbgh_acl acl;
 } hbgh_model;
 
+/* fail.c: hbgh_fail records the first error of a run in out->error and
+ * returns -1. */
 int hbgh_fail(hbgh_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* recorder.c */
