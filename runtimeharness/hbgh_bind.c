@@ -48,147 +48,6 @@ static atomic_ullong g_inv;
  * first segment has begun (rank_stagger). NULL with one rank. */
 static atomic_int *g_led;
 
-/* ---- segments ---- */
-
-static int seg_begin(hbgh_model *m, hbgh_bind *b)
-{
-    return hbgh_snap_take(m, &b->open, 0);
-}
-
-/* counters formats the six kernel counters of a segment (E2/E3 order). */
-static int counters(char *buf, size_t cap, const hbgh_seg_stats *s, int lead)
-{
-    return snprintf(buf, cap, "%sminflt=%lld tminflt=%lld nivcsw=%lld nvcsw=%lld cpu_ns=%lld rec_cpu_ns=%lld",
-                    lead ? " " : "", (long long)s->minflt, (long long)s->tminflt,
-                    (long long)s->nivcsw, (long long)s->nvcsw, (long long)s->cpu_ns,
-                    (long long)s->rec_cpu_ns);
-}
-
-/* span_name writes <prefix>.bind.<rest> into buf. */
-static const char *span_name(const hbgh_model *m, char *buf, size_t cap, const char *rest)
-{
-    snprintf(buf, cap, "%s.bind.%s", hbgh_span_prefix(m), rest);
-    return buf;
-}
-
-static int emit_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
-                          int64_t dur, const char *attrs)
-{
-    char name[64];
-    return hbgh_log_span(m, b->st->inv, depth, span_name(m, name, sizeof(name), rest), ts, dur,
-                         attrs);
-}
-
-/* emit_pr1870 writes the span a segment becomes in PR-1870's set
- * (REFERENCE §5.2); kinds that set has no span of their own write none. */
-static int emit_pr1870(hbgh_model *m, hbgh_bind *b, int kind, int64_t t0, int64_t t1,
-                       const char *attrs)
-{
-    switch (kind) {
-    case HBGH_K_ARGS:
-        return emit_bind_span(m, b, 2, "args", t0, t1 - t0, attrs);
-    case HBGH_K_RUNTIME_INIT:
-        /* prebuilt: arena commit, static arena, GM heap, runtime init */
-        return emit_bind_span(m, b, 2, "prebuilt", b->prebuilt_start, t1 - b->prebuilt_start, "");
-    case HBGH_K_HOST_ORCH:
-        return emit_bind_span(m, b, 3, "host_orch", t0, t1 - t0, attrs);
-    case HBGH_K_GRAPH_UPLOAD:
-        return emit_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
-    case HBGH_K_SHARED_MEM:
-        return emit_bind_span(m, b, 2, "relocate", t0, t1 - t0, "");
-    case HBGH_K_SM_H2D:
-        return emit_bind_span(m, b, 2, "h2d_sm", t0, t1 - t0, attrs);
-    case HBGH_K_ARENA_H2D:
-        return emit_bind_span(m, b, 2, "h2d_arena", t0, t1 - t0, attrs);
-    default:
-        return 0;
-    }
-}
-
-static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
-                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
-                   const char *fmt, ...)
-{
-    hbgh_snap e;
-    if (hbgh_snap_take(m, &e, 1) != 0) {
-        return -1;
-    }
-    const hbgh_snap *o = &b->open;
-    hbgh_seg_stats *s = &b->st->seg[kind];
-    if (!s->recorded || o->t < s->start_ns) {
-        s->start_ns = o->t;
-    }
-    dev_model = dev_model && hbgh_dev_models(m);
-    s->recorded = 1;
-    s->dev_model |= dev_model;
-    s->dur_ns += e.t - o->t;
-    s->minflt += e.minflt - o->minflt;
-    s->tminflt += e.tminflt - o->tminflt;
-    s->nivcsw += e.nivcsw - o->nivcsw;
-    s->nvcsw += e.nvcsw - o->nvcsw;
-    s->cpu_ns += e.cpu_ns - o->cpu_ns;
-    s->rec_cpu_ns += e.rec_cpu_ns - o->rec_cpu_ns;
-    s->heap_delta += e.heap - o->heap;
-
-    /* The attribute string captured when the segment closes. */
-    char full[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(full, sizeof(full), fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof(full)) {
-        return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
-    }
-    if (dev_model) {
-        n += snprintf(full + n, sizeof(full) - (size_t)n, "%sdev=model", n ? " " : "");
-    }
-    if (m->cfg.epoch == HBGH_EPOCH_E2 || m->cfg.epoch == HBGH_EPOCH_E3) {
-        n += counters(full + n, sizeof(full) - (size_t)n, s, n > 0);
-    }
-    if (n < 0 || (size_t)n >= sizeof(full)) {
-        return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
-    }
-    /* E1/E2 copy it into the runtime's 96-byte buffer (95 characters, no
-     * marker); spans encode it with their own 192-byte cap. */
-    size_t keep = (size_t)n < HBGH_ATTR_CAP - 1 ? (size_t)n : HBGH_ATTR_CAP - 1;
-    memcpy(b->attrs[kind], full, keep);
-    b->attrs[kind][keep] = '\0';
-    hbgh_record(&m->pool, &m->main_prod, kind, o->t, e.t, detail);
-    switch (m->cfg.epoch) {
-    case HBGH_EPOCH_E3:
-        return emit_bind_span(m, b, 2, hbgh_kind_name(m, kind), o->t, e.t - o->t, full);
-    case HBGH_EPOCH_PR1870:
-        return emit_pr1870(m, b, kind, o->t, e.t, full);
-    default:
-        return 0;
-    }
-}
-
-/* span_seg closes a span that is no bind segment kind of the runtime's enum
- * (an e3 h2d_graph upload after host_orch), with the segment counters. */
-static int span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs)
-{
-    hbgh_snap e;
-    if (hbgh_snap_take(m, &e, 1) != 0) {
-        return -1;
-    }
-    const hbgh_snap *o = &b->open;
-    hbgh_seg_stats d = {
-        .minflt = e.minflt - o->minflt,
-        .tminflt = e.tminflt - o->tminflt,
-        .nivcsw = e.nivcsw - o->nivcsw,
-        .nvcsw = e.nvcsw - o->nvcsw,
-        .cpu_ns = e.cpu_ns - o->cpu_ns,
-        .rec_cpu_ns = e.rec_cpu_ns - o->rec_cpu_ns,
-    };
-    char full[512];
-    int n = snprintf(full, sizeof(full), "%s", attrs);
-    counters(full + n, sizeof(full) - (size_t)n, &d, n > 0);
-    return emit_bind_span(m, b, depth, rest, o->t, e.t - o->t, full);
-}
-
 /* graph_h2d uploads one Graph POD piece and counts it in the bind's
  * Graph POD totals. */
 static int graph_h2d(hbgh_model *m, hbgh_bind *b, void *dst, uint64_t cap, const void *src,
@@ -518,9 +377,9 @@ static int eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer)
              hbgh_dev_models(m) ? " dev=model" : "");
     switch (m->cfg.epoch) {
     case HBGH_EPOCH_E3:
-        return emit_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
+        return hbgh_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
     case HBGH_EPOCH_PR1870:
-        return emit_bind_span(m, b, 5, "h2d_graph", t0, t1 - t0, attrs);
+        return hbgh_bind_span(m, b, 5, "h2d_graph", t0, t1 - t0, attrs);
     default:
         return 0; /* E1/E2 cannot itemise it: it is part of host_orch */
     }
@@ -553,7 +412,7 @@ static int host_orch(hbgh_model *m, hbgh_bind *b)
     }
     if (m->cfg.epoch == HBGH_EPOCH_PR1870) {
         b->orch_setup_end = hbgh_now();
-        if (emit_bind_span(m, b, 4, "host_orch.setup", b->orch_start,
+        if (hbgh_bind_span(m, b, 4, "host_orch.setup", b->orch_start,
                            b->orch_setup_end - b->orch_start, "") != 0) {
             return -1;
         }
@@ -593,7 +452,7 @@ static int host_orch(hbgh_model *m, hbgh_bind *b)
     memcpy(b->subs, shdr, sizeof(shdr));
     b->st->tasks = (int64_t)b->tasks;
     if (m->cfg.epoch == HBGH_EPOCH_PR1870 &&
-        emit_bind_span(m, b, 4, "host_orch.entry", entry, hbgh_now() - entry, "") != 0) {
+        hbgh_bind_span(m, b, 4, "host_orch.entry", entry, hbgh_now() - entry, "") != 0) {
         return -1;
     }
     return 0;
@@ -620,7 +479,7 @@ static int graph_step(hbgh_model *m, hbgh_bind *b)
     if (epoch == HBGH_EPOCH_E3 && pod == HBGH_POD_DEFERRED_PAGEABLE) {
         /* Upstream has no upload after host_orch; the vectors' upload is
          * an h2d_graph span of its own, then graph_pack has nothing. */
-        if (seg_begin(m, b) != 0) {
+        if (hbgh_seg_begin(m, b) != 0) {
             return -1;
         }
         uint64_t bytes = 0;
@@ -636,14 +495,14 @@ static int graph_step(hbgh_model *m, hbgh_bind *b)
         char attrs[96];
         snprintf(attrs, sizeof(attrs), "subs=%llu bytes=%llu%s", (unsigned long long)nsubs,
                  (unsigned long long)bytes, hbgh_dev_models(m) ? " dev=model" : "");
-        if (span_seg(m, b, "h2d_graph", 2, attrs) != 0) {
+        if (hbgh_span_seg(m, b, "h2d_graph", 2, attrs) != 0) {
             return -1;
         }
     }
     if (pod == HBGH_POD_EAGER_PINNED && epoch != HBGH_EPOCH_E3) {
         return 0; /* every layer went up inside host_orch: no leftover */
     }
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     if (epoch == HBGH_EPOCH_E3) {
@@ -664,8 +523,9 @@ static int graph_step(hbgh_model *m, hbgh_bind *b)
             }
             st->upload_bytes = (int64_t)b->pack_bytes;
         }
-        return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, b->pack_bytes, 0, "defs=%llu bytes=%llu spilled=0",
-                       (unsigned long long)ndefs, (unsigned long long)b->pack_bytes);
+        return hbgh_seg_end(m, b, HBGH_K_GRAPH_UPLOAD, b->pack_bytes, 0,
+                            "defs=%llu bytes=%llu spilled=0", (unsigned long long)ndefs,
+                            (unsigned long long)b->pack_bytes);
     }
     uint64_t copies = 0;
     for (uint32_t d = 0; d < wl->ndefs; d++) {
@@ -691,7 +551,7 @@ static int graph_step(hbgh_model *m, hbgh_bind *b)
                 char attrs[96];
                 snprintf(attrs, sizeof(attrs), "layer=%u bytes=%llu%s", k,
                          (unsigned long long)r->vec_len[k], hbgh_dev_models(m) ? " dev=model" : "");
-                if (emit_bind_span(m, b, 4, "h2d_graph", t0, hbgh_now() - t0, attrs) != 0) {
+                if (hbgh_bind_span(m, b, 4, "h2d_graph", t0, hbgh_now() - t0, attrs) != 0) {
                     return -1;
                 }
             }
@@ -699,12 +559,12 @@ static int graph_step(hbgh_model *m, hbgh_bind *b)
     }
     st->upload_bytes = (int64_t)ubytes;
     if (epoch == HBGH_EPOCH_PR1870) {
-        return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "leftover=%llu bytes=%llu",
-                       (unsigned long long)copies, (unsigned long long)ubytes);
+        return hbgh_seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "leftover=%llu bytes=%llu",
+                            (unsigned long long)copies, (unsigned long long)ubytes);
     }
-    return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "defs=%llu bytes=%llu submissions=%llu",
-                   (unsigned long long)ndefs, (unsigned long long)ubytes,
-                   (unsigned long long)nsubs);
+    return hbgh_seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1,
+                        "defs=%llu bytes=%llu submissions=%llu", (unsigned long long)ndefs,
+                        (unsigned long long)ubytes, (unsigned long long)nsubs);
 }
 
 /* ---- one bind ---- */
@@ -717,7 +577,7 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     int pr1870 = m->cfg.epoch == HBGH_EPOCH_PR1870;
 
     /* args: stage the caller tensors. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     if (g_led != NULL && m->rank == 0) {
@@ -734,15 +594,15 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
         memcpy(b->args + off, m->args_src + off, len);
         off += len;
     }
-    if ((pr1870 ? seg_end(m, b, HBGH_K_ARGS, 0, 0, "reuse=0")
-               : seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
-                         (unsigned long long)nt, (unsigned long long)nt,
-                         (unsigned long long)abytes)) != 0) {
+    if ((pr1870 ? hbgh_seg_end(m, b, HBGH_K_ARGS, 0, 0, "reuse=0")
+               : hbgh_seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
+                              (unsigned long long)nt, (unsigned long long)nt,
+                              (unsigned long long)abytes)) != 0) {
         return -1;
     }
 
     /* arena_build: one host arena, one device arena. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     b->prebuilt_start = b->open.t;
@@ -754,52 +614,52 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     if (hbgh_dev_alloc(m, HBGH_DEVICE_ARENA_BYTES, &b->dev_arena) != 0) {
         return -1;
     }
-    if (seg_end(m, b, HBGH_K_ARENA_BUILD, 0, 1, "bytes=%u device=%u", HBGH_HOST_ARENA_BYTES,
-                HBGH_DEVICE_ARENA_BYTES) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_ARENA_BUILD, 0, 1, "bytes=%u device=%u", HBGH_HOST_ARENA_BYTES,
+                     HBGH_DEVICE_ARENA_BYTES) != 0) {
         return -1;
     }
 
     /* static_arena: carve the static arena and the GM heap. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     memset(b->arena + STATIC_OFF, 0, 4096);
     uint64_t layout[4] = {STATIC_OFF, HBGH_STATIC_ARENA_BYTES, DESC_OFF, HBGH_GM_HEAP_BYTES};
     memcpy(b->arena + 64, layout, sizeof(layout));
-    if (seg_end(m, b, HBGH_K_STATIC_ARENA, 0, 0, "heap=%llu arena=%u", HBGH_GM_HEAP_BYTES,
-                HBGH_STATIC_ARENA_BYTES) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_STATIC_ARENA, 0, 0, "heap=%llu arena=%u", HBGH_GM_HEAP_BYTES,
+                     HBGH_STATIC_ARENA_BYTES) != 0) {
         return -1;
     }
 
     /* gm_heap: the heap allocator's bookkeeping. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     memset(b->arena + GM_META_OFF, 0, GM_META_BYTES);
     uint64_t heap[2] = {HBGH_GM_HEAP_BYTES, 0};
     memcpy(b->arena + GM_META_OFF, heap, sizeof(heap));
-    if (seg_end(m, b, HBGH_K_GM_HEAP, 0, 0, "%s", "") != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_GM_HEAP, 0, 0, "%s", "") != 0) {
         return -1;
     }
 
     /* runtime_init: reset the tensormap and the runtime state. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     memset(b->arena + TMAP_OFF, 0, TMAP_BYTES);
     memset(b->arena + RT_OFF, 0, RT_BYTES);
-    if (seg_end(m, b, HBGH_K_RUNTIME_INIT, 0, 0, "%s", "") != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_RUNTIME_INIT, 0, 0, "%s", "") != 0) {
         return -1;
     }
 
     /* host_orch */
-    if (seg_begin(m, b) != 0 || host_orch(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0 || host_orch(m, b) != 0) {
         return -1;
     }
     int orch_dev = m->cfg.graph_pod == HBGH_POD_EAGER_PINNED && !pr1870 &&
                    m->cfg.epoch != HBGH_EPOCH_E3;
-    if (seg_end(m, b, HBGH_K_HOST_ORCH, 0, orch_dev, "tasks=%llu heap_used=%llu",
-                (unsigned long long)b->tasks, (unsigned long long)b->heap_used) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_HOST_ORCH, 0, orch_dev, "tasks=%llu heap_used=%llu",
+                     (unsigned long long)b->tasks, (unsigned long long)b->heap_used) != 0) {
         return -1;
     }
     int64_t orch_ts = b->st->seg[HBGH_K_HOST_ORCH].start_ns;
@@ -808,12 +668,13 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     if (graph_step(m, b) != 0) {
         return -1;
     }
-    if (pr1870 && emit_bind_span(m, b, 2, "orch_h2d_pipe", orch_ts, hbgh_now() - orch_ts, "") != 0) {
+    if (pr1870 &&
+        hbgh_bind_span(m, b, 2, "orch_h2d_pipe", orch_ts, hbgh_now() - orch_ts, "") != 0) {
         return -1;
     }
 
     /* shared_mem: lay out the SM image over the live prefix. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     for (uint32_t s = 0; s < (uint32_t)b->tasks; s++) {
@@ -824,15 +685,15 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
         }
     }
     b->sm_bytes = HBGH_SM_HEADER + b->tasks * HBGH_SLOT_LIVE;
-    if (seg_end(m, b, HBGH_K_SHARED_MEM, b->sm_bytes, 0, "bytes=%llu",
-                (unsigned long long)b->sm_bytes) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_SHARED_MEM, b->sm_bytes, 0, "bytes=%llu",
+                     (unsigned long long)b->sm_bytes) != 0) {
         return -1;
     }
 
     /* arena_h2d: compact the live SM prefix, stage the submission block
      * and the fanin table (and, in e3, the graph pack), one upload. PR-1870
      * uploads the SM prefix (h2d_sm) and the rest (h2d_arena) apart. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     uint64_t nsubs = (uint64_t)b->st->submissions;
@@ -851,10 +712,10 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     if (pr1870) {
         int rc = hbgh_dev_h2d(m, m->dev_upload, m->dev_upload_cap, stage, b->sm_bytes, 1);
         if (rc == 0) {
-            rc = seg_end(m, b, HBGH_K_SM_H2D, b->sm_bytes, 1, "bytes=%llu",
-                         (unsigned long long)b->sm_bytes);
+            rc = hbgh_seg_end(m, b, HBGH_K_SM_H2D, b->sm_bytes, 1, "bytes=%llu",
+                              (unsigned long long)b->sm_bytes);
         }
-        if (rc != 0 || seg_begin(m, b) != 0) {
+        if (rc != 0 || hbgh_seg_begin(m, b) != 0) {
             free(stage);
             return -1;
         }
@@ -877,15 +738,15 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
         b->st->graph_h2d_copies++;
     }
     if (pr1870) {
-        rc = seg_end(m, b, HBGH_K_ARENA_H2D, total - from, 1, "nt=%llu bytes=%llu",
-                     (unsigned long long)b->tasks, (unsigned long long)(total - from));
+        rc = hbgh_seg_end(m, b, HBGH_K_ARENA_H2D, total - from, 1, "nt=%llu bytes=%llu",
+                          (unsigned long long)b->tasks, (unsigned long long)(total - from));
     } else {
-        rc = seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
-                     "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
-                     (unsigned long long)b->tasks, (unsigned long long)total,
-                     (unsigned long long)copied, (unsigned long long)b->sm_bytes,
-                     (unsigned long long)subs_bytes, b->nfanin, (unsigned long long)b->ntensor_args,
-                     (unsigned long long)b->nscalar_args);
+        rc = hbgh_seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
+                          "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
+                          (unsigned long long)b->tasks, (unsigned long long)total,
+                          (unsigned long long)copied, (unsigned long long)b->sm_bytes,
+                          (unsigned long long)subs_bytes, b->nfanin,
+                          (unsigned long long)b->ntensor_args, (unsigned long long)b->nscalar_args);
     }
     if (rc != 0) {
         return -1;
@@ -893,7 +754,7 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
 
     /* host_view_close: release the staged views and the bind's buffers
      * (deferred_pageable's per-submission vectors with the recordings). */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     free(b->args);
@@ -915,8 +776,8 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     for (uint32_t d = 0; d < wl->ndefs; d++) {
         hbgh_defrec_free(&m->defs[d]);
     }
-    return seg_end(m, b, HBGH_K_HOST_VIEW_CLOSE, 0, 0, "count=%llu bytes=%llu",
-                   (unsigned long long)nt, (unsigned long long)abytes);
+    return hbgh_seg_end(m, b, HBGH_K_HOST_VIEW_CLOSE, 0, 0, "count=%llu bytes=%llu",
+                        (unsigned long long)nt, (unsigned long long)abytes);
 }
 
 static void free_bind(hbgh_model *m, hbgh_bind *b)

@@ -324,6 +324,16 @@ typedef struct hbgh_model {
  * returns -1. */
 int hbgh_fail(hbgh_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* segment.c: a bind's segments and spans. Each returns 0, or -1 with the
+ * error set. */
+int hbgh_seg_begin(hbgh_model *m, hbgh_bind *b);
+int hbgh_seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* hbgh_span_seg closes a span that is no segment kind of the runtime's enum. */
+int hbgh_span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs);
+int hbgh_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
+                   int64_t dur, const char *attrs);
+
 /* recorder.c */
 int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
