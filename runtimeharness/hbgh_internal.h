@@ -334,6 +334,12 @@ int hbgh_span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, cons
 int hbgh_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
                    int64_t dur, const char *attrs);
 
+/* graph.c: the Graph POD variants. hbgh_eager_layer uploads one layer's
+ * PODs inside host_orch (eager_pinned); hbgh_graph_step is the Graph POD
+ * segment after orchestration. Each returns 0, or -1 with the error set. */
+int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer);
+int hbgh_graph_step(hbgh_model *m, hbgh_bind *b);
+
 /* recorder.c */
 int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
