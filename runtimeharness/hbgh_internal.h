@@ -40,6 +40,21 @@
 #define HBGH_MAX_RECORDERS (HBGH_MAX_PREWARM + HBGH_MAX_DEFS)
 #define HBGH_ATTR_CAP 96                /* runtime's attribute buffer */
 
+/* Host arena layout (offsets into the 11.5 MB arena). */
+#define HBGH_ARENA_HEADER 4096u
+#define HBGH_TMAP_OFF HBGH_ARENA_HEADER
+#define HBGH_TMAP_BYTES (HBGH_TMAP_CAP * 16u)
+#define HBGH_GM_META_OFF (HBGH_TMAP_OFF + HBGH_TMAP_BYTES)
+#define HBGH_GM_META_BYTES 4096u
+#define HBGH_RT_OFF (HBGH_GM_META_OFF + HBGH_GM_META_BYTES)
+#define HBGH_RT_BYTES 65536u
+#define HBGH_STATIC_OFF (HBGH_RT_OFF + HBGH_RT_BYTES)
+#define HBGH_DESC_OFF (HBGH_STATIC_OFF + HBGH_STATIC_ARENA_BYTES)
+#define HBGH_DESC_BYTES 128u
+
+/* The task id written in SM mirror slot `slot`. */
+#define HBGH_TASK_ID(slot) ((1ull << 32) | (uint64_t)(slot))
+
 /* HostPhaseKind */
 enum {
     HBGH_K_ARGS = 0,
@@ -320,6 +335,12 @@ typedef struct hbgh_model {
     hbgh_acl acl;
 } hbgh_model;
 
+/* hbgh_slot_ptr is task slot `slot` of the SM mirror. */
+static inline uint8_t *hbgh_slot_ptr(hbgh_model *m, uint32_t slot)
+{
+    return m->mirror + HBGH_SM_HEADER + (uint64_t)slot * HBGH_SLOT_BYTES;
+}
+
 /* fail.c: hbgh_fail records the first error of a run in out->error and
  * returns -1. */
 int hbgh_fail(hbgh_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -333,6 +354,10 @@ int hbgh_seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev
 int hbgh_span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs);
 int hbgh_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
                    int64_t dur, const char *attrs);
+
+/* orch.c: hbgh_host_orch does host_orch's work; 0, or -1 with the error
+ * set. */
+int hbgh_host_orch(hbgh_model *m, hbgh_bind *b);
 
 /* graph.c: the Graph POD variants. hbgh_eager_layer uploads one layer's
  * PODs inside host_orch (eager_pinned); hbgh_graph_step is the Graph POD
