@@ -365,6 +365,13 @@ int hbgh_host_orch(hbgh_model *m, hbgh_bind *b);
 int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer);
 int hbgh_graph_step(hbgh_model *m, hbgh_bind *b);
 
+/* bind.c: hbgh_run_bind runs one bind; 0, or -1 with the error set. With
+ * ranks=2, hbgh_run.c points hbgh_rank_led and hbgh_rank_burst into the
+ * ranks' shared rank_sync before the first bind; NULL with one rank. */
+int hbgh_run_bind(hbgh_model *m, hbgh_bind_stats *st);
+extern atomic_int *hbgh_rank_led;
+extern atomic_flag *hbgh_rank_burst;
+
 /* recorder.c */
 int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
