@@ -190,6 +190,7 @@ typedef struct hbgh_defrec {
     uint32_t bound;     /* submissions bound so far; read under the model's mu */
 } hbgh_defrec;
 
+/* recording.c: hbgh_defrec_free releases a recording's buffers. */
 void hbgh_defrec_free(hbgh_defrec *d);
 
 /* ---- recorder pool ---- */
@@ -371,6 +372,11 @@ int hbgh_graph_step(hbgh_model *m, hbgh_bind *b);
 int hbgh_run_bind(hbgh_model *m, hbgh_bind_stats *st);
 extern atomic_int *hbgh_rank_led;
 extern atomic_flag *hbgh_rank_burst;
+
+/* recording.c: the work of one recorder job (hbgh_job); 0, or -1 on an
+ * allocation failure. */
+int hbgh_record_definition(hbgh_model *m, hbgh_recorder *r, int32_t def);
+int hbgh_bind_submission(hbgh_model *m, int32_t def, int32_t sub);
 
 /* recorder.c */
 int hbgh_pool_start(hbgh_model *m);
