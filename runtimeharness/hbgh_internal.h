@@ -141,6 +141,7 @@ typedef struct hbgh_producer {
     hbgh_orch_stats orch[HBGH_NORCH];
 } hbgh_producer;
 
+/* records.c */
 void hbgh_producer_reset(hbgh_producer *p);
 void hbgh_record(hbgh_pool *pool, hbgh_producer *p, int32_t kind, int64_t start_ns,
                  int64_t end_ns, uint64_t detail);

@@ -1,8 +1,8 @@
 //go:build cgo
 
 /*
- * hbgh_recorder.c - the host_phase_records producers and the recorder
- * thread pool; the recordings themselves are in hbgh_recording.c.
+ * hbgh_recorder.c - the recorder thread pool; the recordings themselves are
+ * in hbgh_recording.c.
  *
  * Each Definition submitted in a bind is recorded by one recorder thread,
  * which owns that recording until the commit: it records the Definition's
@@ -24,53 +24,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- records ---- */
-
-void hbgh_producer_reset(hbgh_producer *p)
-{
-    p->buf = -1;
-    p->n = 0;
-    memset(p->orch, 0, sizeof(p->orch));
-}
-
-void hbgh_record(hbgh_pool *pool, hbgh_producer *p, int32_t kind, int64_t start_ns,
-                 int64_t end_ns, uint64_t detail)
-{
-    hbgh_orch_stats *o = kind >= HBGH_NSEG ? &p->orch[kind - HBGH_NSEG] : NULL;
-    if (o != NULL) {
-        o->count++;
-        o->total_ns += end_ns - start_ns;
-        o->detail_sum += detail;
-    }
-    if (!pool->armed) {
-        return;
-    }
-    if (p->buf == -1 || (p->buf >= 0 && p->n == HBGH_POOL_RECS)) {
-        int b = atomic_fetch_add(&pool->next, 1);
-        if (b >= HBGH_POOL_BUFS) {
-            p->buf = -2;
-        } else {
-            p->buf = b;
-            p->n = 0;
-        }
-    }
-    if (p->buf == -2) {
-        atomic_fetch_add(&pool->dropped, 1);
-        if (o != NULL) {
-            o->dropped++;
-        }
-        return;
-    }
-    hbgh_rec *r = &pool->recs[(size_t)p->buf * HBGH_POOL_RECS + (size_t)p->n];
-    r->start_ns = start_ns;
-    r->end_ns = end_ns;
-    r->detail = detail;
-    r->tid = p->tid;
-    r->kind = kind;
-    p->n++;
-    pool->count[p->buf] = p->n;
-}
 
 /* ---- the pool ---- */
 
