@@ -247,9 +247,6 @@ typedef struct hbgh_snap {
 
 int64_t hbgh_now(void);
 int64_t hbgh_thread_cpu(void);
-/* hbgh_snap_take reads the counters; at a segment's end (end != 0) the clock
- * is read first, at its start last, so the reading stays outside. */
-int hbgh_snap_take(struct hbgh_model *m, hbgh_snap *s, int end);
 int64_t hbgh_hblkhd(void);
 int64_t hbgh_heap_bytes(void);
 int64_t hbgh_rss_bytes(void);

@@ -9,13 +9,43 @@
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+
+/* snap_take reads the counters of a segment: the kernel's, the thread CPU
+ * clock and the recorders' CPU time. At a segment's end (end != 0) the clock
+ * is read first, at its start last, so the reading stays outside. */
+static int snap_take(hbgh_model *m, hbgh_snap *s, int end)
+{
+    struct rusage self, thr;
+    if (end) {
+        s->t = hbgh_now();
+    }
+    if (getrusage(RUSAGE_SELF, &self) != 0) {
+        return hbgh_fail(m, "getrusage(RUSAGE_SELF): %s", strerror(errno));
+    }
+    if (getrusage(RUSAGE_THREAD, &thr) != 0) {
+        return hbgh_fail(m, "getrusage(RUSAGE_THREAD): %s", strerror(errno));
+    }
+    s->minflt = self.ru_minflt;
+    s->tminflt = thr.ru_minflt;
+    s->nivcsw = thr.ru_nivcsw;
+    s->nvcsw = thr.ru_nvcsw;
+    s->cpu_ns = hbgh_thread_cpu();
+    s->rec_cpu_ns = hbgh_pool_cpu(m);
+    s->heap = m->cfg.keep_stats ? hbgh_heap_bytes() : 0;
+    if (!end) {
+        s->t = hbgh_now();
+    }
+    return 0;
+}
 
 /* hbgh_seg_begin opens a segment: it takes the counters at its start. */
 int hbgh_seg_begin(hbgh_model *m, hbgh_bind *b)
 {
-    return hbgh_snap_take(m, &b->open, 0);
+    return snap_take(m, &b->open, 0);
 }
 
 /* counters formats the six kernel counters of a segment (E2/E3 order). */
@@ -76,7 +106,7 @@ int hbgh_seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev
                  const char *fmt, ...)
 {
     hbgh_snap e;
-    if (hbgh_snap_take(m, &e, 1) != 0) {
+    if (snap_take(m, &e, 1) != 0) {
         return -1;
     }
     const hbgh_snap *o = &b->open;
@@ -135,7 +165,7 @@ int hbgh_seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev
 int hbgh_span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs)
 {
     hbgh_snap e;
-    if (hbgh_snap_take(m, &e, 1) != 0) {
+    if (snap_take(m, &e, 1) != 0) {
         return -1;
     }
     const hbgh_snap *o = &b->open;
