@@ -1,722 +1,29 @@
 //go:build cgo
 
 /*
- * hbgh_bind.c - hbgh_run and one bind, segment by segment, in the runtime's
- * execution order: args, arena_build, static_arena, gm_heap, runtime_init,
- * host_orch, graph_upload, shared_mem, arena_h2d, host_view_close. E1/E2
- * write the segment lines at the end of each pass in enum order, then the
- * host-orch lines; E3 and PR-1870 write each segment's span as it closes.
- * Then the records and the chip.run (simpler_run) spans. With ranks=2 the
- * run forks one process per rank.
+ * hbgh_bind.c - one bind, segment by segment, in the runtime's execution
+ * order: args, arena_build, static_arena, gm_heap, runtime_init, host_orch
+ * (hbgh_orch.c), graph_upload (hbgh_graph.c), shared_mem, arena_h2d,
+ * host_view_close. E1/E2 write the segment lines at the end of each pass in
+ * enum order, then the host-orch lines; E3 and PR-1870 write each segment's
+ * span as it closes (hbgh_segment.c). Then the records and the chip.run
+ * (simpler_run) spans.
  */
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
-
-/* Host arena layout (offsets into the 11.5 MB arena). */
-#define ARENA_HEADER 4096u
-#define TMAP_OFF ARENA_HEADER
-#define TMAP_BYTES (HBGH_TMAP_CAP * 16u)
-#define GM_META_OFF (TMAP_OFF + TMAP_BYTES)
-#define GM_META_BYTES 4096u
-#define RT_OFF (GM_META_OFF + GM_META_BYTES)
-#define RT_BYTES 65536u
-#define STATIC_OFF (RT_OFF + RT_BYTES)
-#define DESC_OFF (STATIC_OFF + HBGH_STATIC_ARENA_BYTES)
-#define DESC_BYTES 128u
-
-#define TASK_ID(slot) ((1ull << 32) | (uint64_t)(slot))
-#define CALLER_BASE 1ull
-#define PRODUCED_BASE (1ull << 20)
-#define RING 64u
 
 /* Process-wide invocation counter, from 1 like the runtime's. */
 static atomic_ullong g_inv;
 
-int hbgh_fail(hbgh_model *m, const char *fmt, ...)
-{
-    if (m->out->error[0] == '\0') {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(m->out->error, sizeof(m->out->error), fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-/* g_led, with ranks=2, is rank_sync's led: rank 0 counts a bind once its
- * first segment has begun (rank_stagger). NULL with one rank. */
-static atomic_int *g_led;
-
-/* ---- segments ---- */
-
-static int seg_begin(hbgh_model *m, hbgh_bind *b)
-{
-    return hbgh_snap_take(m, &b->open, 0);
-}
-
-/* counters formats the six kernel counters of a segment (E2/E3 order). */
-static int counters(char *buf, size_t cap, const hbgh_seg_stats *s, int lead)
-{
-    return snprintf(buf, cap, "%sminflt=%lld tminflt=%lld nivcsw=%lld nvcsw=%lld cpu_ns=%lld rec_cpu_ns=%lld",
-                    lead ? " " : "", (long long)s->minflt, (long long)s->tminflt,
-                    (long long)s->nivcsw, (long long)s->nvcsw, (long long)s->cpu_ns,
-                    (long long)s->rec_cpu_ns);
-}
-
-/* span_name writes <prefix>.bind.<rest> into buf. */
-static const char *span_name(const hbgh_model *m, char *buf, size_t cap, const char *rest)
-{
-    snprintf(buf, cap, "%s.bind.%s", hbgh_span_prefix(m), rest);
-    return buf;
-}
-
-static int emit_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
-                          int64_t dur, const char *attrs)
-{
-    char name[64];
-    return hbgh_log_span(m, b->st->inv, depth, span_name(m, name, sizeof(name), rest), ts, dur,
-                         attrs);
-}
-
-/* emit_pr1870 writes the span a segment becomes in PR-1870's set
- * (REFERENCE §5.2); kinds that set has no span of their own write none. */
-static int emit_pr1870(hbgh_model *m, hbgh_bind *b, int kind, int64_t t0, int64_t t1,
-                       const char *attrs)
-{
-    switch (kind) {
-    case HBGH_K_ARGS:
-        return emit_bind_span(m, b, 2, "args", t0, t1 - t0, attrs);
-    case HBGH_K_RUNTIME_INIT:
-        /* prebuilt: arena commit, static arena, GM heap, runtime init */
-        return emit_bind_span(m, b, 2, "prebuilt", b->prebuilt_start, t1 - b->prebuilt_start, "");
-    case HBGH_K_HOST_ORCH:
-        return emit_bind_span(m, b, 3, "host_orch", t0, t1 - t0, attrs);
-    case HBGH_K_GRAPH_UPLOAD:
-        return emit_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
-    case HBGH_K_SHARED_MEM:
-        return emit_bind_span(m, b, 2, "relocate", t0, t1 - t0, "");
-    case HBGH_K_SM_H2D:
-        return emit_bind_span(m, b, 2, "h2d_sm", t0, t1 - t0, attrs);
-    case HBGH_K_ARENA_H2D:
-        return emit_bind_span(m, b, 2, "h2d_arena", t0, t1 - t0, attrs);
-    default:
-        return 0;
-    }
-}
-
-static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
-                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
-                   const char *fmt, ...)
-{
-    hbgh_snap e;
-    if (hbgh_snap_take(m, &e, 1) != 0) {
-        return -1;
-    }
-    const hbgh_snap *o = &b->open;
-    hbgh_seg_stats *s = &b->st->seg[kind];
-    if (!s->recorded || o->t < s->start_ns) {
-        s->start_ns = o->t;
-    }
-    dev_model = dev_model && hbgh_dev_models(m);
-    s->recorded = 1;
-    s->dev_model |= dev_model;
-    s->dur_ns += e.t - o->t;
-    s->minflt += e.minflt - o->minflt;
-    s->tminflt += e.tminflt - o->tminflt;
-    s->nivcsw += e.nivcsw - o->nivcsw;
-    s->nvcsw += e.nvcsw - o->nvcsw;
-    s->cpu_ns += e.cpu_ns - o->cpu_ns;
-    s->rec_cpu_ns += e.rec_cpu_ns - o->rec_cpu_ns;
-    s->heap_delta += e.heap - o->heap;
-
-    /* The attribute string captured when the segment closes. */
-    char full[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(full, sizeof(full), fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof(full)) {
-        return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
-    }
-    if (dev_model) {
-        n += snprintf(full + n, sizeof(full) - (size_t)n, "%sdev=model", n ? " " : "");
-    }
-    if (m->cfg.epoch == HBGH_EPOCH_E2 || m->cfg.epoch == HBGH_EPOCH_E3) {
-        n += counters(full + n, sizeof(full) - (size_t)n, s, n > 0);
-    }
-    if (n < 0 || (size_t)n >= sizeof(full)) {
-        return hbgh_fail(m, "segment %s: attributes too long", hbgh_kind_names[kind]);
-    }
-    /* E1/E2 copy it into the runtime's 96-byte buffer (95 characters, no
-     * marker); spans encode it with their own 192-byte cap. */
-    size_t keep = (size_t)n < HBGH_ATTR_CAP - 1 ? (size_t)n : HBGH_ATTR_CAP - 1;
-    memcpy(b->attrs[kind], full, keep);
-    b->attrs[kind][keep] = '\0';
-    hbgh_record(&m->pool, &m->main_prod, kind, o->t, e.t, detail);
-    switch (m->cfg.epoch) {
-    case HBGH_EPOCH_E3:
-        return emit_bind_span(m, b, 2, hbgh_kind_name(m, kind), o->t, e.t - o->t, full);
-    case HBGH_EPOCH_PR1870:
-        return emit_pr1870(m, b, kind, o->t, e.t, full);
-    default:
-        return 0;
-    }
-}
-
-/* span_seg closes a span that is no bind segment kind of the runtime's enum
- * (an e3 h2d_graph upload after host_orch), with the segment counters. */
-static int span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs)
-{
-    hbgh_snap e;
-    if (hbgh_snap_take(m, &e, 1) != 0) {
-        return -1;
-    }
-    const hbgh_snap *o = &b->open;
-    hbgh_seg_stats d = {
-        .minflt = e.minflt - o->minflt,
-        .tminflt = e.tminflt - o->tminflt,
-        .nivcsw = e.nivcsw - o->nivcsw,
-        .nvcsw = e.nvcsw - o->nvcsw,
-        .cpu_ns = e.cpu_ns - o->cpu_ns,
-        .rec_cpu_ns = e.rec_cpu_ns - o->rec_cpu_ns,
-    };
-    char full[512];
-    int n = snprintf(full, sizeof(full), "%s", attrs);
-    counters(full + n, sizeof(full) - (size_t)n, &d, n > 0);
-    return emit_bind_span(m, b, depth, rest, o->t, e.t - o->t, full);
-}
-
-/* graph_h2d uploads one Graph POD piece and counts it in the bind's
- * Graph POD totals. */
-static int graph_h2d(hbgh_model *m, hbgh_bind *b, void *dst, uint64_t cap, const void *src,
-                     uint64_t bytes, int pageable)
-{
-    int64_t t0 = hbgh_now();
-    if (hbgh_dev_h2d(m, dst, cap, src, bytes, pageable) != 0) {
-        return -1;
-    }
-    b->st->graph_h2d_ns += hbgh_now() - t0;
-    b->st->graph_h2d_bytes += (int64_t)bytes;
-    b->st->graph_h2d_copies++;
-    return 0;
-}
-
-/* ---- tensormap (host arena) ---- */
-
-typedef struct tmap_entry {
-    uint64_t key;
-    uint32_t task;
-    uint32_t pad;
-} tmap_entry;
-
-static tmap_entry *tmap(hbgh_bind *b)
-{
-    return (tmap_entry *)(void *)(b->arena + TMAP_OFF);
-}
-
-static uint32_t tmap_slot(uint64_t key)
-{
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (HBGH_TMAP_CAP - 1);
-}
-
-static void tmap_put(hbgh_bind *b, uint64_t key, uint32_t task)
-{
-    tmap_entry *t = tmap(b);
-    uint32_t i = tmap_slot(key);
-    while (t[i].key != 0 && t[i].key != key) {
-        i = (i + 1) & (HBGH_TMAP_CAP - 1);
-    }
-    t[i].key = key;
-    t[i].task = task;
-}
-
-static int tmap_get(hbgh_bind *b, uint64_t key, uint32_t *task)
-{
-    const tmap_entry *t = tmap(b);
-    uint32_t i = tmap_slot(key);
-    while (t[i].key != 0) {
-        if (t[i].key == key) {
-            *task = t[i].task;
-            return 1;
-        }
-        i = (i + 1) & (HBGH_TMAP_CAP - 1);
-    }
-    return 0;
-}
-
-/* ---- host_orch ---- */
-
-typedef struct slot_header {
-    uint64_t task_id;
-    uint32_t kind;
-    uint32_t nfanin;
-    uint32_t ntensor;
-    uint32_t nscalar;
-    uint32_t scope;
-    uint32_t flags;
-    uint64_t def;
-    uint8_t pad[24];
-} slot_header;
-
-typedef struct orch_state {
-    uint64_t seed;
-    uint64_t ring[RING];
-    uint32_t ringlen;
-    uint64_t next_tensor;
-    uint32_t scope;
-    uint32_t scope_begin;
-    uint32_t subs;
-    int32_t first_sub[HBGH_MAX_DEFS];
-} orch_state;
-
-static uint8_t *slot_ptr(hbgh_model *m, uint32_t slot)
-{
-    return m->mirror + HBGH_SM_HEADER + (uint64_t)slot * HBGH_SLOT_BYTES;
-}
-
-/* slot_write initialises a task slot when it is written (init-on-write)
- * and fills the descriptor, its fanin and its tensor arguments. */
-static int slot_write(hbgh_model *m, hbgh_bind *b, orch_state *os, uint32_t kind,
-                      const uint32_t *fanin, uint32_t nf, const uint64_t *tens, uint32_t nt,
-                      uint32_t nscal, int32_t def, uint32_t *slot_out)
-{
-    uint32_t slot = (uint32_t)b->tasks;
-    if (slot >= HBGH_TASK_WINDOW) {
-        return hbgh_fail(m, "task window of %u slots exceeded", HBGH_TASK_WINDOW);
-    }
-    if (sizeof(slot_header) + (uint64_t)nf * 4 + (uint64_t)nt * 8 > HBGH_SLOT_LIVE) {
-        return hbgh_fail(m, "task descriptor larger than a slot");
-    }
-    uint8_t *p = slot_ptr(m, slot);
-    memset(p, 0, HBGH_SLOT_BYTES);
-    slot_header h = {
-        .task_id = TASK_ID(slot),
-        .kind = kind,
-        .nfanin = nf,
-        .ntensor = nt,
-        .nscalar = nscal,
-        .scope = os->scope,
-        .def = (uint64_t)(int64_t)def,
-    };
-    memcpy(p, &h, sizeof(h));
-    if (nf > 0) {
-        memcpy(p + sizeof(h), fanin, (size_t)nf * 4);
-    }
-    if (nt > 0) {
-        memcpy(p + sizeof(h) + (size_t)nf * 4, tens, (size_t)nt * 8);
-    }
-    b->tasks++;
-    *slot_out = slot;
-    return 0;
-}
-
-static int fanin_append(hbgh_model *m, hbgh_bind *b, uint32_t v)
-{
-    if (b->nfanin == b->fanin_cap) {
-        uint32_t c = b->fanin_cap ? b->fanin_cap * 2 : 256;
-        uint32_t *p = realloc(b->fanin, (size_t)c * sizeof(*p));
-        if (p == NULL) {
-            return hbgh_fail(m, "growing the fanin table failed");
-        }
-        b->fanin = p;
-        b->fanin_cap = c;
-    }
-    b->fanin[b->nfanin++] = v;
-    return 0;
-}
-
-static uint64_t pick_input(hbgh_model *m, orch_state *os)
-{
-    uint64_t x = hbgh_rand(&os->seed);
-    if (os->ringlen == 0 || x % 5 == 0) {
-        return CALLER_BASE + (x >> 8) % m->wl->arg_tensors;
-    }
-    return os->ring[(x >> 8) % os->ringlen];
-}
-
-static void ring_push(orch_state *os, uint64_t id)
-{
-    os->ring[os->ringlen < RING ? os->ringlen : (uint32_t)(id % RING)] = id;
-    if (os->ringlen < RING) {
-        os->ringlen++;
-    }
-}
-
-/* lookup_inputs looks each input up in the tensormap and appends the
- * producers found to the task's fanin and the bind's fanin table. */
-static int lookup_inputs(hbgh_model *m, hbgh_bind *b, const uint64_t *in, uint32_t nin,
-                         uint32_t *fanin, uint32_t *nf)
-{
-    *nf = 0;
-    for (uint32_t i = 0; i < nin; i++) {
-        uint32_t task;
-        if (tmap_get(b, in[i], &task)) {
-            fanin[(*nf)++] = task;
-            if (fanin_append(m, b, task) != 0) {
-                return -1;
-            }
-        }
-    }
-    return 0;
-}
-
-static int op_alloc(hbgh_model *m, hbgh_bind *b, orch_state *os)
-{
-    int64_t t0 = hbgh_now();
-    uint64_t tens[3];
-    uint32_t n = 1 + (uint32_t)(hbgh_rand(&os->seed) % 3);
-    uint32_t slot = (uint32_t)b->tasks;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t size = (262144 + hbgh_rand(&os->seed) % (6291456 - 262144)) & ~511ull;
-        if (b->heap_used + size > HBGH_GM_HEAP_BYTES) {
-            return hbgh_fail(m, "GM heap of %llu bytes exhausted", HBGH_GM_HEAP_BYTES);
-        }
-        if (DESC_OFF + b->desc_off + DESC_BYTES > HBGH_HOST_ARENA_BYTES) {
-            return hbgh_fail(m, "host arena exhausted");
-        }
-        uint64_t id = PRODUCED_BASE + os->next_tensor++;
-        uint64_t desc[DESC_BYTES / 8] = {id, b->heap_used, size, slot};
-        memcpy(b->arena + DESC_OFF + b->desc_off, desc, sizeof(desc));
-        b->desc_off += DESC_BYTES;
-        b->heap_used += size;
-        tens[i] = id;
-        tmap_put(b, id, slot);
-        ring_push(os, id);
-    }
-    if (slot_write(m, b, os, HBGH_K_ALLOC_TENSORS, NULL, 0, tens, n, 0, -1, &slot) != 0) {
-        return -1;
-    }
-    b->ntensor_args += n;
-    hbgh_record(&m->pool, &m->main_prod, HBGH_K_ALLOC_TENSORS, t0, hbgh_now(), TASK_ID(slot));
-    return 0;
-}
-
-static int op_submit(hbgh_model *m, hbgh_bind *b, orch_state *os)
-{
-    static const uint32_t nin_dist[10] = {0, 1, 1, 2, 2, 2, 3, 3, 4, 4};
-    int64_t t0 = hbgh_now();
-    uint64_t tens[5];
-    uint32_t fanin[4];
-    uint32_t nin = nin_dist[hbgh_rand(&os->seed) % 10];
-    for (uint32_t i = 0; i < nin; i++) {
-        tens[i] = pick_input(m, os);
-    }
-    uint32_t nf;
-    if (lookup_inputs(m, b, tens, nin, fanin, &nf) != 0) {
-        return -1;
-    }
-    uint64_t out = PRODUCED_BASE + os->next_tensor++;
-    tens[nin] = out;
-    uint32_t nscal = hbgh_rand(&os->seed) % 4 == 0 ? 1 : 0;
-    uint32_t slot;
-    if (slot_write(m, b, os, HBGH_K_SUBMIT_TASK, fanin, nf, tens, nin + 1, nscal, -1, &slot) != 0) {
-        return -1;
-    }
-    tmap_put(b, out, slot);
-    ring_push(os, out);
-    b->ntensor_args += nin + 1;
-    b->nscalar_args += nscal;
-    hbgh_record(&m->pool, &m->main_prod, HBGH_K_SUBMIT_TASK, t0, hbgh_now(), TASK_ID(slot));
-    return 0;
-}
-
-static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
-{
-    const hbgh_workload *wl = m->wl;
-    /* Acquiring a recorder happens before the submission itself: a thread
-     * created here shows as a gap between graph_submit records. */
-    if (hbgh_pool_acquire(m, def, b->st) != 0) {
-        return -1;
-    }
-    int64_t t0 = hbgh_now();
-    uint64_t tens[128];
-    uint32_t fanin[128];
-    uint32_t nin = wl->sub_tensors;
-    if (nin + 2 > 128) {
-        return hbgh_fail(m, "too many boundary tensors");
-    }
-    for (uint32_t i = 0; i < nin; i++) {
-        tens[i] = pick_input(m, os);
-    }
-    uint32_t nf;
-    if (lookup_inputs(m, b, tens, nin, fanin, &nf) != 0) {
-        return -1;
-    }
-    tens[nin] = PRODUCED_BASE + os->next_tensor++;
-    tens[nin + 1] = PRODUCED_BASE + os->next_tensor++;
-    uint32_t slot;
-    if (slot_write(m, b, os, HBGH_K_GRAPH_SUBMIT, fanin, nf, tens, nin + 2, wl->sub_scalars, def,
-                   &slot) != 0) {
-        return -1;
-    }
-    for (uint32_t i = nin; i < nin + 2; i++) {
-        tmap_put(b, tens[i], slot);
-        ring_push(os, tens[i]);
-    }
-    uint32_t sub = os->subs++;
-    uint64_t rec[HBGH_SUB_RECORD / 8] = {(uint64_t)def, TASK_ID(slot), nin, wl->sub_scalars,
-                                         tens[nin], tens[nin + 1]};
-    memcpy(b->subs + HBGH_SUB_HEADER + (uint64_t)sub * HBGH_SUB_RECORD, rec, sizeof(rec));
-    int32_t first = os->first_sub[def] < 0;
-    if (first) {
-        os->first_sub[def] = (int32_t)sub;
-    }
-    if (hbgh_pool_submit(m, def, (int32_t)sub, first) != 0) {
-        return -1;
-    }
-    b->ntensor_args += nin + 2;
-    b->nscalar_args += wl->sub_scalars;
-    hbgh_record(&m->pool, &m->main_prod, HBGH_K_GRAPH_SUBMIT, t0, hbgh_now(), TASK_ID(slot));
-    return 0;
-}
-
-static void op_scope_end(hbgh_model *m, hbgh_bind *b, orch_state *os)
-{
-    /* Scope bookkeeping: mark the scope's tasks as closed. */
-    for (uint32_t s = os->scope_begin; s < (uint32_t)b->tasks; s++) {
-        uint8_t *p = slot_ptr(m, s) + offsetof(slot_header, flags);
-        uint32_t flags = 1;
-        memcpy(p, &flags, sizeof(flags));
-    }
-    os->scope_begin = (uint32_t)b->tasks;
-    os->scope++;
-}
-
-/* eager_layer uploads the Graph PODs of one layer from the pinned arena,
- * inside host_orch, synchronously: it waits until the recorder has bound
- * the layer's submissions, then copies each into the device buffer kept
- * for its (Definition, occurrence), allocated on first use and retained. */
-static int eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer)
-{
-    const hbgh_workload *wl = m->wl;
-    /* The wait for the recorder is orchestration; the span is the copy. */
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        if (hbgh_pool_wait_bound(m, (int32_t)d, layer + 1) != 0) {
-            return -1;
-        }
-    }
-    int64_t t0 = hbgh_now();
-    uint64_t bytes = 0;
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        hbgh_defrec *r = &m->defs[d];
-        uint64_t len = r->vec_len[layer];
-        void **dst = &m->dev_pod[d * wl->layers + layer];
-        if (*dst == NULL && hbgh_dev_alloc(m, len ? len : 1, dst) != 0) {
-            return -1;
-        }
-        if (graph_h2d(m, b, *dst, len, m->pinned + r->pin_off[layer], len, 0) != 0) {
-            return -1;
-        }
-        bytes += len;
-    }
-    int64_t t1 = hbgh_now();
-    char attrs[96];
-    snprintf(attrs, sizeof(attrs), "layer=%u bytes=%llu%s", layer, (unsigned long long)bytes,
-             hbgh_dev_models(m) ? " dev=model" : "");
-    switch (m->cfg.epoch) {
-    case HBGH_EPOCH_E3:
-        return emit_bind_span(m, b, 3, "h2d_graph", t0, t1 - t0, attrs);
-    case HBGH_EPOCH_PR1870:
-        return emit_bind_span(m, b, 5, "h2d_graph", t0, t1 - t0, attrs);
-    default:
-        return 0; /* E1/E2 cannot itemise it: it is part of host_orch */
-    }
-}
-
-static int host_orch(hbgh_model *m, hbgh_bind *b)
-{
-    const hbgh_workload *wl = m->wl;
-    b->orch_start = hbgh_now();
-    if (m->mirror == NULL) {
-        m->mirror = malloc(HBGH_MIRROR_BYTES);
-        if (m->mirror == NULL) {
-            return hbgh_fail(m, "allocating the %llu-byte SM mirror failed",
-                             (unsigned long long)HBGH_MIRROR_BYTES);
-        }
-    }
-    memset(m->mirror, 0, HBGH_SM_HEADER);
-    uint64_t nsubs = (uint64_t)wl->layers * wl->ndefs;
-    b->subs = malloc(HBGH_SUB_HEADER + nsubs * HBGH_SUB_RECORD);
-    if (b->subs == NULL) {
-        return hbgh_fail(m, "allocating the submission block failed");
-    }
-    memset(b->subs, 0, HBGH_SUB_HEADER);
-
-    orch_state os;
-    memset(&os, 0, sizeof(os));
-    os.seed = wl->hid | 1;
-    for (int i = 0; i < HBGH_MAX_DEFS; i++) {
-        os.first_sub[i] = -1;
-    }
-    if (m->cfg.epoch == HBGH_EPOCH_PR1870) {
-        b->orch_setup_end = hbgh_now();
-        if (emit_bind_span(m, b, 4, "host_orch.setup", b->orch_start,
-                           b->orch_setup_end - b->orch_start, "") != 0) {
-            return -1;
-        }
-    }
-    int64_t entry = hbgh_now();
-    for (int32_t i = 0; i < m->nops; i++) {
-        const hbgh_op *op = &m->ops[i];
-        int rc = 0;
-        switch (op->type) {
-        case HBGH_OP_ALLOC:
-            rc = op_alloc(m, b, &os);
-            break;
-        case HBGH_OP_SUBMIT:
-            rc = op_submit(m, b, &os);
-            break;
-        case HBGH_OP_GRAPH:
-            rc = op_graph(m, b, &os, op->def);
-            break;
-        default:
-            op_scope_end(m, b, &os);
-            if (m->cfg.graph_pod == HBGH_POD_EAGER_PINNED) {
-                rc = eager_layer(m, b, os.scope - 1);
-            }
-            break;
-        }
-        if (rc != 0) {
-            return -1;
-        }
-    }
-    hbgh_busy_wait(m->cfg.delay_ns);
-    if (hbgh_pool_commit(m) != 0) {
-        return -1;
-    }
-    uint64_t hdr[4] = {0x48424753484d0001ull, b->tasks, os.subs, HBGH_TASK_WINDOW};
-    memcpy(m->mirror, hdr, sizeof(hdr));
-    uint64_t shdr[2] = {os.subs, HBGH_SUB_RECORD};
-    memcpy(b->subs, shdr, sizeof(shdr));
-    b->st->tasks = (int64_t)b->tasks;
-    if (m->cfg.epoch == HBGH_EPOCH_PR1870 &&
-        emit_bind_span(m, b, 4, "host_orch.entry", entry, hbgh_now() - entry, "") != 0) {
-        return -1;
-    }
-    return 0;
-}
-
-/* graph_step is the Graph POD step after orchestration (segment kind 7:
- * graph_upload, graph_pack in e3, the leftover h2d_graph in pr1870). */
-static int graph_step(hbgh_model *m, hbgh_bind *b)
-{
-    const hbgh_workload *wl = m->wl;
-    hbgh_bind_stats *st = b->st;
-    int epoch = m->cfg.epoch, pod = m->cfg.graph_pod;
-    uint64_t ubytes = 0, ndefs = 0, nsubs = 0, images = 0;
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        if (m->defs[d].recorded) {
-            images += m->defs[d].image_bytes;
-            ndefs++;
-        }
-        nsubs += m->defs[d].subs;
-    }
-    st->defs = (int64_t)ndefs;
-    st->submissions = (int64_t)nsubs;
-
-    if (epoch == HBGH_EPOCH_E3 && pod == HBGH_POD_DEFERRED_PAGEABLE) {
-        /* Upstream has no upload after host_orch; the vectors' upload is
-         * an h2d_graph span of its own, then graph_pack has nothing. */
-        if (seg_begin(m, b) != 0) {
-            return -1;
-        }
-        uint64_t bytes = 0;
-        for (uint32_t d = 0; d < wl->ndefs; d++) {
-            hbgh_defrec *r = &m->defs[d];
-            for (uint32_t k = 0; k < r->nvec; k++) {
-                if (graph_h2d(m, b, m->dev_upload, m->dev_upload_cap, r->vec[k], r->vec_len[k], 1) != 0) {
-                    return -1;
-                }
-                bytes += r->vec_len[k];
-            }
-        }
-        char attrs[96];
-        snprintf(attrs, sizeof(attrs), "subs=%llu bytes=%llu%s", (unsigned long long)nsubs,
-                 (unsigned long long)bytes, hbgh_dev_models(m) ? " dev=model" : "");
-        if (span_seg(m, b, "h2d_graph", 2, attrs) != 0) {
-            return -1;
-        }
-    }
-    if (pod == HBGH_POD_EAGER_PINNED && epoch != HBGH_EPOCH_E3) {
-        return 0; /* every layer went up inside host_orch: no leftover */
-    }
-    if (seg_begin(m, b) != 0) {
-        return -1;
-    }
-    if (epoch == HBGH_EPOCH_E3) {
-        /* graph_pack: host-side packing of the images into the arena
-         * upload (current); nothing is left to pack otherwise. */
-        if (pod == HBGH_POD_CURRENT) {
-            b->pack = malloc(images ? images : 1);
-            if (b->pack == NULL) {
-                return hbgh_fail(m, "allocating the %llu-byte graph pack failed",
-                                 (unsigned long long)images);
-            }
-            for (uint32_t d = 0; d < wl->ndefs; d++) {
-                hbgh_defrec *r = &m->defs[d];
-                if (r->recorded) {
-                    memcpy(b->pack + b->pack_bytes, r->image, r->image_bytes);
-                    b->pack_bytes += r->image_bytes;
-                }
-            }
-            st->upload_bytes = (int64_t)b->pack_bytes;
-        }
-        return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, b->pack_bytes, 0, "defs=%llu bytes=%llu spilled=0",
-                       (unsigned long long)ndefs, (unsigned long long)b->pack_bytes);
-    }
-    uint64_t copies = 0;
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        hbgh_defrec *r = &m->defs[d];
-        if (pod == HBGH_POD_CURRENT) {
-            if (r->recorded) {
-                if (graph_h2d(m, b, m->dev_upload, m->dev_upload_cap, r->image, r->image_bytes, 1) != 0) {
-                    return -1;
-                }
-                ubytes += r->image_bytes;
-                copies++;
-            }
-            continue;
-        }
-        for (uint32_t k = 0; k < r->nvec; k++) {
-            int64_t t0 = hbgh_now();
-            if (graph_h2d(m, b, m->dev_upload, m->dev_upload_cap, r->vec[k], r->vec_len[k], 1) != 0) {
-                return -1;
-            }
-            ubytes += r->vec_len[k];
-            copies++;
-            if (epoch == HBGH_EPOCH_PR1870) {
-                char attrs[96];
-                snprintf(attrs, sizeof(attrs), "layer=%u bytes=%llu%s", k,
-                         (unsigned long long)r->vec_len[k], hbgh_dev_models(m) ? " dev=model" : "");
-                if (emit_bind_span(m, b, 4, "h2d_graph", t0, hbgh_now() - t0, attrs) != 0) {
-                    return -1;
-                }
-            }
-        }
-    }
-    st->upload_bytes = (int64_t)ubytes;
-    if (epoch == HBGH_EPOCH_PR1870) {
-        return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "leftover=%llu bytes=%llu",
-                       (unsigned long long)copies, (unsigned long long)ubytes);
-    }
-    return seg_end(m, b, HBGH_K_GRAPH_UPLOAD, ubytes, 1, "defs=%llu bytes=%llu submissions=%llu",
-                   (unsigned long long)ndefs, (unsigned long long)ubytes,
-                   (unsigned long long)nsubs);
-}
+/* hbgh_rank_led, with ranks=2, is rank_sync's led: rank 0 counts a bind
+ * once its first segment has begun (rank_stagger in hbgh_run.c). NULL with
+ * one rank. */
+atomic_int *hbgh_rank_led;
 
 /* ---- one bind ---- */
 
@@ -728,11 +35,11 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     int pr1870 = m->cfg.epoch == HBGH_EPOCH_PR1870;
 
     /* args: stage the caller tensors. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
-    if (g_led != NULL && m->rank == 0) {
-        atomic_fetch_add(g_led, 1); /* rank 1 may begin its bind (rank_stagger) */
+    if (hbgh_rank_led != NULL && m->rank == 0) {
+        atomic_fetch_add(hbgh_rank_led, 1); /* rank 1 may begin its bind (rank_stagger) */
     }
     b->args = malloc(abytes ? abytes : 1);
     if (b->args == NULL) {
@@ -745,15 +52,15 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
         memcpy(b->args + off, m->args_src + off, len);
         off += len;
     }
-    if ((pr1870 ? seg_end(m, b, HBGH_K_ARGS, 0, 0, "reuse=0")
-               : seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
-                         (unsigned long long)nt, (unsigned long long)nt,
-                         (unsigned long long)abytes)) != 0) {
+    if ((pr1870 ? hbgh_seg_end(m, b, HBGH_K_ARGS, 0, 0, "reuse=0")
+               : hbgh_seg_end(m, b, HBGH_K_ARGS, 0, 0, "ntensor=%llu staged=%llu bytes=%llu",
+                              (unsigned long long)nt, (unsigned long long)nt,
+                              (unsigned long long)abytes)) != 0) {
         return -1;
     }
 
     /* arena_build: one host arena, one device arena. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     b->prebuilt_start = b->open.t;
@@ -761,89 +68,91 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     if (b->arena == NULL) {
         return hbgh_fail(m, "allocating the host arena failed");
     }
-    memset(b->arena, 0, ARENA_HEADER);
+    memset(b->arena, 0, HBGH_ARENA_HEADER);
     if (hbgh_dev_alloc(m, HBGH_DEVICE_ARENA_BYTES, &b->dev_arena) != 0) {
         return -1;
     }
-    if (seg_end(m, b, HBGH_K_ARENA_BUILD, 0, 1, "bytes=%u device=%u", HBGH_HOST_ARENA_BYTES,
-                HBGH_DEVICE_ARENA_BYTES) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_ARENA_BUILD, 0, 1, "bytes=%u device=%u", HBGH_HOST_ARENA_BYTES,
+                     HBGH_DEVICE_ARENA_BYTES) != 0) {
         return -1;
     }
 
     /* static_arena: carve the static arena and the GM heap. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
-    memset(b->arena + STATIC_OFF, 0, 4096);
-    uint64_t layout[4] = {STATIC_OFF, HBGH_STATIC_ARENA_BYTES, DESC_OFF, HBGH_GM_HEAP_BYTES};
+    memset(b->arena + HBGH_STATIC_OFF, 0, 4096);
+    uint64_t layout[4] = {HBGH_STATIC_OFF, HBGH_STATIC_ARENA_BYTES, HBGH_DESC_OFF,
+                          HBGH_GM_HEAP_BYTES};
     memcpy(b->arena + 64, layout, sizeof(layout));
-    if (seg_end(m, b, HBGH_K_STATIC_ARENA, 0, 0, "heap=%llu arena=%u", HBGH_GM_HEAP_BYTES,
-                HBGH_STATIC_ARENA_BYTES) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_STATIC_ARENA, 0, 0, "heap=%llu arena=%u", HBGH_GM_HEAP_BYTES,
+                     HBGH_STATIC_ARENA_BYTES) != 0) {
         return -1;
     }
 
     /* gm_heap: the heap allocator's bookkeeping. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
-    memset(b->arena + GM_META_OFF, 0, GM_META_BYTES);
+    memset(b->arena + HBGH_GM_META_OFF, 0, HBGH_GM_META_BYTES);
     uint64_t heap[2] = {HBGH_GM_HEAP_BYTES, 0};
-    memcpy(b->arena + GM_META_OFF, heap, sizeof(heap));
-    if (seg_end(m, b, HBGH_K_GM_HEAP, 0, 0, "%s", "") != 0) {
+    memcpy(b->arena + HBGH_GM_META_OFF, heap, sizeof(heap));
+    if (hbgh_seg_end(m, b, HBGH_K_GM_HEAP, 0, 0, "%s", "") != 0) {
         return -1;
     }
 
     /* runtime_init: reset the tensormap and the runtime state. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
-    memset(b->arena + TMAP_OFF, 0, TMAP_BYTES);
-    memset(b->arena + RT_OFF, 0, RT_BYTES);
-    if (seg_end(m, b, HBGH_K_RUNTIME_INIT, 0, 0, "%s", "") != 0) {
+    memset(b->arena + HBGH_TMAP_OFF, 0, HBGH_TMAP_BYTES);
+    memset(b->arena + HBGH_RT_OFF, 0, HBGH_RT_BYTES);
+    if (hbgh_seg_end(m, b, HBGH_K_RUNTIME_INIT, 0, 0, "%s", "") != 0) {
         return -1;
     }
 
     /* host_orch */
-    if (seg_begin(m, b) != 0 || host_orch(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0 || hbgh_host_orch(m, b) != 0) {
         return -1;
     }
     int orch_dev = m->cfg.graph_pod == HBGH_POD_EAGER_PINNED && !pr1870 &&
                    m->cfg.epoch != HBGH_EPOCH_E3;
-    if (seg_end(m, b, HBGH_K_HOST_ORCH, 0, orch_dev, "tasks=%llu heap_used=%llu",
-                (unsigned long long)b->tasks, (unsigned long long)b->heap_used) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_HOST_ORCH, 0, orch_dev, "tasks=%llu heap_used=%llu",
+                     (unsigned long long)b->tasks, (unsigned long long)b->heap_used) != 0) {
         return -1;
     }
     int64_t orch_ts = b->st->seg[HBGH_K_HOST_ORCH].start_ns;
 
     /* The Graph PODs left after orchestration. */
-    if (graph_step(m, b) != 0) {
+    if (hbgh_graph_step(m, b) != 0) {
         return -1;
     }
-    if (pr1870 && emit_bind_span(m, b, 2, "orch_h2d_pipe", orch_ts, hbgh_now() - orch_ts, "") != 0) {
+    if (pr1870 &&
+        hbgh_bind_span(m, b, 2, "orch_h2d_pipe", orch_ts, hbgh_now() - orch_ts, "") != 0) {
         return -1;
     }
 
     /* shared_mem: lay out the SM image over the live prefix. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     for (uint32_t s = 0; s < (uint32_t)b->tasks; s++) {
         uint64_t id;
-        memcpy(&id, slot_ptr(m, s), sizeof(id));
-        if (id != TASK_ID(s)) {
+        memcpy(&id, hbgh_slot_ptr(m, s), sizeof(id));
+        if (id != HBGH_TASK_ID(s)) {
             return hbgh_fail(m, "SM slot %u holds task %llx", s, (unsigned long long)id);
         }
     }
     b->sm_bytes = HBGH_SM_HEADER + b->tasks * HBGH_SLOT_LIVE;
-    if (seg_end(m, b, HBGH_K_SHARED_MEM, b->sm_bytes, 0, "bytes=%llu",
-                (unsigned long long)b->sm_bytes) != 0) {
+    if (hbgh_seg_end(m, b, HBGH_K_SHARED_MEM, b->sm_bytes, 0, "bytes=%llu",
+                     (unsigned long long)b->sm_bytes) != 0) {
         return -1;
     }
 
     /* arena_h2d: compact the live SM prefix, stage the submission block
      * and the fanin table (and, in e3, the graph pack), one upload. PR-1870
      * uploads the SM prefix (h2d_sm) and the rest (h2d_arena) apart. */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     uint64_t nsubs = (uint64_t)b->st->submissions;
@@ -857,15 +166,16 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     }
     memcpy(stage, m->mirror, HBGH_SM_HEADER);
     for (uint64_t s = 0; s < b->tasks; s++) {
-        memcpy(stage + HBGH_SM_HEADER + s * HBGH_SLOT_LIVE, slot_ptr(m, (uint32_t)s), HBGH_SLOT_LIVE);
+        memcpy(stage + HBGH_SM_HEADER + s * HBGH_SLOT_LIVE, hbgh_slot_ptr(m, (uint32_t)s),
+               HBGH_SLOT_LIVE);
     }
     if (pr1870) {
         int rc = hbgh_dev_h2d(m, m->dev_upload, m->dev_upload_cap, stage, b->sm_bytes, 1);
         if (rc == 0) {
-            rc = seg_end(m, b, HBGH_K_SM_H2D, b->sm_bytes, 1, "bytes=%llu",
-                         (unsigned long long)b->sm_bytes);
+            rc = hbgh_seg_end(m, b, HBGH_K_SM_H2D, b->sm_bytes, 1, "bytes=%llu",
+                              (unsigned long long)b->sm_bytes);
         }
-        if (rc != 0 || seg_begin(m, b) != 0) {
+        if (rc != 0 || hbgh_seg_begin(m, b) != 0) {
             free(stage);
             return -1;
         }
@@ -888,15 +198,15 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
         b->st->graph_h2d_copies++;
     }
     if (pr1870) {
-        rc = seg_end(m, b, HBGH_K_ARENA_H2D, total - from, 1, "nt=%llu bytes=%llu",
-                     (unsigned long long)b->tasks, (unsigned long long)(total - from));
+        rc = hbgh_seg_end(m, b, HBGH_K_ARENA_H2D, total - from, 1, "nt=%llu bytes=%llu",
+                          (unsigned long long)b->tasks, (unsigned long long)(total - from));
     } else {
-        rc = seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
-                     "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
-                     (unsigned long long)b->tasks, (unsigned long long)total,
-                     (unsigned long long)copied, (unsigned long long)b->sm_bytes,
-                     (unsigned long long)subs_bytes, b->nfanin, (unsigned long long)b->ntensor_args,
-                     (unsigned long long)b->nscalar_args);
+        rc = hbgh_seg_end(m, b, HBGH_K_ARENA_H2D, total, 1,
+                          "nt=%llu bytes=%llu copied=%llu sm=%llu subs=%llu args=%u/%llu/%llu",
+                          (unsigned long long)b->tasks, (unsigned long long)total,
+                          (unsigned long long)copied, (unsigned long long)b->sm_bytes,
+                          (unsigned long long)subs_bytes, b->nfanin,
+                          (unsigned long long)b->ntensor_args, (unsigned long long)b->nscalar_args);
     }
     if (rc != 0) {
         return -1;
@@ -904,7 +214,7 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
 
     /* host_view_close: release the staged views and the bind's buffers
      * (deferred_pageable's per-submission vectors with the recordings). */
-    if (seg_begin(m, b) != 0) {
+    if (hbgh_seg_begin(m, b) != 0) {
         return -1;
     }
     free(b->args);
@@ -926,8 +236,8 @@ static int run_segments(hbgh_model *m, hbgh_bind *b)
     for (uint32_t d = 0; d < wl->ndefs; d++) {
         hbgh_defrec_free(&m->defs[d]);
     }
-    return seg_end(m, b, HBGH_K_HOST_VIEW_CLOSE, 0, 0, "count=%llu bytes=%llu",
-                   (unsigned long long)nt, (unsigned long long)abytes);
+    return hbgh_seg_end(m, b, HBGH_K_HOST_VIEW_CLOSE, 0, 0, "count=%llu bytes=%llu",
+                        (unsigned long long)nt, (unsigned long long)abytes);
 }
 
 static void free_bind(hbgh_model *m, hbgh_bind *b)
@@ -945,27 +255,27 @@ static void free_bind(hbgh_model *m, hbgh_bind *b)
 
 /* trace_end writes one pass's lines in enum order (E1/E2; spans of the
  * later generations were written as each closed). */
-/* g_burst, with ranks=2, is the process-shared flag (in the ranks'
+/* hbgh_rank_burst, with ranks=2, is the process-shared flag (in the ranks'
  * rank_sync) that makes one rank's burst of bind phase= and host-orch
  * phase= lines contiguous in the common output. The E1 reader groups a
  * pass by its log thread, and forked ranks write the same [T0x...]: two
  * bursts interleaved line by line could not be told apart. NULL with one
  * rank. */
-static atomic_flag *g_burst;
+atomic_flag *hbgh_rank_burst;
 
 static int trace_end_lines(hbgh_model *m, hbgh_bind *b);
 
 static int trace_end(hbgh_model *m, hbgh_bind *b)
 {
-    if (g_burst == NULL) {
+    if (hbgh_rank_burst == NULL) {
         return trace_end_lines(m, b);
     }
-    while (atomic_flag_test_and_set(g_burst)) {
+    while (atomic_flag_test_and_set(hbgh_rank_burst)) {
         struct timespec d = {0, 10000};
         (void)nanosleep(&d, NULL);
     }
     int rc = trace_end_lines(m, b);
-    atomic_flag_clear(g_burst);
+    atomic_flag_clear(hbgh_rank_burst);
     return rc;
 }
 
@@ -1029,7 +339,8 @@ static int validate(hbgh_model *m, const hbgh_bind_stats *st)
 }
 
 
-static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
+/* hbgh_run_bind runs one bind and writes its lines, records and spans. */
+int hbgh_run_bind(hbgh_model *m, hbgh_bind_stats *st)
 {
     hbgh_bind b;
     memset(&b, 0, sizeof(b));
@@ -1080,461 +391,4 @@ static int run_bind(hbgh_model *m, hbgh_bind_stats *st)
     st->hblkhd_after = hbgh_hblkhd();
     st->rss_after = hbgh_rss_bytes();
     return 0;
-}
-
-/* ---- hbgh_run ---- */
-
-static int check_config(hbgh_model *m)
-{
-    const hbgh_config *c = &m->cfg;
-    if (hbgh_workload_get(c->workload) == NULL) {
-        return hbgh_fail(m, "unknown workload %d", c->workload);
-    }
-    if (c->mirror != HBGH_MIRROR_PER_BIND && c->mirror != HBGH_MIRROR_RETAINED) {
-        return hbgh_fail(m, "unknown mirror policy %d", c->mirror);
-    }
-    if (c->prewarm < 0 || c->prewarm > HBGH_MAX_PREWARM) {
-        return hbgh_fail(m, "prewarm %d out of range 0..%d", c->prewarm, HBGH_MAX_PREWARM);
-    }
-    if (c->graph_pod < HBGH_POD_CURRENT || c->graph_pod > HBGH_POD_EAGER_PINNED) {
-        return hbgh_fail(m, "unknown graph_pod %d", c->graph_pod);
-    }
-    if (c->epoch < HBGH_EPOCH_E1 || c->epoch > HBGH_EPOCH_PR1870) {
-        return hbgh_fail(m, "unknown epoch %d", c->epoch);
-    }
-    if (c->device != HBGH_DEV_MODEL && c->device != HBGH_DEV_ASCEND) {
-        return hbgh_fail(m, "unknown device %d", c->device);
-    }
-    if (c->ranks != 1 && c->ranks != 2) {
-        return hbgh_fail(m, "ranks=%d: want 1 or 2", c->ranks);
-    }
-    if (c->rounds < 1 || c->delay_ns < 0 || c->args_bytes < 0 || c->dev_call_ns < 0 ||
-        c->dev_pin_ns < 0 || c->dev_dma_bytes_per_s <= 0 || c->dev_bounce_bytes <= 0 ||
-        c->log_fd < 0) {
-        return hbgh_fail(m, "invalid numeric setting");
-    }
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0 ||
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
-        return hbgh_fail(m, "clock_gettime: %s", strerror(errno));
-    }
-    return 0;
-}
-
-/* pod_bound is an upper bound of one bind's Graph POD bytes: every image
- * with at most four edges per node. */
-static uint64_t pod_bound(const hbgh_workload *wl)
-{
-    uint64_t n = 0;
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        n += HBGH_DEF_HEADER + (uint64_t)wl->def_nodes[d] *
-                                   (HBGH_NODE_DESC + HBGH_NODE_ARGS + 4 * HBGH_EDGE_BYTES);
-    }
-    return n;
-}
-
-static int setup(hbgh_model *m)
-{
-    int err = pthread_mutex_init(&m->mu, NULL);
-    if (err != 0) {
-        return hbgh_fail(m, "pthread_mutex_init: %s", strerror(err));
-    }
-    err = pthread_cond_init(&m->done_cv, NULL);
-    if (err != 0) {
-        (void)pthread_mutex_destroy(&m->mu);
-        return hbgh_fail(m, "pthread_cond_init: %s", strerror(err));
-    }
-    m->wl = hbgh_workload_get(m->cfg.workload);
-    m->pid = (int32_t)getpid();
-    m->bind_tid = hbgh_gettid();
-    m->main_prod.tid = m->bind_tid;
-    hbgh_producer_reset(&m->main_prod);
-    for (int d = 0; d < HBGH_MAX_DEFS; d++) {
-        m->defs[d].recorder = -1;
-    }
-    if (hbgh_workload_ops(m->wl, &m->ops, &m->nops) != 0) {
-        return hbgh_fail(m, "allocating the operation sequence failed");
-    }
-    size_t ab = m->cfg.args_bytes > 0 ? (size_t)m->cfg.args_bytes : 1;
-    m->args_src = malloc(ab);
-    if (m->args_src == NULL) {
-        return hbgh_fail(m, "allocating %zu bytes of caller tensors failed", ab);
-    }
-    memset(m->args_src, 0x5a, ab);
-    if (m->cfg.records_path != NULL) {
-        m->records_fd = open(m->cfg.records_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (m->records_fd < 0) {
-            return hbgh_fail(m, "opening %s: %s", m->cfg.records_path, strerror(errno));
-        }
-        m->pool.recs = calloc((size_t)HBGH_POOL_BUFS * HBGH_POOL_RECS, sizeof(hbgh_rec));
-        if (m->pool.recs == NULL) {
-            return hbgh_fail(m, "allocating the record pool failed");
-        }
-        m->pool.armed = 1;
-    }
-    if (hbgh_dev_open(m) != 0) {
-        return -1;
-    }
-    if (m->cfg.device != HBGH_DEV_MODEL) {
-        /* One retained destination for every upload after host_orch. */
-        uint64_t tasks = (uint64_t)m->wl->submit_tasks + m->wl->alloc_tensors +
-                         (uint64_t)m->wl->layers * m->wl->ndefs;
-        m->dev_upload_cap = HBGH_SM_HEADER + tasks * HBGH_SLOT_LIVE + HBGH_SUB_HEADER +
-                            tasks * HBGH_SUB_RECORD + tasks * 128 * 4 + pod_bound(m->wl);
-        if (hbgh_dev_alloc(m, m->dev_upload_cap, &m->dev_upload) != 0) {
-            return -1;
-        }
-    }
-    if (m->cfg.graph_pod == HBGH_POD_EAGER_PINNED) {
-        m->pinned_cap = pod_bound(m->wl);
-        void *p = NULL;
-        if (hbgh_dev_host_alloc(m, m->pinned_cap, &p) != 0) {
-            return -1;
-        }
-        m->pinned = p;
-        m->dev_pod = calloc((size_t)HBGH_MAX_DEFS * m->wl->layers, sizeof(*m->dev_pod));
-        if (m->dev_pod == NULL) {
-            return hbgh_fail(m, "allocating the device POD table failed");
-        }
-    }
-    return 0;
-}
-
-static void teardown(hbgh_model *m)
-{
-    hbgh_pool_stop(m);
-    free(m->mirror);
-    free(m->args_src);
-    free(m->ops);
-    free(m->pool.recs);
-    for (int d = 0; d < HBGH_MAX_DEFS; d++) {
-        hbgh_defrec_free(&m->defs[d]);
-    }
-    if (m->dev_pod != NULL) {
-        for (size_t i = 0; i < (size_t)HBGH_MAX_DEFS * m->wl->layers; i++) {
-            hbgh_dev_free(m, m->dev_pod[i]);
-        }
-        free(m->dev_pod);
-    }
-    hbgh_dev_free(m, m->dev_upload);
-    hbgh_dev_host_free(m, m->pinned);
-    hbgh_dev_close(m);
-    if (m->records_fd >= 0 && close(m->records_fd) != 0) {
-        hbgh_fail(m, "closing %s: %s", m->cfg.records_path, strerror(errno));
-    }
-    (void)pthread_cond_destroy(&m->done_cv);
-    (void)pthread_mutex_destroy(&m->mu);
-
-    /* A joined thread can linger in /proc for a moment after pthread_join
-     * returns; give each up to 200 ms before counting it as left. */
-    int32_t left = 0;
-    for (int32_t i = 0; i < m->ntids; i++) {
-        int tries = 0;
-        while (hbgh_task_exists(m->tids[i]) && tries++ < 200) {
-            struct timespec d = {0, 1000000};
-            (void)nanosleep(&d, NULL);
-        }
-        if (hbgh_task_exists(m->tids[i])) {
-            left++;
-        }
-    }
-    m->out->threads_left = left;
-    m->out->threads_created = m->threads_created;
-    free(m->tids);
-}
-
-/* ---- ranks ---- */
-
-/* A rank_sync is shared by the ranks of one run (MAP_SHARED): a barrier
- * between binds, as the ranks of one L3 run meet every round, so that
- * every rank's pass k is written before any rank's pass k+1. */
-/* The rank results follow it in the same mapping: its size is a multiple
- * of 16 (the alignment of its first member) so that they stay aligned. */
-typedef struct rank_sync {
-    _Alignas(16) atomic_int arrived; /* binds started, summed over the ranks */
-    atomic_int abort;
-    atomic_int led;     /* binds of rank 0 whose first segment has begun */
-    atomic_flag burst;  /* held while a rank writes its burst of phase lines (g_burst) */
-} rank_sync;
-
-_Static_assert(sizeof(rank_sync) % 8 == 0, "rank results after rank_sync must stay 8-byte aligned");
-
-/* rank_wait sleeps in 20 us steps until *v reaches want, or fails when the
- * other rank has failed. */
-static int rank_wait(hbgh_model *m, rank_sync *rs, atomic_int *v, int want)
-{
-    while (atomic_load(v) < want) {
-        if (atomic_load(&rs->abort)) {
-            m->out->aborted = 1;
-            return hbgh_fail(m, "stopped: the other rank failed");
-        }
-        struct timespec d = {0, 20000};
-        (void)nanosleep(&d, NULL);
-    }
-    return 0;
-}
-
-/* rank_stagger makes rank 1 begin its bind 200 us after rank 0 began the
- * first segment of its own. Without it the barrier releases both ranks in
- * the same few microseconds, and since forked ranks write the same
- * [T0x...] the bind that contains a pass's segments and starts closest to
- * them (DESIGN 3) could be the other rank's: real ranks are never in
- * lockstep, and the log's attribution rule relies on that. Waiting for
- * the first segment, not the bind's start, holds under load too: rank 0's
- * pass then starts before rank 1's bind, which cannot contain it, however
- * long rank 0 was descheduled between the two. */
-static int rank_stagger(hbgh_model *m, rank_sync *rs, int32_t round)
-{
-    if (rs == NULL || m->rank == 0) {
-        return 0;
-    }
-    if (rank_wait(m, rs, &rs->led, round + 1) != 0) {
-        return -1;
-    }
-    struct timespec d = {0, 200000};
-    (void)nanosleep(&d, NULL);
-    return 0;
-}
-
-static int rank_barrier(hbgh_model *m, rank_sync *rs, int32_t round)
-{
-    if (rs == NULL) {
-        return 0;
-    }
-    atomic_fetch_add(&rs->arrived, 1);
-    return rank_wait(m, rs, &rs->arrived, m->cfg.ranks * (round + 1));
-}
-
-/* run_rank runs every bind of one rank (one process) and releases all. */
-static int run_rank(hbgh_model *m, hbgh_bind_stats *binds, rank_sync *rs)
-{
-    const hbgh_config *cfg = &m->cfg;
-    hbgh_result *out = m->out;
-    g_burst = rs != NULL ? &rs->burst : NULL;
-    g_led = rs != NULL ? &rs->led : NULL;
-    int rc = setup(m);
-    if (rc == 0) {
-        rc = hbgh_log_anchor(m);
-    }
-    if (rc == 0) {
-        rc = hbgh_pool_start(m);
-    }
-    if (rc == 0) {
-        out->recorders_seen = hbgh_count_named_threads("hbgh-rec");
-    }
-    for (int32_t i = 0; rc == 0 && i < cfg->rounds; i++) {
-        rc = rank_barrier(m, rs, i);
-        if (rc == 0) {
-            rc = rank_stagger(m, rs, i);
-        }
-        if (rc != 0) {
-            break;
-        }
-        hbgh_bind_stats local;
-        hbgh_bind_stats *st = binds != NULL ? &binds[i] : &local;
-        rc = run_bind(m, st);
-        if (rc == 0) {
-            out->binds_done++;
-        }
-    }
-    if (rc != 0 && rs != NULL) {
-        atomic_store(&rs->abort, 1);
-    }
-    teardown(m);
-    return rc == 0 && out->error[0] == '\0' ? 0 : -1;
-}
-
-static hbgh_model *new_model(const hbgh_config *cfg, hbgh_result *out)
-{
-    hbgh_model *m = calloc(1, sizeof(*m));
-    if (m == NULL) {
-        snprintf(out->error, sizeof(out->error), "allocating the model failed");
-        return NULL;
-    }
-    m->cfg = *cfg;
-    m->out = out;
-    m->records_fd = -1;
-    return m;
-}
-
-static int write_stamp(hbgh_model *m)
-{
-    const hbgh_config *cfg = &m->cfg;
-    if (cfg->stamp == NULL) {
-        return 0;
-    }
-    size_t n = strlen(cfg->stamp);
-    char *line = malloc(n + 2);
-    if (line == NULL) {
-        return hbgh_fail(m, "allocating the stamp line failed");
-    }
-    memcpy(line, cfg->stamp, n);
-    line[n] = '\n';
-    int rc = 0;
-    if (hbgh_write_all(cfg->log_fd, line, n + 1) != 0) {
-        int err = errno;
-        m->out->log_errno = err;
-        rc = hbgh_fail(m, "writing the log: %s", strerror(err));
-    }
-    free(line);
-    return rc;
-}
-
-/* close_inherited closes every descriptor a rank inherited except the
- * standard ones and the log: a rank must not keep the read end of its own
- * log pipe open (its writes would then block instead of failing with EPIPE
- * when the reader goes away), nor anything else of the parent's. */
-static void close_inherited(int keep)
-{
-    int fds[1024];
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (d == NULL) {
-        return;
-    }
-    int dfd = dirfd(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
-        int fd = atoi(e->d_name);
-        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd > 2 && fd != keep && fd != dfd) {
-            fds[n++] = fd;
-        }
-    }
-    (void)closedir(d);
-    for (int i = 0; i < n; i++) {
-        (void)close(fds[i]);
-    }
-}
-
-/*
- * run_ranks forks one process per rank, as simpler's L3 forks its ranks:
- * each has its own pid, anchor, recorder threads and inv counter, and
- * writes to the same log descriptor. Results come back through shared
- * memory; the parent waits for both.
- */
-static int run_ranks(hbgh_model *m)
-{
-    const hbgh_config *cfg = &m->cfg;
-    hbgh_result *out = m->out;
-    int32_t ranks = cfg->ranks;
-    size_t nb = (size_t)cfg->rounds;
-    size_t bytes = sizeof(rank_sync) + (size_t)ranks * (sizeof(hbgh_result) + nb * sizeof(hbgh_bind_stats));
-    void *shm = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shm == MAP_FAILED) {
-        return hbgh_fail(m, "mmap of the rank results: %s", strerror(errno));
-    }
-    memset(shm, 0, bytes);
-    rank_sync *rs = shm;
-    hbgh_result *res = (hbgh_result *)(void *)((char *)shm + sizeof(rank_sync));
-    hbgh_bind_stats *stats = (hbgh_bind_stats *)(void *)(res + ranks);
-    pid_t pids[2] = {-1, -1};
-    int rc = 0;
-    for (int32_t r = 0; r < ranks; r++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            atomic_store(&rs->abort, 1);
-            rc = hbgh_fail(m, "fork: %s", strerror(errno));
-            break;
-        }
-        if (pid == 0) {
-            /* The child runs C only, then _exit: no Go code runs here. A
-             * reader that went away gives EPIPE, not a signal. */
-            (void)signal(SIGPIPE, SIG_IGN);
-            close_inherited(cfg->log_fd);
-            hbgh_model *cm = new_model(cfg, &res[r]);
-            int crc = -1;
-            if (cm != NULL) {
-                cm->rank = r;
-                crc = run_rank(cm, cfg->keep_stats ? stats + (size_t)r * nb : NULL, rs);
-                free(cm);
-            }
-            res[r].pid = (int32_t)getpid();
-            _exit(crc == 0 ? 0 : 1);
-        }
-        pids[r] = pid;
-        out->rank_pids[r] = (int32_t)pid;
-    }
-    int status[2] = {0, 0};
-    for (int32_t r = 0; r < ranks; r++) {
-        if (pids[r] < 0) {
-            continue;
-        }
-        pid_t w;
-        do {
-            w = waitpid(pids[r], &status[r], 0);
-        } while (w < 0 && errno == EINTR);
-        if (w < 0) {
-            rc = hbgh_fail(m, "waitpid: %s", strerror(errno));
-            pids[r] = -1;
-        }
-    }
-    /* Report the rank that failed for a reason of its own before one that
-     * only stopped because the other did (hbgh_fail keeps the first). */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int32_t r = 0; r < ranks; r++) {
-            if (pids[r] < 0 || (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0)) {
-                continue;
-            }
-            int follower = res[r].error[0] == '\0' || res[r].aborted;
-            if (follower != pass) {
-                continue;
-            }
-            if (res[r].error[0] != '\0') {
-                rc = hbgh_fail(m, "rank %d: %s", r, res[r].error);
-            } else {
-                rc = hbgh_fail(m, "rank %d exited with status %d", r, status[r]);
-            }
-            if (res[r].log_errno != 0 && out->log_errno == 0) {
-                out->log_errno = res[r].log_errno;
-            }
-            if (res[r].dev_error != 0 && out->dev_error == 0) {
-                out->dev_error = res[r].dev_error;
-            }
-        }
-    }
-    out->binds_done = 0;
-    for (int32_t r = 0; r < ranks; r++) {
-        out->binds_done += res[r].binds_done;
-        out->threads_created += res[r].threads_created;
-        out->threads_left += res[r].threads_left;
-        out->recorders_seen += res[r].recorders_seen;
-        if (cfg->keep_stats && out->binds != NULL) {
-            memcpy(out->binds + (size_t)r * nb, stats + (size_t)r * nb, nb * sizeof(*stats));
-        }
-    }
-    if (munmap(shm, bytes) != 0 && rc == 0) {
-        rc = hbgh_fail(m, "munmap: %s", strerror(errno));
-    }
-    return rc;
-}
-
-int hbgh_run(const hbgh_config *cfg, hbgh_result *out)
-{
-    out->binds_done = 0;
-    out->threads_created = 0;
-    out->threads_left = 0;
-    out->recorders_seen = 0;
-    out->error[0] = '\0';
-    out->log_errno = 0;
-    out->dev_error = 0;
-    out->aborted = 0;
-    out->rank_pids[0] = out->rank_pids[1] = 0;
-    hbgh_model *m = new_model(cfg, out);
-    if (m == NULL) {
-        return -1;
-    }
-    out->pid = (int32_t)getpid();
-    out->bind_tid = hbgh_gettid();
-    if (check_config(m) != 0) {
-        free(m);
-        return -1;
-    }
-    int rc = write_stamp(m);
-    if (rc == 0 && cfg->ranks > 1) {
-        rc = run_ranks(m);
-    } else if (rc == 0) {
-        rc = run_rank(m, cfg->keep_stats ? out->binds : NULL, NULL);
-    }
-    free(m);
-    return rc == 0 && out->error[0] == '\0' ? 0 : -1;
 }

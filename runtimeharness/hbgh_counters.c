@@ -1,9 +1,10 @@
 //go:build cgo
 
 /*
- * hbgh_counters.c - clocks and kernel counters: getrusage (process and
- * thread), the thread CPU clock, mallinfo2, /proc/self/statm and
- * /proc/self/task.
+ * hbgh_counters.c - clocks and the readings that need no model: the
+ * monotonic and thread CPU clocks, mallinfo2, /proc/self/statm and
+ * /proc/self/task. A segment's snapshot (getrusage of the process and the
+ * thread, and the recorders' CPU time) is taken in hbgh_segment.c.
  */
 #define _GNU_SOURCE
 #include "hbgh_internal.h"
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -82,31 +82,6 @@ int64_t hbgh_heap_bytes(void)
 #else
     return -1;
 #endif
-}
-
-int hbgh_snap_take(hbgh_model *m, hbgh_snap *s, int end)
-{
-    struct rusage self, thr;
-    if (end) {
-        s->t = hbgh_now();
-    }
-    if (getrusage(RUSAGE_SELF, &self) != 0) {
-        return hbgh_fail(m, "getrusage(RUSAGE_SELF): %s", strerror(errno));
-    }
-    if (getrusage(RUSAGE_THREAD, &thr) != 0) {
-        return hbgh_fail(m, "getrusage(RUSAGE_THREAD): %s", strerror(errno));
-    }
-    s->minflt = self.ru_minflt;
-    s->tminflt = thr.ru_minflt;
-    s->nivcsw = thr.ru_nivcsw;
-    s->nvcsw = thr.ru_nvcsw;
-    s->cpu_ns = hbgh_thread_cpu();
-    s->rec_cpu_ns = hbgh_pool_cpu(m);
-    s->heap = m->cfg.keep_stats ? hbgh_heap_bytes() : 0;
-    if (!end) {
-        s->t = hbgh_now();
-    }
-    return 0;
 }
 
 int64_t hbgh_rss_bytes(void)

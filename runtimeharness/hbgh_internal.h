@@ -40,6 +40,21 @@
 #define HBGH_MAX_RECORDERS (HBGH_MAX_PREWARM + HBGH_MAX_DEFS)
 #define HBGH_ATTR_CAP 96                /* runtime's attribute buffer */
 
+/* Host arena layout (offsets into the 11.5 MB arena). */
+#define HBGH_ARENA_HEADER 4096u
+#define HBGH_TMAP_OFF HBGH_ARENA_HEADER
+#define HBGH_TMAP_BYTES (HBGH_TMAP_CAP * 16u)
+#define HBGH_GM_META_OFF (HBGH_TMAP_OFF + HBGH_TMAP_BYTES)
+#define HBGH_GM_META_BYTES 4096u
+#define HBGH_RT_OFF (HBGH_GM_META_OFF + HBGH_GM_META_BYTES)
+#define HBGH_RT_BYTES 65536u
+#define HBGH_STATIC_OFF (HBGH_RT_OFF + HBGH_RT_BYTES)
+#define HBGH_DESC_OFF (HBGH_STATIC_OFF + HBGH_STATIC_ARENA_BYTES)
+#define HBGH_DESC_BYTES 128u
+
+/* The task id written in SM mirror slot `slot`. */
+#define HBGH_TASK_ID(slot) ((1ull << 32) | (uint64_t)(slot))
+
 /* HostPhaseKind */
 enum {
     HBGH_K_ARGS = 0,
@@ -126,6 +141,7 @@ typedef struct hbgh_producer {
     hbgh_orch_stats orch[HBGH_NORCH];
 } hbgh_producer;
 
+/* records.c */
 void hbgh_producer_reset(hbgh_producer *p);
 void hbgh_record(hbgh_pool *pool, hbgh_producer *p, int32_t kind, int64_t start_ns,
                  int64_t end_ns, uint64_t detail);
@@ -175,6 +191,7 @@ typedef struct hbgh_defrec {
     uint32_t bound;     /* submissions bound so far; read under the model's mu */
 } hbgh_defrec;
 
+/* recording.c: hbgh_defrec_free releases a recording's buffers. */
 void hbgh_defrec_free(hbgh_defrec *d);
 
 /* ---- recorder pool ---- */
@@ -230,9 +247,6 @@ typedef struct hbgh_snap {
 
 int64_t hbgh_now(void);
 int64_t hbgh_thread_cpu(void);
-/* hbgh_snap_take reads the counters; at a segment's end (end != 0) the clock
- * is read first, at its start last, so the reading stays outside. */
-int hbgh_snap_take(struct hbgh_model *m, hbgh_snap *s, int end);
 int64_t hbgh_hblkhd(void);
 int64_t hbgh_heap_bytes(void);
 int64_t hbgh_rss_bytes(void);
@@ -320,7 +334,47 @@ typedef struct hbgh_model {
     hbgh_acl acl;
 } hbgh_model;
 
+/* hbgh_slot_ptr is task slot `slot` of the SM mirror. */
+static inline uint8_t *hbgh_slot_ptr(hbgh_model *m, uint32_t slot)
+{
+    return m->mirror + HBGH_SM_HEADER + (uint64_t)slot * HBGH_SLOT_BYTES;
+}
+
+/* fail.c: hbgh_fail records the first error of a run in out->error and
+ * returns -1. */
 int hbgh_fail(hbgh_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* segment.c: a bind's segments and spans. Each returns 0, or -1 with the
+ * error set. */
+int hbgh_seg_begin(hbgh_model *m, hbgh_bind *b);
+int hbgh_seg_end(hbgh_model *m, hbgh_bind *b, int kind, uint64_t detail, int dev_model,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* hbgh_span_seg closes a span that is no segment kind of the runtime's enum. */
+int hbgh_span_seg(hbgh_model *m, hbgh_bind *b, const char *rest, int depth, const char *attrs);
+int hbgh_bind_span(hbgh_model *m, hbgh_bind *b, int depth, const char *rest, int64_t ts,
+                   int64_t dur, const char *attrs);
+
+/* orch.c: hbgh_host_orch does host_orch's work; 0, or -1 with the error
+ * set. */
+int hbgh_host_orch(hbgh_model *m, hbgh_bind *b);
+
+/* graph.c: the Graph POD variants. hbgh_eager_layer uploads one layer's
+ * PODs inside host_orch (eager_pinned); hbgh_graph_step is the Graph POD
+ * segment after orchestration. Each returns 0, or -1 with the error set. */
+int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer);
+int hbgh_graph_step(hbgh_model *m, hbgh_bind *b);
+
+/* bind.c: hbgh_run_bind runs one bind; 0, or -1 with the error set. With
+ * ranks=2, hbgh_run.c points hbgh_rank_led and hbgh_rank_burst into the
+ * ranks' shared rank_sync before the first bind; NULL with one rank. */
+int hbgh_run_bind(hbgh_model *m, hbgh_bind_stats *st);
+extern atomic_int *hbgh_rank_led;
+extern atomic_flag *hbgh_rank_burst;
+
+/* recording.c: the work of one recorder job (hbgh_job); 0, or -1 on an
+ * allocation failure. */
+int hbgh_record_definition(hbgh_model *m, hbgh_recorder *r, int32_t def);
+int hbgh_bind_submission(hbgh_model *m, int32_t def, int32_t sub);
 
 /* recorder.c */
 int hbgh_pool_start(hbgh_model *m);
