@@ -40,11 +40,7 @@ func TestGoldenReport(t *testing.T) {
 	j, err := ReadJournal(filepath.Join("testdata", "campaign.jsonl"))
 	require.NoError(t, err)
 	a := Analyze(j)
-	var text, md, csv, js bytes.Buffer
-	require.NoError(t, terminal.WriteText(&text, a.Document()))
-	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
-	require.NoError(t, report.WriteCSV(&csv, a.CSVTables(j)[:1]...))
-	require.NoError(t, report.WriteJSON(&js, a))
+	text, md, csv, js := renderAll(t, a, j)
 	golden(t, "campaign.text", text.Bytes())
 	golden(t, "campaign.markdown", md.Bytes())
 	golden(t, "campaign.csv", csv.Bytes())
@@ -56,4 +52,15 @@ func TestGoldenReport(t *testing.T) {
 	var again bytes.Buffer
 	require.NoError(t, terminal.WriteText(&again, Analyze(j).Document()))
 	assert.Equal(t, text.String(), again.String())
+}
+
+// renderAll writes an analysis in the report formats: text, markdown, the
+// csv metrics table and json.
+func renderAll(t *testing.T, a *Analysis, j *Journal) (text, md, csv, js bytes.Buffer) {
+	t.Helper()
+	require.NoError(t, terminal.WriteText(&text, a.Document()))
+	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
+	require.NoError(t, report.WriteCSV(&csv, a.CSVTables(j)[:1]...))
+	require.NoError(t, report.WriteJSON(&js, a))
+	return text, md, csv, js
 }

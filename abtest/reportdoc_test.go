@@ -1,7 +1,6 @@
 package abtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -46,11 +45,7 @@ func TestReportNamesTheAliasesOfARow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := twinJournal(t, 1, tc.tweak)
 			a := Analyze(j)
-			var text, md, csv, js bytes.Buffer
-			require.NoError(t, terminal.WriteText(&text, a.Document()))
-			require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
-			require.NoError(t, report.WriteCSV(&csv, a.CSVTables(j)[:1]...))
-			require.NoError(t, report.WriteJSON(&js, a))
+			text, md, csv, js := renderAll(t, a, j)
 			all := strings.Join([]string{text.String(), md.String(), csv.String()}, "\n")
 			for _, w := range tc.want {
 				assert.Contains(t, all, w)
