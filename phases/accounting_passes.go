@@ -40,7 +40,17 @@ type Segment struct {
 	// Pos is the line the segment was written on ({} when the source
 	// keeps none: records, the streaming collector).
 	Pos trace.Pos
+	// Capped is set for a `bind phase=` line whose attributes are exactly
+	// as long as the runtime's buffer holds (95 characters): its last
+	// value may have been cut. Longer attributes were not cut by it (the
+	// counters a runtime appends after them).
+	Capped bool
 }
+
+// lineAttrCap is how many characters of attributes a `bind phase=` line
+// can carry: the runtime copies them into a 96-byte buffer (REFERENCE
+// §1.4), without a marker when it cuts.
+const lineAttrCap = 95
 
 // End returns Ts + Dur.
 func (s Segment) End() int64 { return s.Ts + s.Dur }
@@ -118,7 +128,7 @@ func BindPassesFromLines(passes []trace.Pass) []BindPass {
 			if !ok {
 				continue
 			}
-			bp.Segments = append(bp.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs, Attrs: l.Attrs, Pos: l.Pos})
+			bp.Segments = append(bp.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs, Attrs: l.Attrs, Pos: l.Pos, Capped: len(l.Attrs) == lineAttrCap})
 		}
 		out = append(out, bp)
 	}
@@ -172,8 +182,17 @@ func collectBindPasses(l *trace.Log, records []trace.RecordPass) ([]BindPass, []
 	trace.AttachPasses(lines, l.Spans)
 	fromLines := BindPassesFromLines(lines)
 	orch, orphans := attachOrch(lines, l.HostOrch, l.Sources)
+	// A writer either cuts attributes at 95 characters or does not: one
+	// longer line shows that a line of exactly 95 is whole.
+	uncut := false
+	for i := range l.BindPhases {
+		uncut = uncut || len(l.BindPhases[i].Attrs) > lineAttrCap
+	}
 	for i := range fromLines {
 		fromLines[i].Orch = orch[i]
+		for j := range fromLines[i].Segments {
+			fromLines[i].Segments[j].Capped = fromLines[i].Segments[j].Capped && !uncut
+		}
 	}
 	return MergeBindPasses(BindPassesFromSpans(l.Spans), fromLines, BindPassesFromRecords(records)), orphans
 }

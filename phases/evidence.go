@@ -311,7 +311,17 @@ func Evidence(passes []BindPass) ([]PassEvidence, []EvidenceWarning) {
 		e := PassEvidence{Segments: map[string]*SegmentEvidence{}}
 		for j := range p.Segments {
 			s := &p.Segments[j]
-			c, w := ParseSegmentEvidence(s.Attrs, func(k, v, why string) {
+			attrs := s.Attrs
+			if s.Capped {
+				// The last token may be a value cut short (minflt=137 of
+				// minflt=1374): an evidence key there is left out.
+				cut := strings.LastIndexAny(attrs, " \t")
+				if k, _, ok := strings.Cut(attrs[cut+1:], "="); ok && (isCounter(k) || isWork(k)) {
+					ws.add(s.Pos, fmt.Sprintf("%s: attributes fill the 95-character buffer of `bind phase=` lines; their last value (%s) may be cut and is left out", s.Name, k))
+					attrs = attrs[:max(cut, 0)]
+				}
+			}
+			c, w := ParseSegmentEvidence(attrs, func(k, v, why string) {
 				ws.add(s.Pos, fmt.Sprintf("%s %s=%q %s; left out", s.Name, k, v, why))
 			})
 			se := e.Segments[s.Name]
@@ -464,4 +474,63 @@ func CollectEvidence(l *trace.Log, records []trace.RecordPass) ([]BindPass, []Pa
 		ws = append(ws, w)
 	}
 	return passes, ev, ws
+}
+
+// CPUPassMetrics returns the CPU-time twin of ComputePassMetrics: each
+// stage as the bind thread's CPU time (cpu_ns) of the segments that feed
+// it, summed as the stage sums their durations. It is defined only for a
+// flat pass, where no segment's interval contains another's (E2 lines, E3
+// spans): a nested upload's CPU time cannot be told apart from its
+// container's; ok is false for a nested pass. A stage fed by a segment
+// that lacks cpu_ns is not recorded in the twin.
+func CPUPassMetrics(p BindPass, e PassEvidence) (m PassMetrics, ok bool) {
+	if len(p.Segments) == 0 {
+		return m, false
+	}
+	for i := range p.Segments {
+		a := &p.Segments[i]
+		for j := range p.Segments {
+			b := &p.Segments[j]
+			if i != j && a.Ts <= b.Ts && b.End() <= a.End() {
+				return m, false
+			}
+		}
+	}
+	// One segment per name, its CPU time as duration, laid end to end so
+	// that none contains another: ComputePassMetrics then sums exactly
+	// the segments each stage sums. A segment without cpu_ns is given 0
+	// and then a large value: a stage that moves depends on it.
+	twin := func(missing int64) PassMetrics {
+		var t BindPass
+		var ts int64
+		for _, name := range segmentNamesOf(p) {
+			v, has := e.SegmentCounter(name, "cpu_ns")
+			if !has {
+				v = missing
+			}
+			t.Segments = append(t.Segments, Segment{Name: name, Ts: ts, Dur: v})
+			ts = satAdd(ts, satAdd(v, 1))
+		}
+		return ComputePassMetrics(t)
+	}
+	m = twin(0)
+	probe := twin(1 << 40)
+	any := false
+	for s := range m.Value {
+		if m.Value[s] != probe.Value[s] {
+			m.Value[s], m.Recorded[s] = 0, false
+		}
+		any = any || m.Recorded[s]
+	}
+	return m, any
+}
+
+// segmentNamesOf returns the canonical names of a pass's segments, each
+// once, in the runtime's enum order.
+func segmentNamesOf(p BindPass) []string {
+	set := map[string]bool{}
+	for _, s := range p.Segments {
+		set[s.Name] = true
+	}
+	return sortedSegments(set)
 }

@@ -132,6 +132,25 @@ func TestEvidenceWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a line that fills the 95-character buffer: its last value may be cut",
+			log: evLine("arena_h2d", 100, "nt=1131 bytes=5636679 copied=13860 sm=5620195 subs=2624 args=3465/5627/838 dev=model minflt=137") +
+				evLine("arena_h2d", 100, "nt=1131 bytes=5636679 copied=13860 sm=5620195 subs=2624 args=3465/5627/838 dev=model minflt=13"),
+			want: []string{
+				"in.log:1: arena_h2d: attributes fill the 95-character buffer of `bind phase=` lines; their last value (minflt) may be cut and is left out",
+				"in.log:1: arena_h2d lacks minflt in 1 of 2 passes that have it; those passes have no minflt total",
+			},
+			check: func(t *testing.T, ev []PassEvidence) {
+				require.Len(t, ev, 2)
+				_, ok := ev[0].SegmentCounter("arena_h2d", "minflt")
+				assert.False(t, ok, "95 characters: cut")
+				v, ok := ev[1].SegmentCounter("arena_h2d", "minflt")
+				assert.True(t, ok, "94 characters: whole")
+				assert.Equal(t, int64(13), v)
+				v, _ = ev[0].Work("arena_h2d", "copied")
+				assert.Equal(t, int64(13860), v)
+			},
+		},
+		{
 			name: "host-orch lines: bad, missing, duplicate, orphan",
 			log: evOrch("submit_task", "total_ns=5 count=1") +
 				evLine("host_orch", 200, "tasks=3") +
@@ -183,6 +202,56 @@ func TestParseCount(t *testing.T) {
 			n, why := parseCount(tc.in)
 			assert.Equal(t, tc.why, why)
 			assert.Equal(t, tc.want, n)
+		})
+	}
+}
+
+func TestCPUPassMetrics(t *testing.T) {
+	tests := []struct {
+		name   string
+		log    string
+		ok     bool
+		stages map[BindStage]int64
+		absent []BindStage
+	}{
+		{
+			name: "flat e2 pass: ControlPlane CPU sums the segments' cpu_ns",
+			log: evLine("args", 100, "cpu_ns=1") + evLine("host_orch", 200, "cpu_ns=20") +
+				evLine("graph_upload", 300, "cpu_ns=300") + evLine("arena_h2d", 400, "cpu_ns=4000"),
+			ok:     true,
+			stages: map[BindStage]int64{StageArgs: 1, StageHostOrch: 20, StageH2dImage: 4300, StageGate: 4320, StageControlPlane: 4320},
+		},
+		{
+			name:   "a segment without cpu_ns: the stages it feeds have no twin",
+			log:    evLine("args", 100, "cpu_ns=1") + evLine("host_orch", 200, "cpu_ns=3") + evLine("arena_h2d", 300, "minflt=2"),
+			ok:     true,
+			stages: map[BindStage]int64{StageArgs: 1, StageHostOrch: 3},
+			absent: []BindStage{StageH2dImage, StageH2dArena, StageGate, StageControlPlane},
+		},
+		{
+			name: "no segment with cpu_ns: no twin",
+			log:  evLine("args", 100, "minflt=1"),
+		},
+		{
+			name: "nested segments: no twin",
+			log:  evLine("host_orch", 100, "cpu_ns=1") + evLine("graph_upload", 100, "cpu_ns=2"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			passes, ev, _ := CollectEvidence(readBytes(t, "in.log", []byte(tc.log)), nil)
+			require.Len(t, passes, 1)
+			m, ok := CPUPassMetrics(passes[0], ev[0])
+			require.Equal(t, tc.ok, ok)
+			for s, want := range tc.stages {
+				got, rec := m.Get(s)
+				assert.True(t, rec, s.Label())
+				assert.Equal(t, want, got, s.Label())
+			}
+			for _, s := range tc.absent {
+				_, rec := m.Get(s)
+				assert.False(t, rec, s.Label())
+			}
 		})
 	}
 }

@@ -133,6 +133,7 @@ func TestBindPassCollectorMatchesCollectBindPasses(t *testing.T) {
 				for j := range segs {
 					segs[j].Attrs = ""
 					segs[j].Pos = trace.Pos{}
+					segs[j].Capped = false
 				}
 				want[i].Segments = segs
 				want[i].Orch = nil
