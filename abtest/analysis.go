@@ -38,7 +38,8 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// An ArmSummary describes one arm's warm passes of one metric (µs):
+// An ArmSummary describes one arm's warm passes of one metric, in the
+// metric's unit (µs for time; the _us of the JSON names is kept for them):
 // descriptive only, since passes of a block are not independent.
 type ArmSummary struct {
 	N           int `json:"n"`
@@ -55,6 +56,8 @@ type MetricResult struct {
 	Name    string        `json:"name"`
 	Label   string        `json:"label"`
 	Family  string        `json:"family"`
+	Kind    MetricKind    `json:"kind"` // time, cpu, count or bytes; "" (older analyses) is time
+	Unit    string        `json:"unit"` // the unit of the arms' columns: µs, µs CPU, count, bytes
 	Primary bool          `json:"primary"`
 	Rounds  int           `json:"rounds"`
 	Arms    [2]ArmSummary `json:"arms"` // base, head
@@ -451,7 +454,7 @@ func nan() Num { return Num(math.NaN()) }
 
 func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) MetricResult {
 	res := MetricResult{
-		Name: m.Name, Label: m.Label, Family: m.Family, Primary: primary,
+		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
@@ -475,7 +478,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	}
 	res.Rounds = len(stat[Base])
 	for arm := range 2 {
-		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks)
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks, m.Kind.scale())
 	}
 	if res.Rounds == 0 {
 		res.Error = "no round in which both arms recorded it"
@@ -502,7 +505,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	return res
 }
 
-func describeArm(v []float64, trim, blocks int) ArmSummary {
+func describeArm(v []float64, trim, blocks int, scale float64) ArmSummary {
 	s := ArmSummary{N: len(v), Blocks: blocks, TrimmedMean: nan(), Median: nan(), Min: nan()}
 	if len(v) == 0 {
 		return s
@@ -517,7 +520,7 @@ func describeArm(v []float64, trim, blocks int) ArmSummary {
 		return s
 	}
 	s.Trim = trim
-	s.TrimmedMean, s.Median, s.Min = Num(d.TrimmedMean/nsPerUs), Num(d.Median/nsPerUs), Num(d.Min/nsPerUs)
+	s.TrimmedMean, s.Median, s.Min = Num(d.TrimmedMean/scale), Num(d.Median/scale), Num(d.Min/scale)
 	return s
 }
 
@@ -598,6 +601,13 @@ func decide(m *MetricResult, margin float64, gatePrimary bool) {
 		v = v.Gate(float64(m.HolmP))
 	}
 	m.Verdict = v.Call.String()
+	down, up := m.Kind.changeWords()
+	switch v.Call {
+	case stats.Faster:
+		m.Verdict = down
+	case stats.Slower:
+		m.Verdict = up
+	}
 	m.Gated = v.Gated
 	if v.Call == stats.Inconclusive && v.ExtraRounds > 0 {
 		m.Extra = v.ExtraRounds

@@ -124,7 +124,7 @@ func warmOf(ps []Pass, metric string, cold int) []float64 {
 
 func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, design string) MetricResult {
 	res := MetricResult{
-		Name: m.Name, Label: m.Label, Family: m.Family, Primary: primary,
+		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
@@ -140,7 +140,7 @@ func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, d
 			mins[arm] = append(mins[arm], slices.Min(v))
 			pooled[arm] = append(pooled[arm], v...)
 		}
-		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]))
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.scale())
 	}
 	res.Rounds = min(len(stat[Base]), len(stat[Head]))
 	if res.Rounds == 0 {

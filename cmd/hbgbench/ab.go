@@ -15,6 +15,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -120,6 +121,9 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Config.Metric == metricList {
+				return listMetrics(cmd.OutOrStdout())
+			}
 			if err := loadRecipe(cmd, opts, args); err != nil {
 				return err
 			}
@@ -175,7 +179,7 @@ supplies them too), or, with --cmd, a command.`
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
-	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane, else Host)")
+	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
 	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "`stat` of a block: median, mean, min")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
@@ -486,8 +490,8 @@ func abRun(opts *AbOptions) error {
 	// Under --per-rank every rank's verdict counts: a regression on one
 	// rank fails the gate.
 	for _, p := range a.PrimaryResults() {
-		if (opts.FailOn == "slower" && p.Verdict == "slower") ||
-			(opts.FailOn == "change" && (p.Verdict == "slower" || p.Verdict == "faster")) {
+		if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
+			(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
 			return &exitError{code: exitFailOn}
 		}
 	}
@@ -513,4 +517,16 @@ func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
 // reportOptions are the report settings of the run.
 func (opts *AbOptions) reportOptions() reportFormat {
 	return reportFormat{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}
+}
+
+// metricList is the --metric value that lists the metrics.
+const metricList = "list"
+
+// listMetrics prints every metric --metric takes: name, unit, family.
+func listMetrics(w io.Writer) error {
+	ew := &report.ErrWriter{W: w}
+	for _, l := range abtest.MetricList() {
+		ew.Printf("%s\n", l)
+	}
+	return ew.Err
 }

@@ -130,6 +130,10 @@ func TestAbUsageErrors(t *testing.T) {
 		{"block 2", []string{"--block", "2"}, "--block 2 with --cold 2"},
 		{"cold and keep-first", []string{"--cold", "1", "--keep-first"}, "not both"},
 		{"unknown metric", []string{"--metric", "latency"}, `--metric "latency": unknown metric; known: ControlPlane`},
+		{"a metric E1 does not write", []string{"--base", "embedded:epoch=e1", "--head", "embedded:epoch=e1,mirror=retained", "--metric", "minflt"},
+			"--metric minflt: no warm pass of embedded:workload=dsv4-pair,mirror=per_bind,"},
+		{"metrics that exist are named", []string{"--base", "embedded:epoch=e1", "--head", "embedded:epoch=e1", "--metric", "cpu.ControlPlane"},
+			"records it (a probe block of 4 passes); the metrics it records: ControlPlane, Args,"},
 		{"format", []string{"--format", "xml"}, `--format "xml": want one of text, markdown, json, csv, benchfmt`},
 		{"margin", []string{"--margin", "abc"}, "--margin"},
 		{"one arm", []string{"--base", "embedded:"}, "give both arms"},
@@ -382,4 +386,30 @@ func readGz(t *testing.T, path string) string {
 	b, err := io.ReadAll(zr)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestAbMetricList: --metric list prints every metric with its unit, and
+// every name it prints is one --metric takes.
+func TestAbMetricList(t *testing.T) {
+	for _, cmd := range [][]string{{"ab"}, {"aa"}, {"compare"}} {
+		t.Run(cmd[0], func(t *testing.T) {
+			code, out, errText := runCLI(append(cmd, "--metric", "list")...)
+			require.Equal(t, 0, code, errText)
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			require.Len(t, lines, len(abtest.KnownMetrics()))
+			units := map[string]string{}
+			for _, l := range lines {
+				f := strings.Fields(l)
+				require.GreaterOrEqual(t, len(f), 3, l)
+				m, ok := abtest.LookupMetric(f[0])
+				require.True(t, ok, f[0])
+				units[m.Name] = m.Kind.Unit()
+				assert.Contains(t, l, m.Kind.Unit())
+			}
+			for name, unit := range map[string]string{"ControlPlane": "µs", "cpu.ControlPlane": "µs CPU", "minflt": "count",
+				"nvcsw": "count", "work.graph_upload.submissions": "count", "work.args.bytes": "bytes", "orch.record_node.per_op": "µs"} {
+				assert.Equal(t, unit, units[name], name)
+			}
+		})
+	}
 }
