@@ -147,6 +147,9 @@ type Analysis struct {
 	Metrics  []MetricResult `json:"metrics"`
 	Noise    Noise          `json:"noise"`
 	Warnings []string       `json:"warnings"`
+	// WorkDiffs are the work counts the arms disagree on (the medians of
+	// their warm passes): the arms did not do the same work.
+	WorkDiffs []WorkDiff `json:"work_differs,omitempty"`
 	// Logs are compare's input logs, per arm (base, head); absent for a
 	// campaign, whose block logs the journal names.
 	Logs [][]LogInfo `json:"logs,omitempty"`
@@ -253,6 +256,7 @@ func Analyze(j *Journal) *Analysis {
 	}
 
 	logs := pairLogs(pairs)
+	a.WorkDiffs = workDiffs(logs, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
 	for i, m := range names {
 		res := analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank))

@@ -105,6 +105,7 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and %s",
 			len(logs[Base]), len(logs[Head]), intervalWarning(n)))
 	}
+	a.WorkDiffs = workDiffs(logs, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
 	for i, m := range names {
 		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design)

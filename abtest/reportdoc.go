@@ -684,11 +684,14 @@ func (a *Analysis) designNote() string {
 	return ""
 }
 
-// openDocument starts a report with what every format says first: the
-// headline, the note on an unpaired design, and whether the campaign is
+// openDocument starts a report with what every format says first:
+// whether the arms did different work, the headline, the note on an unpaired design, and whether the campaign is
 // partial.
 func (a *Analysis) openDocument() *report.Document {
 	d := &report.Document{}
+	if w := a.SameWorkLine(); w != "" {
+		d.Add(&report.Paragraph{Text: w})
+	}
 	for _, h := range a.Headlines() {
 		d.Add(&report.Paragraph{Text: h})
 	}

@@ -413,3 +413,41 @@ func TestAbMetricList(t *testing.T) {
 		})
 	}
 }
+
+// TestAbSameWorkGuard: two workloads do different work, and the report
+// says so above the verdict; --expect-same-work turns that into exit 3.
+// One arm against itself does the same work: nothing is said.
+func TestAbSameWorkGuard(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"different workloads", []string{"ab", "--base", "embedded:workload=dsv4-pair", "--head", "embedded:workload=dsv4-blocks7"}, 3,
+			"head submits 105 Graphs per bind, base 20"},
+		{"aa", []string{"aa", "embedded:workload=dsv4-blocks7"}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := filepath.Join(t.TempDir(), "c.jsonl")
+			args := append(tc.args, "--rounds", "2", "--block", "3", "--warmup", "0", "--journal", j, "--seed", "3", "--expect-same-work")
+			code, out, errText := runCLI(args...)
+			require.Equal(t, tc.code, code, errText)
+			if tc.want == "" {
+				assert.NotContains(t, out, "DIFFERENT WORK")
+				assert.NotContains(t, errText, "--expect-same-work")
+				return
+			}
+			require.True(t, strings.HasPrefix(out, "DIFFERENT WORK: "), out)
+			first, _, _ := strings.Cut(out, "\n")
+			assert.Contains(t, first, tc.want)
+			assert.Contains(t, first, "head records 129 tasks per bind, base 1131")
+			assert.Contains(t, errText, "hbgbench: --expect-same-work: DIFFERENT WORK")
+			// Without the flag the report still says so, and exits 0.
+			code, out, errText = runCLI("ab", "--resume", "--journal", j)
+			require.Equal(t, 0, code, errText)
+			assert.True(t, strings.HasPrefix(out, "DIFFERENT WORK: "), out)
+		})
+	}
+}
