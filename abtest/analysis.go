@@ -358,7 +358,7 @@ func distinctMetrics(ms []MetricInfo, logs [2][][]Pass, cfg Config, primary stri
 			continue
 		}
 		for _, j := range order[:k] {
-			if keptAs[j] == j && sameRank(ms[i].Name, ms[j].Name) && sameWarmValues(logs, ms[i].Name, ms[j].Name, cfg.Cold) {
+			if keptAs[j] == j && sameRank(ms[i].Name, ms[j].Name) && aliasable(ms[i], ms[j]) && sameWarmValues(logs, ms[i].Name, ms[j].Name, cfg.Cold) {
 				keptAs[i] = j
 				break
 			}
@@ -381,6 +381,21 @@ func distinctMetrics(ms []MetricInfo, logs [2][][]Pass, cfg Config, primary stri
 		}
 	}
 	return out, aliases
+}
+
+// wallFamilies are the families whose rows are wall time of the same
+// segments, one quantity under several names.
+var wallFamilies = map[string]bool{FamilyControlPlane: true, FamilyPhases: true, FamilyHost: true}
+
+// aliasable reports whether two metrics can be one quantity: of one kind,
+// and of one family unless both are wall time of segments. Two counts of
+// different things (nvcsw and work.graph_upload.defs) that happen to be
+// equal are not one quantity.
+func aliasable(a, b MetricInfo) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	return a.Family == b.Family || wallFamilies[a.Family] && wallFamilies[b.Family]
 }
 
 // sameRank reports whether two metric names are of the same rank under

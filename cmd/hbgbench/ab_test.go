@@ -72,6 +72,14 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 	assert.Contains(t, out, "HBG bind accounting (per pass, µs)")
 	assert.Contains(t, out, "only 4 rounds")
 	assert.Contains(t, errText, "embedded:workload=dsv4-pair,mirror=per_bind")
+	// The default arms write E2: the report has the kernel counters and
+	// the thread CPU time, each row with its unit.
+	assert.Contains(t, errText, "epoch=e2")
+	for _, want := range []string{"kernel counters (per pass, counts)", "minor faults (minflt)", "thread CPU time (per pass, µs of CPU)",
+		"HostOrch CPU", "bind thread CPU (cpu_ns)", "orchestrator operations", "work done"} {
+		assert.Contains(t, out, want)
+	}
+	assert.Regexp(t, `minor faults \(minflt\) +count +base`, out)
 
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1}, roundsOK(t, j))
 	lines := readJSONL(t, j)
