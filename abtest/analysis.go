@@ -38,7 +38,8 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// An ArmSummary describes one arm's warm passes of one metric (µs):
+// An ArmSummary describes one arm's warm passes of one metric, in the
+// metric's unit (µs for time; the _us of the JSON names is kept for them):
 // descriptive only, since passes of a block are not independent.
 type ArmSummary struct {
 	N           int `json:"n"`
@@ -55,6 +56,8 @@ type MetricResult struct {
 	Name    string        `json:"name"`
 	Label   string        `json:"label"`
 	Family  string        `json:"family"`
+	Kind    MetricKind    `json:"kind"` // time, cpu, count or bytes; "" (older analyses) is time
+	Unit    string        `json:"unit"` // the unit of the arms' columns: µs, µs CPU, count, bytes
 	Primary bool          `json:"primary"`
 	Rounds  int           `json:"rounds"`
 	Arms    [2]ArmSummary `json:"arms"` // base, head
@@ -144,6 +147,9 @@ type Analysis struct {
 	Metrics  []MetricResult `json:"metrics"`
 	Noise    Noise          `json:"noise"`
 	Warnings []string       `json:"warnings"`
+	// WorkDiffs are the work counts the arms disagree on (the medians of
+	// their warm passes): the arms did not do the same work.
+	WorkDiffs []WorkDiff `json:"work_differs,omitempty"`
 	// Logs are compare's input logs, per arm (base, head); absent for a
 	// campaign, whose block logs the journal names.
 	Logs [][]LogInfo `json:"logs,omitempty"`
@@ -251,6 +257,7 @@ func Analyze(j *Journal) *Analysis {
 	}
 
 	logs := pairLogs(pairs)
+	a.WorkDiffs = workDiffs(logs, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
 	for i, m := range names {
 		res := analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank))
@@ -352,7 +359,7 @@ func distinctMetrics(ms []MetricInfo, logs [2][][]Pass, cfg Config, primary stri
 			continue
 		}
 		for _, j := range order[:k] {
-			if keptAs[j] == j && sameRank(ms[i].Name, ms[j].Name) && sameWarmValues(logs, ms[i].Name, ms[j].Name, cfg.Cold) {
+			if keptAs[j] == j && sameRank(ms[i].Name, ms[j].Name) && aliasable(ms[i], ms[j]) && sameWarmValues(logs, ms[i].Name, ms[j].Name, cfg.Cold) {
 				keptAs[i] = j
 				break
 			}
@@ -375,6 +382,21 @@ func distinctMetrics(ms []MetricInfo, logs [2][][]Pass, cfg Config, primary stri
 		}
 	}
 	return out, aliases
+}
+
+// wallFamilies are the families whose rows are wall time of the same
+// segments, one quantity under several names.
+var wallFamilies = map[string]bool{FamilyControlPlane: true, FamilyPhases: true, FamilyHost: true}
+
+// aliasable reports whether two metrics can be one quantity: of one kind,
+// and of one family unless both are wall time of segments. Two counts of
+// different things (nvcsw and work.graph_upload.defs) that happen to be
+// equal are not one quantity.
+func aliasable(a, b MetricInfo) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	return a.Family == b.Family || wallFamilies[a.Family] && wallFamilies[b.Family]
 }
 
 // sameRank reports whether two metric names are of the same rank under
@@ -452,7 +474,7 @@ func nan() Num { return Num(math.NaN()) }
 
 func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) MetricResult {
 	res := MetricResult{
-		Name: m.Name, Label: m.Label, Family: m.Family, Primary: primary,
+		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
@@ -476,7 +498,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	}
 	res.Rounds = len(stat[Base])
 	for arm := range 2 {
-		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks)
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks, m.Kind.scale())
 	}
 	if res.Rounds == 0 {
 		res.Error = "no round in which both arms recorded it"
@@ -503,7 +525,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	return res
 }
 
-func describeArm(v []float64, trim, blocks int) ArmSummary {
+func describeArm(v []float64, trim, blocks int, scale float64) ArmSummary {
 	s := ArmSummary{N: len(v), Blocks: blocks, TrimmedMean: nan(), Median: nan(), Min: nan()}
 	if len(v) == 0 {
 		return s
@@ -518,7 +540,7 @@ func describeArm(v []float64, trim, blocks int) ArmSummary {
 		return s
 	}
 	s.Trim = trim
-	s.TrimmedMean, s.Median, s.Min = Num(d.TrimmedMean/nsPerUs), Num(d.Median/nsPerUs), Num(d.Min/nsPerUs)
+	s.TrimmedMean, s.Median, s.Min = Num(d.TrimmedMean/scale), Num(d.Median/scale), Num(d.Min/scale)
 	return s
 }
 
@@ -599,6 +621,13 @@ func decide(m *MetricResult, margin float64, gatePrimary bool) {
 		v = v.Gate(float64(m.HolmP))
 	}
 	m.Verdict = v.Call.String()
+	down, up := m.Kind.changeWords()
+	switch v.Call {
+	case stats.Faster:
+		m.Verdict = down
+	case stats.Slower:
+		m.Verdict = up
+	}
 	m.Gated = v.Gated
 	if v.Call == stats.Inconclusive && v.ExtraRounds > 0 {
 		m.Extra = v.ExtraRounds

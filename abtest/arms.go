@@ -45,8 +45,8 @@ type Arm struct {
 // given: the SM mirror allocated per bind (before simpler's retained mirror)
 // against the retained one.
 var (
-	DefaultBase = Arm{Kind: KindEmbedded, Spec: "embedded:mirror=per_bind"}
-	DefaultHead = Arm{Kind: KindEmbedded, Spec: "embedded:mirror=retained"}
+	DefaultBase = Arm{Kind: KindEmbedded, Spec: "embedded:mirror=per_bind,epoch=e2"}
+	DefaultHead = Arm{Kind: KindEmbedded, Spec: "embedded:mirror=retained,epoch=e2"}
 )
 
 // ParseEmbedded returns the arm of an embedded spec, checked and written in

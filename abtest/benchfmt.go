@@ -22,7 +22,8 @@ func BenchName(metric string) string {
 // that benchstat can cross-check the analysis: configuration lines first
 // (hbgkit, design, primary, base, head, block-stat, cold), then one line per
 // counted warm pass and analysed metric, "BenchmarkControlPlane/arm=base 1
-// 18812100 ns/op", one op being one pass (one bind). `benchstat -col /arm`
+// 18812100 ns/op", one op being one pass (one bind); CPU time is
+// cpu-ns/op, a count count/op, bytes B/op. `benchstat -col /arm`
 // then compares base with head, passes taken as independent samples: a
 // cross-check of the per-arm columns, never a substitute for the paired
 // analysis.
@@ -49,9 +50,22 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 				if !ok {
 					continue
 				}
-				ew.Printf("%s/arm=%s 1 %s ns/op\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64))
+				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64), benchUnit(m.Kind))
 			}
 		}
 	}
 	return ew.Err
+}
+
+// benchUnit is the benchfmt unit of a metric kind.
+func benchUnit(k MetricKind) string {
+	switch k {
+	case KindCPU:
+		return "cpu-ns/op"
+	case KindCount:
+		return "count/op"
+	case KindBytes:
+		return "B/op"
+	}
+	return "ns/op"
 }

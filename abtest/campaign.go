@@ -253,7 +253,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	// Keep the logs compressed, and the output directory only when the
 	// block left something else in it.
 	if err := keepLogs(paths, spec.Out); err != nil {
-		return fmt.Errorf("keeping block %s's logs: %w", label, err)
+		return fmt.Errorf("keeping block %s's logs: %w; that is this host's failure, not the arm's: free space, then --resume runs the round again", label, err)
 	}
 	if runErr != nil {
 		b.Error = runErr.Error()

@@ -105,6 +105,7 @@ func AnalyzeUnpaired(j *Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and %s",
 			len(logs[Base]), len(logs[Head]), intervalWarning(n)))
 	}
+	a.WorkDiffs = workDiffs(logs, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
 	for i, m := range names {
 		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design)
@@ -124,7 +125,7 @@ func warmOf(ps []Pass, metric string, cold int) []float64 {
 
 func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, design string) MetricResult {
 	res := MetricResult{
-		Name: m.Name, Label: m.Label, Family: m.Family, Primary: primary,
+		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
@@ -140,7 +141,7 @@ func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, d
 			mins[arm] = append(mins[arm], slices.Min(v))
 			pooled[arm] = append(pooled[arm], v...)
 		}
-		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]))
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.scale())
 	}
 	res.Rounds = min(len(stat[Base]), len(stat[Head]))
 	if res.Rounds == 0 {

@@ -14,14 +14,112 @@ import (
 // The metric families, one report table each.
 const (
 	FamilyControlPlane = "control plane" // the HBG bind accounting stages
+	FamilyCPU          = "cpu"           // thread CPU time: stage twins and pass totals
 	FamilyPhases       = "phases"        // raw bind segments, summed per pass
+	FamilyOrch         = "orchestrator"  // host-orch lines: time per operation kind
+	FamilyCounters     = "counters"      // faults and context switches per pass
+	FamilyWork         = "work"          // what a bind did: tasks, submissions, bytes
 	FamilyHost         = "host"          // the chip.run host wall
 )
 
 // Families lists the metric families in report order.
 func Families() []string {
-	return []string{FamilyControlPlane, FamilyPhases, FamilyHost}
+	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyHost}
 }
+
+// A MetricKind says what a metric measures, and so its unit and the
+// words a report may use for a change in it.
+type MetricKind string
+
+// The metric kinds.
+const (
+	KindTime  MetricKind = "time"  // wall time, stored in ns, shown in µs
+	KindCPU   MetricKind = "cpu"   // thread CPU time, stored in ns, shown in µs
+	KindCount MetricKind = "count" // events or items, stored and shown as counted
+	KindBytes MetricKind = "bytes" // bytes, stored and shown as counted
+)
+
+// Unit returns the unit a report prints a value of the kind in.
+func (k MetricKind) Unit() string {
+	switch k {
+	case KindCPU:
+		return "µs CPU"
+	case KindCount:
+		return "count"
+	case KindBytes:
+		return "bytes"
+	}
+	return "µs"
+}
+
+// scale is what a stored value is divided by to be shown in the unit.
+func (k MetricKind) scale() float64 {
+	if k == KindTime || k == KindCPU || k == "" {
+		return nsPerUs
+	}
+	return 1
+}
+
+// changeWords are the verdict words for a decrease and an increase beyond
+// the margin: only time is faster or slower.
+func (k MetricKind) changeWords() (down, up string) {
+	switch k {
+	case KindCPU:
+		return "less CPU", "more CPU"
+	case KindCount:
+		return "fewer", "more"
+	case KindBytes:
+		return "fewer bytes", "more bytes"
+	}
+	return "faster", "slower"
+}
+
+// IsIncrease reports whether a verdict calls an increase beyond the
+// margin: slower, or more of a count, bytes or CPU time.
+func IsIncrease(verdict string) bool {
+	switch verdict {
+	case "slower", "more", "more bytes", "more CPU":
+		return true
+	}
+	return false
+}
+
+// IsDecrease reports whether a verdict calls a decrease beyond the margin.
+func IsDecrease(verdict string) bool {
+	switch verdict {
+	case "faster", "fewer", "fewer bytes", "less CPU":
+		return true
+	}
+	return false
+}
+
+// Prefixes of the evidence metrics' names.
+const (
+	cpuPrefix   = "cpu."  // "cpu.ControlPlane": a stage's CPU-time twin
+	workPrefix  = "work." // "work.host_orch.tasks"
+	orchPrefix  = "orch." // "orch.record_node", "orch.record_node.per_op"
+	perOpSuffix = ".per_op"
+)
+
+// workMetrics are the work attributes a pass's segments write (REFERENCE
+// §1.4, and graph_pack's in E3), with their kinds.
+var workMetrics = []struct {
+	seg, attr string
+	kind      MetricKind
+}{
+	{trace.SegArgs, "ntensor", KindCount}, {trace.SegArgs, "bytes", KindBytes},
+	{trace.SegArenaBuild, "bytes", KindBytes}, {trace.SegSharedMem, "bytes", KindBytes},
+	{trace.SegHostOrch, "tasks", KindCount}, {trace.SegHostOrch, "heap_used", KindBytes},
+	{trace.SegGraphPack, "defs", KindCount}, {trace.SegGraphPack, "bytes", KindBytes},
+	{trace.SegGraphUpload, "defs", KindCount}, {trace.SegGraphUpload, "submissions", KindCount},
+	{trace.SegGraphUpload, "bytes", KindBytes},
+	{trace.SegArenaH2d, "bytes", KindBytes}, {trace.SegArenaH2d, "copied", KindBytes},
+	{trace.SegHostViewClose, "count", KindCount}, {trace.SegHostViewClose, "bytes", KindBytes},
+}
+
+// orchKinds are the orchestrator operation kinds of host-orch lines, in
+// the runtime's enum order (REFERENCE §6.4).
+var orchKinds = []string{"submit_task", "alloc_tensors", "record_node", "graph_submit", "build_definition"}
 
 // MetricHost is the name of the chip.run host wall metric.
 const MetricHost = "Host"
@@ -33,7 +131,8 @@ const phasePrefix = "phase."
 type MetricInfo struct {
 	Name   string // as --metric takes it and the journal stores it
 	Family string
-	Label  string // as the report prints it
+	Label  string     // as the report prints it
+	Kind   MetricKind // what it measures; its unit
 }
 
 // phaseOrder is the order of the raw segments in the phases table: the
@@ -48,22 +147,51 @@ var phaseOrder = []string{
 
 // KnownMetrics returns every metric a block can yield, in report order:
 // ControlPlane first (the default primary metric), then the other stages of
-// the accounting, the raw segments, and the host wall.
+// the accounting, their CPU-time twins, the raw segments, the
+// orchestrator's operation kinds, the kernel counters, the work
+// attributes, and the host wall.
 func KnownMetrics() []MetricInfo {
-	var out []MetricInfo
-	out = append(out, MetricInfo{Name: phases.StageControlPlane.Label(), Family: FamilyControlPlane, Label: phases.StageControlPlane.Label()})
-	for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
-		if s == phases.StageControlPlane {
-			continue
-		}
-		out = append(out, MetricInfo{Name: s.Label(), Family: FamilyControlPlane, Label: s.Label()})
-	}
-	for _, p := range phaseOrder {
-		out = append(out, MetricInfo{Name: phasePrefix + p, Family: FamilyPhases, Label: p})
-	}
-	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall"})
-	return out
+	return knownMetrics
 }
+
+var knownMetrics = func() []MetricInfo {
+	var out []MetricInfo
+	stages := []phases.BindStage{phases.StageControlPlane}
+	for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
+		if s != phases.StageControlPlane {
+			stages = append(stages, s)
+		}
+	}
+	for _, s := range stages {
+		out = append(out, MetricInfo{Name: s.Label(), Family: FamilyControlPlane, Label: s.Label(), Kind: KindTime})
+	}
+	for _, s := range stages {
+		out = append(out, MetricInfo{Name: cpuPrefix + s.Label(), Family: FamilyCPU, Label: s.Label() + " CPU", Kind: KindCPU})
+	}
+	out = append(out,
+		MetricInfo{Name: "cpu_ns", Family: FamilyCPU, Label: "bind thread CPU (cpu_ns)", Kind: KindCPU},
+		MetricInfo{Name: "rec_cpu_ns", Family: FamilyCPU, Label: "recorder threads CPU (rec_cpu_ns)", Kind: KindCPU})
+	for _, p := range phaseOrder {
+		out = append(out, MetricInfo{Name: phasePrefix + p, Family: FamilyPhases, Label: p, Kind: KindTime})
+	}
+	for _, k := range orchKinds {
+		out = append(out,
+			MetricInfo{Name: orchPrefix + k, Family: FamilyOrch, Label: orchPrefix + k, Kind: KindTime},
+			MetricInfo{Name: orchPrefix + k + perOpSuffix, Family: FamilyOrch, Label: orchPrefix + k + " per op", Kind: KindTime})
+	}
+	for _, c := range []struct{ name, label string }{
+		{"minflt", "minor faults (minflt)"}, {"tminflt", "bind thread minor faults (tminflt)"},
+		{"nvcsw", "voluntary switches (nvcsw)"}, {"nivcsw", "involuntary switches (nivcsw)"},
+	} {
+		out = append(out, MetricInfo{Name: c.name, Family: FamilyCounters, Label: c.label, Kind: KindCount})
+	}
+	for _, w := range workMetrics {
+		n := workPrefix + w.seg + "." + w.attr
+		out = append(out, MetricInfo{Name: n, Family: FamilyWork, Label: n, Kind: w.kind})
+	}
+	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall", Kind: KindTime})
+	return out
+}()
 
 // LookupMetric returns the metric called name, matched without regard to
 // case ("controlplane" is ControlPlane; "host_orch" is phase.host_orch when
@@ -71,7 +199,16 @@ func KnownMetrics() []MetricInfo {
 func LookupMetric(name string) (MetricInfo, bool) {
 	base, rank, hasRank := strings.Cut(name, rankSep)
 	for _, m := range KnownMetrics() {
-		if strings.EqualFold(m.Name, base) || strings.EqualFold(m.Name, phasePrefix+base) {
+		if strings.EqualFold(m.Name, base) {
+			if hasRank {
+				m.Name += rankSep + rank
+				m.Label += rankSep + rank
+			}
+			return m, true
+		}
+	}
+	for _, m := range KnownMetrics() {
+		if strings.EqualFold(m.Name, phasePrefix+base) {
 			if hasRank {
 				m.Name += rankSep + rank
 				m.Label += rankSep + rank
@@ -91,11 +228,22 @@ func metricNames() string {
 	return strings.Join(names, ", ")
 }
 
+// MetricList returns the known metrics as `hbgbench ab --metric list`
+// prints them: one line each, name, unit and family.
+func MetricList() []string {
+	var out []string
+	for _, m := range KnownMetrics() {
+		out = append(out, fmt.Sprintf("%-36s %-7s %s", m.Name, m.Kind.Unit(), m.Family))
+	}
+	return out
+}
+
 // rankSep joins a metric and a rank under --per-rank: "ControlPlane@rank1".
 const rankSep = "@"
 
-// A Pass is one bind of a block: its identity and its metric values in ns.
-// Values holds only what the pass recorded.
+// A Pass is one bind of a block: its identity and its metric values, time
+// in ns and counts and bytes as counted. Values holds only what the pass
+// recorded.
 type Pass struct {
 	Pid    int64              `json:"pid"`
 	Inv    uint64             `json:"inv"`
@@ -176,7 +324,11 @@ func blockPasses(l *trace.Log) *BlockPasses {
 		}
 	}
 	unknown := uint64(0)
-	for _, bp := range phases.CollectBindPasses(l, nil) {
+	bps, evs, ews := phases.CollectEvidence(l, nil)
+	for _, w := range ews {
+		out.Warnings = append(out.Warnings, w.String())
+	}
+	for i, bp := range bps {
 		k := passKey{bp.Pid, bp.Inv}
 		if !bp.Known {
 			// A pass no chip.run.bind contains has no pid: it is a pass of
@@ -194,6 +346,7 @@ func blockPasses(l *trace.Log) *BlockPasses {
 		for _, seg := range bp.Segments {
 			p.Values[phasePrefix+seg.Name] += float64(seg.Dur)
 		}
+		evidenceValues(p.Values, bp, evs[i])
 	}
 	keys := make([]passKey, 0, len(byKey))
 	for k := range byKey {
@@ -230,4 +383,34 @@ func (p *Pass) value(metric string) (float64, bool) {
 	}
 	v, has := p.Values[base]
 	return v, has
+}
+
+// evidenceValues adds a pass's evidence metrics to values: CPU-time twins
+// of the stages (flat passes with cpu_ns everywhere), the counters' pass
+// totals, the work attributes, and per host-orch kind its total and its
+// time per operation. What the pass did not write stays absent.
+func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.PassEvidence) {
+	if m, ok := phases.CPUPassMetrics(bp, e); ok {
+		for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
+			if v, ok := m.Get(s); ok {
+				values[cpuPrefix+s.Label()] = float64(v)
+			}
+		}
+	}
+	for _, c := range phases.CounterNames {
+		if v, ok := e.Counter(c); ok {
+			values[c] = float64(v)
+		}
+	}
+	for _, w := range workMetrics {
+		if v, ok := e.Work(w.seg, w.attr); ok {
+			values[workPrefix+w.seg+"."+w.attr] = float64(v)
+		}
+	}
+	for k, op := range e.Orch {
+		values[orchPrefix+k] = float64(op.TotalNs)
+		if op.Count > 0 {
+			values[orchPrefix+k+perOpSuffix] = float64(op.TotalNs) / float64(op.Count)
+		}
+	}
 }

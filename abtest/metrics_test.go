@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +124,63 @@ func TestConfigValidate(t *testing.T) {
 	c := DefaultConfig()
 	c.Block, c.Cold = 1, 0
 	assert.NoError(t, c.Validate(), "--block 1 --keep-first has a pass to analyse")
+}
+
+// TestReadBlockLogEvidence: a block's passes carry the evidence metrics
+// their log writes, and only those.
+func TestReadBlockLogEvidence(t *testing.T) {
+	e2, err := ReadBlockLog([]string{fixture("hbg-e2.log")})
+	require.NoError(t, err)
+	require.NotEmpty(t, e2.Passes)
+	v := e2.Passes[0].Values
+	for name, want := range map[string]float64{
+		"minflt": 28 + 22 + 36 + 7 + 35 + 28 + 22 + 25 + 15 + 40, "work.host_orch.tasks": 1131,
+		"work.graph_upload.submissions": 20, "cpu.HostOrch": 2923965, "orch.record_node": 2571636,
+		"orch.record_node.per_op": 2571636.0 / 1108,
+	} {
+		assert.InDelta(t, want, v[name], 1e-9, name)
+	}
+	for _, name := range []string{"cpu.ControlPlane", "cpu_ns", "rec_cpu_ns", "nvcsw", "nivcsw", "tminflt"} {
+		assert.Contains(t, v, name)
+	}
+	e1, err := ReadBlockLog([]string{fixture("hbg-e1.log")})
+	require.NoError(t, err)
+	for _, p := range e1.Passes {
+		for _, name := range []string{"minflt", "cpu_ns", "cpu.ControlPlane", "cpu.HostOrch"} {
+			assert.NotContains(t, p.Values, name, "E1 writes no counters: missing, not 0")
+		}
+	}
+}
+
+// TestVerdictWordsByKind: only time is faster or slower; the headline of
+// a count says fewer or more.
+func TestVerdictWordsByKind(t *testing.T) {
+	tests := []struct {
+		kind       MetricKind
+		lo, hi     float64
+		want, head string
+	}{
+		{KindTime, -0.3, -0.1, "faster", "FASTER"},
+		{KindTime, 0.1, 0.3, "slower", "SLOWER"},
+		{KindCount, -0.3, -0.1, "fewer", "FEWER: minflt: head's count is"},
+		{KindCount, 0.1, 0.3, "more", "MORE: minflt: head's count is"},
+		{KindBytes, -0.3, -0.1, "fewer bytes", "FEWER BYTES"},
+		{KindCPU, 0.1, 0.3, "more CPU", "MORE CPU"},
+		{KindCount, -0.005, 0.005, "no change", "NO CHANGE"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.kind)+" "+tc.want, func(t *testing.T) {
+			m := MetricResult{Name: "minflt", Label: "minflt", Kind: tc.kind, Primary: true, Rounds: 12,
+				Delta: Num((tc.lo + tc.hi) / 2), CILo: Num(tc.lo), CIHi: Num(tc.hi), P: 0.001, HolmP: 0.001}
+			decide(&m, 0.01, false)
+			assert.Equal(t, tc.want, m.Verdict)
+			a := &Analysis{Design: DesignInterleaved, Margin: 0.01}
+			h := a.headlineOf(&m)
+			assert.True(t, strings.HasPrefix(h, tc.head), h)
+			if tc.kind != KindTime {
+				assert.NotContains(t, strings.ToLower(h), "faster")
+				assert.NotContains(t, strings.ToLower(h), "slower")
+			}
+		})
+	}
 }

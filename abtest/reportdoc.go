@@ -30,6 +30,16 @@ func us(x Num) string {
 	return fmt.Sprintf("%.1f", f)
 }
 
+// value formats an arm's figure in its kind's unit: µs with one decimal,
+// a count or bytes whole when it is whole.
+func value(x Num, k MetricKind) string {
+	f := float64(x)
+	if (k == KindCount || k == KindBytes) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return us(x)
+}
+
 func pval(x Num) string {
 	f := float64(x)
 	switch {
@@ -123,6 +133,20 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
 		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", pval(m.HolmP))
 	}
+	if m.Kind != "" && m.Kind != KindTime && (IsDecrease(m.Verdict) || IsIncrease(m.Verdict)) {
+		// Only time is faster or slower: a count, bytes or CPU time is
+		// fewer or more.
+		less, beyond := "less", "lower"
+		if IsIncrease(m.Verdict) {
+			less, beyond = "more", "higher"
+		}
+		lo, hi := absPct(hi), absPct(lo)
+		if IsIncrease(m.Verdict) {
+			lo, hi = absPct(float64(m.CILo)), absPct(float64(m.CIHi))
+		}
+		return fmt.Sprintf("%s: %s: head's %s is %s %s than base's (95%% CI %s to %s %s; %s)",
+			strings.ToUpper(m.Verdict), m.Label, m.Kind.Unit(), absPct(d), beyond, lo, hi, less, facts)
+	}
 	switch m.Verdict {
 	case "faster":
 		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (95%% CI %s to %s less; %s)",
@@ -163,14 +187,27 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 // familyTitles are the table titles of the metric families.
 var familyTitles = map[string]string{
 	FamilyControlPlane: "HBG bind accounting (per pass, µs)",
+	FamilyCPU:          "thread CPU time (per pass, µs of CPU)",
 	FamilyPhases:       "bind phases (per pass, µs)",
+	FamilyOrch:         "orchestrator operations, host-orch lines (per pass, µs)",
+	FamilyCounters:     "kernel counters (per pass, counts)",
+	FamilyWork:         "work done (per pass, counts and bytes)",
 	FamilyHost:         "host wall (per pass, µs)",
 }
 
-var resultHeader = []string{"metric", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
+var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
 
-var resultAlign = []report.Align{report.Left, report.Left, report.Right, report.Right, report.Right,
+var resultAlign = []report.Align{report.Left, report.Left, report.Left, report.Right, report.Right, report.Right,
 	report.Right, report.Right, report.Right, report.Right, report.Right, report.Right, report.Left}
+
+// unitOf returns the unit of a row: µs for a row of an analysis older
+// than metric kinds.
+func (m *MetricResult) unitOf() string {
+	if m.Unit != "" {
+		return m.Unit
+	}
+	return m.Kind.Unit()
+}
 
 // FamilyTable returns the table of one metric family: two rows per metric
 // (base, head), the paired results on the head row. nil when the family
@@ -188,7 +225,11 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 		name += m.aliasNote()
 		for arm := range 2 {
 			s := m.Arms[arm]
-			row := []string{name, armNames[arm], fmt.Sprint(s.N), us(s.TrimmedMean), us(s.Median), us(s.Min)}
+			unit := ""
+			if arm == Base {
+				unit = m.unitOf()
+			}
+			row := []string{name, unit, armNames[arm], fmt.Sprint(s.N), value(s.TrimmedMean, m.Kind), value(s.Median, m.Kind), value(s.Min, m.Kind)}
 			if arm == Base {
 				row = append(row, "", "", "", "", "", "")
 			} else {
@@ -608,7 +649,7 @@ func (a *Analysis) RuleLine() string {
 		if m.Error != "" || math.IsNaN(p) {
 			continue
 		}
-		change := m.Verdict == "faster" || m.Verdict == "slower" || m.Verdict == "~ small"
+		change := IsDecrease(m.Verdict) || IsIncrease(m.Verdict) || m.Verdict == "~ small"
 		apart = apart || change != (p < stats.Alpha)
 	}
 	if !apart {
@@ -643,11 +684,14 @@ func (a *Analysis) designNote() string {
 	return ""
 }
 
-// openDocument starts a report with what every format says first: the
-// headline, the note on an unpaired design, and whether the campaign is
+// openDocument starts a report with what every format says first:
+// whether the arms did different work, the headline, the note on an unpaired design, and whether the campaign is
 // partial.
 func (a *Analysis) openDocument() *report.Document {
 	d := &report.Document{}
+	if w := a.SameWorkLine(); w != "" {
+		d.Add(&report.Paragraph{Text: w})
+	}
 	for _, h := range a.Headlines() {
 		d.Add(&report.Paragraph{Text: h})
 	}
@@ -710,9 +754,9 @@ func (a *Analysis) MarkdownDocument() *report.Document {
 	return d
 }
 
-var combinedHeader = []string{"metric", "base µs", "head µs", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
+var combinedHeader = []string{"metric", "unit", "base", "head", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
 
-var combinedAlign = []report.Align{report.Left, report.Right, report.Right, report.Right, report.Right,
+var combinedAlign = []report.Align{report.Left, report.Left, report.Right, report.Right, report.Right, report.Right,
 	report.Right, report.Right, report.Right, report.Left}
 
 // CombinedTable returns one table of every metric, family by family, one
@@ -738,7 +782,7 @@ func (a *Analysis) CombinedTable() *report.Table {
 			if m.SignN > 0 {
 				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 			}
-			t.Rows = append(t.Rows, []string{name, us(m.Arms[Base].TrimmedMean), us(m.Arms[Head].TrimmedMean),
+			t.Rows = append(t.Rows, []string{name, m.unitOf(), value(m.Arms[Base].TrimmedMean, m.Kind), value(m.Arms[Head].TrimmedMean, m.Kind),
 				pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict()})
 		}
 	}
@@ -762,7 +806,7 @@ func (a *Analysis) SuggestedMargin() float64 {
 // CSVTables returns the tables of a csv report: one row per (metric, arm)
 // and then the raw passes of every counted block.
 func (a *Analysis) CSVTables(j *Journal) []*report.Table {
-	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
+	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
 		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
 	f := func(x Num) string {
 		if math.IsNaN(float64(x)) {
@@ -773,7 +817,7 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 	for _, r := range a.Metrics {
 		for arm := range 2 {
 			s := r.Arms[arm]
-			m.Rows = append(m.Rows, []string{r.Name, r.Family, fmt.Sprint(r.Primary), armNames[arm], fmt.Sprint(s.N),
+			m.Rows = append(m.Rows, []string{r.Name, r.Family, r.unitOf(), fmt.Sprint(r.Primary), armNames[arm], fmt.Sprint(s.N),
 				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
 				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
 		}

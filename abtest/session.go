@@ -211,6 +211,9 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		if o.Arms[Base].Kind == KindGit || o.Arms[Head].Kind == KindGit {
 			s.Header.Cache = o.Cache
 		}
+		if err := probeMetric(ctx, s.Header, o.Exe); err != nil {
+			return s, &SettingsError{err}
+		}
 		if warm := o.Config.Block - o.Config.Cold; warm <= 1 {
 			fmt.Fprintf(o.Warn, "hbgbench: warning: --block %d with --cold %d keeps %d warm pass per block and process: "+
 				"a block's statistic is then one pass; use --block %d or more\n", o.Config.Block, o.Config.Cold, warm, o.Config.Cold+3)

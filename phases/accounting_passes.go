@@ -37,7 +37,20 @@ type Segment struct {
 	Ts    int64  // ns, host monotonic
 	Dur   int64  // ns
 	Attrs string // raw attributes as written, "" when the source has none
+	// Pos is the line the segment was written on ({} when the source
+	// keeps none: records, the streaming collector).
+	Pos trace.Pos
+	// Capped is set for a `bind phase=` line whose attributes are exactly
+	// as long as the runtime's buffer holds (95 characters): its last
+	// value may have been cut. Longer attributes were not cut by it (the
+	// counters a runtime appends after them).
+	Capped bool
 }
+
+// lineAttrCap is how many characters of attributes a `bind phase=` line
+// can carry: the runtime copies them into a 96-byte buffer (REFERENCE
+// §1.4), without a marker when it cuts.
+const lineAttrCap = 95
 
 // End returns Ts + Dur.
 func (s Segment) End() int64 { return s.Ts + s.Dur }
@@ -50,6 +63,9 @@ type BindPass struct {
 	Inv      uint64
 	Known    bool
 	Segments []Segment
+	// Orch are the `host-orch phase=` lines the pass's thread wrote after
+	// its `bind phase=` lines (E1/E2); nil for other generations.
+	Orch []trace.HostOrchPhase
 }
 
 // Has reports whether the pass has a segment named name (canonical).
@@ -88,7 +104,7 @@ func BindPassesFromSpans(spans []trace.Span) []BindPass {
 			idx[k] = j
 			out = append(out, BindPass{Pid: s.Pid, Inv: s.Inv, Known: true})
 		}
-		out[j].Segments = append(out[j].Segments, Segment{Name: name, Ts: s.Ts, Dur: s.Dur, Attrs: s.Attrs})
+		out[j].Segments = append(out[j].Segments, Segment{Name: name, Ts: s.Ts, Dur: s.Dur, Attrs: s.Attrs, Pos: s.Pos})
 	}
 	acctSortPasses(out)
 	return out
@@ -112,7 +128,7 @@ func BindPassesFromLines(passes []trace.Pass) []BindPass {
 			if !ok {
 				continue
 			}
-			bp.Segments = append(bp.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs, Attrs: l.Attrs})
+			bp.Segments = append(bp.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs, Attrs: l.Attrs, Pos: l.Pos, Capped: len(l.Attrs) == lineAttrCap})
 		}
 		out = append(out, bp)
 	}
@@ -152,11 +168,33 @@ func BindPassesFromRecords(rps []trace.RecordPass) []BindPass {
 // CollectBindPasses returns the bind passes of a log from every
 // generation, merged by MergeBindPasses in the order spans (E3, PR-1870),
 // `bind phase=` lines (E1/E2, grouped and attached as DESIGN §3 says),
-// records (nil when there is no artifact).
+// records (nil when there is no artifact). A pass of lines carries the
+// host-orch lines its thread wrote after it (BindPass.Orch).
 func CollectBindPasses(l *trace.Log, records []trace.RecordPass) []BindPass {
+	passes, _ := collectBindPasses(l, records)
+	return passes
+}
+
+// collectBindPasses is CollectBindPasses; it also returns the host-orch
+// lines no pass of lines precedes.
+func collectBindPasses(l *trace.Log, records []trace.RecordPass) ([]BindPass, []trace.HostOrchPhase) {
 	lines := trace.GroupPasses(l.BindPhases)
 	trace.AttachPasses(lines, l.Spans)
-	return MergeBindPasses(BindPassesFromSpans(l.Spans), BindPassesFromLines(lines), BindPassesFromRecords(records))
+	fromLines := BindPassesFromLines(lines)
+	orch, orphans := attachOrch(lines, l.HostOrch, l.Sources)
+	// A writer either cuts attributes at 95 characters or does not: one
+	// longer line shows that a line of exactly 95 is whole.
+	uncut := false
+	for i := range l.BindPhases {
+		uncut = uncut || len(l.BindPhases[i].Attrs) > lineAttrCap
+	}
+	for i := range fromLines {
+		fromLines[i].Orch = orch[i]
+		for j := range fromLines[i].Segments {
+			fromLines[i].Segments[j].Capped = fromLines[i].Segments[j].Capped && !uncut
+		}
+	}
+	return MergeBindPasses(BindPassesFromSpans(l.Spans), fromLines, BindPassesFromRecords(records)), orphans
 }
 
 // A BindPassCollector is CollectBindPasses over a stream
@@ -443,6 +481,9 @@ func MergeBindPasses(sources ...[]BindPass) []BindPass {
 				idx[k] = j
 				known = append(known, BindPass{Pid: p.Pid, Inv: p.Inv, Known: true})
 				touched, before = append(touched, 0), append(before, 0)
+			}
+			if known[j].Orch == nil {
+				known[j].Orch = p.Orch
 			}
 			if touched[j] != si+1 {
 				touched[j], before[j] = si+1, len(known[j].Segments)

@@ -16,6 +16,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/progress"
+	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,6 +65,8 @@ type AbOptions struct {
 	Format  string
 	Redact  bool // --redact: no host names or absolute paths in the report
 	FailOn  string
+	// ExpectSameWork fails the run (exit 3) when the arms did different work.
+	ExpectSameWork bool
 	// Changed names the campaign flags given on the command line, checked
 	// against the journal on --resume.
 	Changed map[string]string
@@ -107,7 +110,8 @@ model in a child process; --base-cmd/--head-cmd are shell templates with
 leaves in {out}. With no arms, ab compares embedded:mirror=per_bind (base)
 with embedded:mirror=retained (head).
 
-Exit status: 0 whatever the verdict; 3 when --fail-on matches it; 1 on
+Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
+with --expect-same-work, when the arms' work counts differ; 1 on
 an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
 		Example: `  hbgbench ab
   hbgbench ab --base main --head pr        # with an hbgbench.toml
@@ -121,6 +125,9 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Config.Metric == metricList {
+				return listMetrics(cmd.OutOrStdout())
+			}
 			if err := loadRecipe(cmd, opts, args); err != nil {
 				return err
 			}
@@ -176,8 +183,8 @@ supplies them too), or, with --cmd, a command.`
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
-	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane, else Host)")
-	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "`stat` of a block: median, mean, min")
+	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
+	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "block `stat`: median, mean, min")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.DurationVar(&timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
@@ -185,11 +192,12 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
-	f.StringVar(&opts.Journal, "journal", "", "journal `FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
+	f.StringVar(&opts.Journal, "journal", "", "`FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
+	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when the arms' work counts differ")
 	return cmd
 }
 
@@ -480,11 +488,15 @@ func abRun(opts *AbOptions) error {
 		fmt.Fprintf(opts.Err, "hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
 			map[bool]string{true: "aa", false: "ab"}[opts.AA], runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+p.Extra)
 	}
+	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
+		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", a.SameWorkLine())
+		return &exitError{code: exitFailOn}
+	}
 	// Under --per-rank every rank's verdict counts: a regression on one
 	// rank fails the gate.
 	for _, p := range a.PrimaryResults() {
-		if (opts.FailOn == "slower" && p.Verdict == "slower") ||
-			(opts.FailOn == "change" && (p.Verdict == "slower" || p.Verdict == "faster")) {
+		if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
+			(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
 			return &exitError{code: exitFailOn}
 		}
 	}
@@ -510,4 +522,16 @@ func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
 // reportOptions are the report settings of the run.
 func (opts *AbOptions) reportOptions() reportFormat {
 	return reportFormat{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}
+}
+
+// metricList is the --metric value that lists the metrics.
+const metricList = "list"
+
+// listMetrics prints every metric --metric takes: name, unit, family.
+func listMetrics(w io.Writer) error {
+	ew := &report.ErrWriter{W: w}
+	for _, l := range abtest.MetricList() {
+		ew.Printf("%s\n", l)
+	}
+	return ew.Err
 }

@@ -74,6 +74,14 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 	assert.Contains(t, out, "HBG bind accounting (per pass, µs)")
 	assert.Contains(t, out, "only 4 rounds")
 	assert.Contains(t, errText, "embedded:workload=dsv4-pair,mirror=per_bind")
+	// The default arms write E2: the report has the kernel counters and
+	// the thread CPU time, each row with its unit.
+	assert.Contains(t, errText, "epoch=e2")
+	for _, want := range []string{"kernel counters (per pass, counts)", "minor faults (minflt)", "thread CPU time (per pass, µs of CPU)",
+		"HostOrch CPU", "bind thread CPU (cpu_ns)", "orchestrator operations", "work done"} {
+		assert.Contains(t, out, want)
+	}
+	assert.Regexp(t, `minor faults \(minflt\) +count +base`, out)
 
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1}, roundsOK(t, j))
 	lines := readJSONL(t, j)
@@ -132,6 +140,10 @@ func TestAbUsageErrors(t *testing.T) {
 		{"block 2", []string{"--block", "2"}, "--block 2 with --cold 2"},
 		{"cold and keep-first", []string{"--cold", "1", "--keep-first"}, "not both"},
 		{"unknown metric", []string{"--metric", "latency"}, `--metric "latency": unknown metric; known: ControlPlane`},
+		{"a metric E1 does not write", []string{"--base", "embedded:epoch=e1", "--head", "embedded:epoch=e1,mirror=retained", "--metric", "minflt"},
+			"--metric minflt: no warm pass of embedded:workload=dsv4-pair,mirror=per_bind,"},
+		{"metrics that exist are named", []string{"--base", "embedded:epoch=e1", "--head", "embedded:epoch=e1", "--metric", "cpu.ControlPlane"},
+			"records it (a probe block of 4 passes); the metrics it records: ControlPlane, Args,"},
 		{"format", []string{"--format", "xml"}, `--format "xml": want one of text, markdown, json, csv, benchfmt`},
 		{"margin", []string{"--margin", "abc"}, "--margin"},
 		{"one arm", []string{"--base", "embedded:"}, "give both arms"},
@@ -411,4 +423,68 @@ func TestAbProgressOnATerminal(t *testing.T) {
 	assert.Regexp(t, `\rhbgbench: [1-4] of 4 blocks \(\d+%\) r00[12]-(base|head)-a1-t1`, seen.String())
 	assert.True(t, strings.HasSuffix(seen.String(), "\r\x1b[K"), "the line is cleared: %q", seen.String())
 	assert.NotContains(t, seen.String(), "round 1 of 2", "a terminal gets the line, not round lines")
+}
+
+// TestAbMetricList: --metric list prints every metric with its unit, and
+// every name it prints is one --metric takes.
+func TestAbMetricList(t *testing.T) {
+	for _, cmd := range [][]string{{"ab"}, {"aa"}, {"compare"}} {
+		t.Run(cmd[0], func(t *testing.T) {
+			code, out, errText := runCLI(append(cmd, "--metric", "list")...)
+			require.Equal(t, 0, code, errText)
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			require.Len(t, lines, len(abtest.KnownMetrics()))
+			units := map[string]string{}
+			for _, l := range lines {
+				f := strings.Fields(l)
+				require.GreaterOrEqual(t, len(f), 3, l)
+				m, ok := abtest.LookupMetric(f[0])
+				require.True(t, ok, f[0])
+				units[m.Name] = m.Kind.Unit()
+				assert.Contains(t, l, m.Kind.Unit())
+			}
+			for name, unit := range map[string]string{"ControlPlane": "µs", "cpu.ControlPlane": "µs CPU", "minflt": "count",
+				"nvcsw": "count", "work.graph_upload.submissions": "count", "work.args.bytes": "bytes", "orch.record_node.per_op": "µs"} {
+				assert.Equal(t, unit, units[name], name)
+			}
+		})
+	}
+}
+
+// TestAbSameWorkGuard: two workloads do different work, and the report
+// says so above the verdict; --expect-same-work turns that into exit 3.
+// One arm against itself does the same work: nothing is said.
+func TestAbSameWorkGuard(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"different workloads", []string{"ab", "--base", "embedded:workload=dsv4-pair", "--head", "embedded:workload=dsv4-blocks7"}, 3,
+			"head submits 105 Graphs per bind, base 20"},
+		{"aa", []string{"aa", "embedded:workload=dsv4-blocks7"}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := filepath.Join(t.TempDir(), "c.jsonl")
+			args := append(tc.args, "--rounds", "2", "--block", "3", "--warmup", "0", "--journal", j, "--seed", "3", "--expect-same-work")
+			code, out, errText := runCLI(args...)
+			require.Equal(t, tc.code, code, errText)
+			if tc.want == "" {
+				assert.NotContains(t, out, "DIFFERENT WORK")
+				assert.NotContains(t, errText, "--expect-same-work")
+				return
+			}
+			require.True(t, strings.HasPrefix(out, "DIFFERENT WORK: "), out)
+			first, _, _ := strings.Cut(out, "\n")
+			assert.Contains(t, first, tc.want)
+			assert.Contains(t, first, "head records 129 tasks per bind, base 1131")
+			assert.Contains(t, errText, "hbgbench: --expect-same-work: DIFFERENT WORK")
+			// Without the flag the report still says so, and exits 0.
+			code, out, errText = runCLI("ab", "--resume", "--journal", j)
+			require.Equal(t, 0, code, errText)
+			assert.True(t, strings.HasPrefix(out, "DIFFERENT WORK: "), out)
+		})
+	}
 }

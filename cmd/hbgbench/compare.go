@@ -62,6 +62,9 @@ passes only: no interval can be computed honestly.`,
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()
 			}
+			if opts.Config.Metric == metricList {
+				return listMetrics(cmd.OutOrStdout())
+			}
 			if cmd.Flags().NArg() > 0 {
 				return usage("unexpected argument %q: logs follow --base or --head", cmd.Flags().Arg(0))
 			}
@@ -105,7 +108,7 @@ passes only: no interval can be computed honestly.`,
 	f.StringArrayVar(&headHelp, "head", nil, "head `LOG` files (every argument up to the next flag)")
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
-	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane, else Host)")
+	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
 	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "`stat` of a log: median, mean, min")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")

@@ -159,11 +159,11 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 			tables := markdownShape(t, out)
 			require.Len(t, tables, 1)
 			head := tables[0].FirstChild()
-			assert.Equal(t, []string{"metric", "base µs", "head µs", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}, cellTexts([]byte(out), head))
+			assert.Equal(t, []string{"metric", "unit", "base", "head", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}, cellTexts([]byte(out), head))
 			rows := 0
 			for r := head.NextSibling(); r != nil; r = r.NextSibling() {
 				rows++
-				assert.Len(t, cellTexts([]byte(out), r), 9)
+				assert.Len(t, cellTexts([]byte(out), r), 10)
 			}
 			// One row per metric of the JSON analysis.
 			var a abtest.Analysis
@@ -184,7 +184,7 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 }
 
 // TestMarkdownTableEscapesPipes puts a | into a metric label: the table
-// still has 9 cells per row and the cell reads a|b.
+// still has 10 cells per row and the cell reads a|b.
 func TestMarkdownTableEscapesPipes(t *testing.T) {
 	j, err := abtest.ReadJournal(campaignJournal)
 	require.NoError(t, err)
@@ -195,7 +195,7 @@ func TestMarkdownTableEscapesPipes(t *testing.T) {
 	tables := markdownShape(t, md.String())
 	require.Len(t, tables, 1)
 	row := tables[0].FirstChild().NextSibling()
-	require.Len(t, cellTexts(md.Bytes(), row), 9)
+	require.Len(t, cellTexts(md.Bytes(), row), 10)
 	var html bytes.Buffer
 	require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(md.Bytes(), &html))
 	assert.Contains(t, html.String(), "<td>a|b * = Gate</td>")
@@ -250,6 +250,7 @@ func TestReportBenchfmt(t *testing.T) {
 			byName, err := filter.Parse(".name", nil)
 			require.NoError(t, err)
 			samples := map[string]map[string][]float64{}
+			units := map[string]string{}
 			r := benchfmt.NewReader(strings.NewReader(out), name+".txt")
 			n := 0
 			for r.Scan() {
@@ -262,8 +263,16 @@ func TestReportBenchfmt(t *testing.T) {
 				n++
 				arm := byArm.Project(res).StringValues()
 				bench := byName.Project(res).StringValues()
-				v, ok := res.Value("sec/op")
-				require.True(t, ok)
+				// Time is ns/op (read as sec/op); the other kinds keep
+				// their units, one per line.
+				require.Len(t, res.Values, 1)
+				v, unit := res.Values[0].Value, res.Values[0].Unit
+				if unit == "sec/op" {
+					v *= 1e6 // µs, as the analysis
+				} else if unit == "cpu-ns/op" {
+					v /= 1e3
+				}
+				units[bench] = unit
 				if samples[bench] == nil {
 					samples[bench] = map[string][]float64{}
 				}
@@ -278,9 +287,10 @@ func TestReportBenchfmt(t *testing.T) {
 					s := samples[bench][armName]
 					require.Len(t, s, m.Arms[arm].N, "%s %s", m.Name, armName)
 					sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(s, &benchmath.DefaultThresholds), 0.95)
-					// benchfmt reads ns/op as sec/op; the analysis is in µs.
-					assert.InDelta(t, float64(m.Arms[arm].Median), sum.Center*1e6, 1e-6*float64(m.Arms[arm].Median), "%s %s", m.Name, armName)
+					assert.InDelta(t, float64(m.Arms[arm].Median), sum.Center, 1e-6*float64(m.Arms[arm].Median), "%s %s", m.Name, armName)
 				}
+				want := map[abtest.MetricKind]string{abtest.KindTime: "sec/op", abtest.KindCPU: "cpu-ns/op", abtest.KindCount: "count/op", abtest.KindBytes: "B/op"}
+				assert.Equal(t, want[m.Kind], units[bench], m.Name)
 			}
 		})
 	}

@@ -81,7 +81,14 @@ func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
 	} else {
 		lines = append(lines, "A/A calibration: "+a.Headline())
 	}
+	// full opens with the different-work line, when there is one, and
+	// the headline this replaces.
+	skip := 1
+	if w := a.SameWorkLine(); w != "" {
+		lines = append([]string{w}, lines...)
+		skip = 2
+	}
 	d.Add(&report.Paragraph{Text: strings.Join(lines, "\n")})
-	d.Add(full.Blocks[1:]...)
+	d.Add(full.Blocks[skip:]...)
 	return d
 }

@@ -84,6 +84,7 @@ gzip-compressed.`,
 		newSwimlaneCmd(nil),
 		newGapsCmd(nil),
 		newPprofCmd(nil),
+		newOrchCmd(nil),
 	)
 	for _, c := range root.Commands() {
 		wrapArgsAsUsage(c)

@@ -1,0 +1,70 @@
+package abtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/runtimeharness"
+)
+
+// probeMetric checks, before a campaign of embedded arms writes its
+// journal, that both arms record the --metric it names: it runs one short
+// block of each arm (the cold passes and two warm ones) in a scratch
+// directory and reads its log. An embedded arm in E1 writes no kernel
+// counters, and a metric of them would otherwise fail every block. Arms
+// of other kinds are not probed (a probe block of a real workload is not
+// free); their first block says so instead.
+func probeMetric(ctx context.Context, h Header, exe string) error {
+	if h.Primary == "" || h.Arms[Base].Kind != KindEmbedded || h.Arms[Head].Kind != KindEmbedded {
+		return nil
+	}
+	metric, _, _ := strings.Cut(h.Primary, rankSep)
+	dir, err := os.MkdirTemp("", "hbgbench-probe-")
+	if err != nil {
+		return fmt.Errorf("probing --metric %s: %w", metric, err)
+	}
+	defer os.RemoveAll(dir)
+	for arm, a := range h.Arms {
+		if arm == Head && a.Equal(h.Arms[Base]) {
+			break
+		}
+		r, err := a.Runner(exe, dir)
+		if err != nil {
+			return fmt.Errorf("probing --metric %s: %w", metric, err)
+		}
+		spec := runtimeharness.BlockSpec{
+			Rounds: h.Config.Cold + 2, Out: filepath.Join(dir, armNames[arm]),
+			Log: filepath.Join(dir, armNames[arm]+".log"), Timeout: h.Config.Timeout,
+		}
+		if _, err := r.Run(ctx, spec); err != nil {
+			return fmt.Errorf("probing --metric %s with a block of %s: %w", metric, a.Spec, err)
+		}
+		bp, err := ReadBlockLog([]string{spec.Log})
+		if err != nil {
+			return fmt.Errorf("probing --metric %s: reading %s's log: %w", metric, a.Spec, err)
+		}
+		seen := map[string]bool{}
+		for _, p := range bp.Passes {
+			if p.Index < h.Config.Cold {
+				continue
+			}
+			for k := range p.Values {
+				seen[k] = true
+			}
+		}
+		if !seen[metric] {
+			var have []string
+			for _, m := range KnownMetrics() {
+				if seen[m.Name] {
+					have = append(have, m.Name)
+				}
+			}
+			return fmt.Errorf("--metric %s: no warm pass of %s records it (a probe block of %d passes); the metrics it records: %s",
+				metric, a.Spec, spec.Rounds, strings.Join(have, ", "))
+		}
+	}
+	return nil
+}
