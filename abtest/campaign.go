@@ -376,22 +376,25 @@ const failedTailLines = 8
 // logTail returns the last n lines of a log, each on its own indented
 // line after " ends:", or " is empty" / " cannot be read".
 func logTail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	switch {
-	case err != nil:
+	f, err := os.Open(path)
+	if err != nil {
 		return " cannot be read: " + err.Error()
-	case len(strings.TrimSpace(string(data))) == 0:
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return " cannot be read: " + err.Error()
+	}
+	// A runaway log: only its last 64 KB are read.
+	off := max(st.Size()-64<<10, 0)
+	data := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(data, off); err != nil && !errors.Is(err, io.EOF) {
+		return " cannot be read: " + err.Error()
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
 		return " is empty"
 	}
-	// A runaway log: only its end matters.
-	if len(data) > 64<<10 {
-		data = data[len(data)-64<<10:]
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return " ends:\n    | " + strings.Join(lines, "\n    | ")
+	return " ends:\n    | " + strings.Join(lastLines(string(data), n), "\n    | ")
 }
 
 // keepLogs replaces each log by its gzip-compressed copy (NAME.gz), then

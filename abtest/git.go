@@ -314,12 +314,19 @@ func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain str
 	return os.WriteFile(path+".build", []byte(key), 0o644)
 }
 
+// tail returns the last n lines of s, each indented by two spaces.
 func tail(s string, n int) string {
+	return "  " + strings.Join(lastLines(s, n), "\n  ")
+}
+
+// lastLines returns the last n lines of s (a build's output, a block's
+// log), without the final newline.
+func lastLines(s string, n int) []string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return "  " + strings.Join(lines, "\n  ")
+	return lines
 }
 
 // Close removes every worktree this manager holds, prunes, and drops the

@@ -76,7 +76,8 @@ const minSecretLen = 6
 // (every arm's, and what its recipe set) wherever they appear: the
 // command line, the stamps and ruler, the arms.
 func (r *redactor) envSecrets(h *Header) *redactor {
-	var pairs []string
+	type swap struct{ old, new string }
+	var swaps []swap
 	seen := map[string]bool{}
 	add := func(kv string) {
 		k, v, ok := strings.Cut(kv, "=")
@@ -84,9 +85,9 @@ func (r *redactor) envSecrets(h *Header) *redactor {
 			return
 		}
 		seen[kv] = true
-		pairs = append(pairs, kv, k+"="+RedactedValue)
+		swaps = append(swaps, swap{kv, k + "=" + RedactedValue})
 		if len(v) >= minSecretLen {
-			pairs = append(pairs, v, RedactedValue)
+			swaps = append(swaps, swap{v, RedactedValue})
 		}
 	}
 	for _, a := range h.Arms {
@@ -99,26 +100,18 @@ func (r *redactor) envSecrets(h *Header) *redactor {
 			add(strings.TrimSuffix(kv, " (git arms only)"))
 		}
 	}
+	if len(swaps) == 0 {
+		return r
+	}
 	// strings.NewReplacer tries the old strings in argument order at each
-	// position: KEY=VALUE pairs before bare values, longer values first.
-	sortPairs(pairs)
-	if len(pairs) > 0 {
-		r.secrets = strings.NewReplacer(pairs...)
+	// position: the longest first, so KEY=VALUE wins over VALUE alone.
+	slices.SortStableFunc(swaps, func(a, b swap) int { return len(b.old) - len(a.old) })
+	pairs := make([]string, 0, 2*len(swaps))
+	for _, sw := range swaps {
+		pairs = append(pairs, sw.old, sw.new)
 	}
+	r.secrets = strings.NewReplacer(pairs...)
 	return r
-}
-
-// sortPairs orders replacer pairs by their old string, longest first.
-func sortPairs(pairs []string) {
-	type pair struct{ old, new string }
-	ps := make([]pair, 0, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		ps = append(ps, pair{pairs[i], pairs[i+1]})
-	}
-	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.old) - len(a.old) })
-	for i, p := range ps {
-		pairs[2*i], pairs[2*i+1] = p.old, p.new
-	}
 }
 
 func (r *redactor) header(h *Header) {

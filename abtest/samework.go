@@ -3,7 +3,6 @@ package abtest
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -53,7 +52,7 @@ func workDiffs(logs [2][][]Pass, cold int) []WorkDiff {
 				ok = false
 				break
 			}
-			med[arm] = median(v)
+			med[arm] = blockStat(v, BlockMedian)
 		}
 		if !ok || med[Base] == med[Head] {
 			continue
@@ -61,16 +60,6 @@ func workDiffs(logs [2][][]Pass, cold int) []WorkDiff {
 		out = append(out, WorkDiff{Metric: m.Name, Base: Num(med[Base]), Head: Num(med[Head]), Text: workText(m.Name, med)})
 	}
 	return out
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // workText says how the arms differ on one work count.

@@ -66,23 +66,13 @@ type orchAcc struct {
 func (a *orchAcc) row(kind string, warm int) OrchRow {
 	r := OrchRow{Kind: kind, Passes: a.passes, Warm: warm, Count: a.count, TotalNs: a.time}
 	if len(a.counts) > 0 {
-		r.CountPerPass = medianOf(a.counts)
+		r.CountPerPass = median(a.counts)
 	}
 	if len(a.perOp) > 0 {
 		r.PerOpMin, r.PerOpMax = slices.Min(a.perOp), slices.Max(a.perOp)
-		r.PerOpMedian = medianOf(a.perOp)
+		r.PerOpMedian = median(a.perOp)
 	}
 	return r
-}
-
-func medianOf(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // orchRows returns the rows of the accumulated kinds, in the runtime's

@@ -361,11 +361,7 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 	if opts.Resume || opts.NoRecipe {
 		return nil
 	}
-	dir := opts.Repo
-	if dir == "" {
-		dir = "."
-	}
-	root, err := abtest.RepoRoot(dir)
+	root, err := opts.repoRoot()
 	if err != nil {
 		return nil // not a repository: no recipe
 	}
@@ -470,7 +466,7 @@ func abRun(opts *AbOptions) error {
 	switch {
 	case errors.Is(runErr, abtest.ErrInterrupted):
 		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
-			map[bool]string{true: "aa", false: "ab"}[opts.AA], s.Journal)
+			opts.command(), s.Journal)
 		if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 			return err
 		}
@@ -486,7 +482,7 @@ func abRun(opts *AbOptions) error {
 	}
 	if p := a.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 && !a.Partial {
 		fmt.Fprintf(opts.Err, "hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
-			map[bool]string{true: "aa", false: "ab"}[opts.AA], runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+p.Extra)
+			opts.command(), runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+p.Extra)
 	}
 	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
 		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", a.SameWorkLine())
@@ -517,6 +513,14 @@ func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
 		return ctx, cancel
 	}
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// command is the subcommand the campaign runs under: ab or aa.
+func (opts *AbOptions) command() string {
+	if opts.AA {
+		return "aa"
+	}
+	return "ab"
 }
 
 // reportOptions are the report settings of the run.
