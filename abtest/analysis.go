@@ -92,6 +92,10 @@ type MetricResult struct {
 	// no extra_rounds (MinEstimateRounds).
 	NoInterval string `json:"no_interval,omitempty"`
 	NoEstimate string `json:"no_estimate,omitempty"`
+	// NonZero is, for a count that was 0 in some warm pass of either arm
+	// (a discrete event: a fault, a switch), on how many warm passes of
+	// base and of head it was above 0, of Arms[arm].N; nil otherwise.
+	NonZero []int `json:"nonzero,omitempty"`
 }
 
 // Noise is the campaign's noise footer, for its primary metric.
@@ -500,6 +504,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	for arm := range 2 {
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks, m.Kind.scale())
 	}
+	res.NonZero = nonZero(m.Kind, pooled)
 	if res.Rounds == 0 {
 		res.Error = "no round in which both arms recorded it"
 		return res
@@ -523,6 +528,29 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	}
 	withholdInterval(&res, false)
 	return res
+}
+
+// nonZero returns, for a count metric that was 0 in some warm pass of
+// either arm, how many warm passes of each arm had it above 0: "k of N",
+// the evidence of a discrete event, which a ratio of block statistics
+// hides (a median of 0) or cannot form (a log of 0). nil for other kinds
+// and for counts above 0 in every pass.
+func nonZero(k MetricKind, pooled [2][]float64) []int {
+	if k != KindCount {
+		return nil
+	}
+	var nz [2]int
+	for arm := range 2 {
+		for _, v := range pooled[arm] {
+			if v > 0 {
+				nz[arm]++
+			}
+		}
+	}
+	if nz[Base] == len(pooled[Base]) && nz[Head] == len(pooled[Head]) {
+		return nil
+	}
+	return nz[:]
 }
 
 func describeArm(v []float64, trim, blocks int, scale float64) ArmSummary {

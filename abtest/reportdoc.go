@@ -291,6 +291,30 @@ func (a *Analysis) NoiseLines() []string {
 	return out
 }
 
+// EventLines returns "k of N" for the counts that were 0 in some warm
+// pass (discrete events: a fault, a switch): on how many warm passes of
+// each arm they happened. nil when there is none.
+func (a *Analysis) EventLines() []string {
+	var out []string
+	for _, m := range a.Metrics {
+		if len(m.NonZero) != 2 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s > 0 on %d of %d warm passes of base, %d of %d of head",
+			m.Label, m.NonZero[Base], m.Arms[Base].N, m.NonZero[Head], m.Arms[Head].N))
+	}
+	return out
+}
+
+// eventBlocks returns the "k of N" lines under a heading, or nothing.
+func (a *Analysis) eventBlocks() []report.Block {
+	lines := a.EventLines()
+	if len(lines) == 0 {
+		return nil
+	}
+	return []report.Block{&report.Paragraph{Text: "discrete events (counts that were 0 in some warm pass): on how many warm passes each happened"}, &report.List{Items: lines}}
+}
+
 func num2(x Num) string {
 	if math.IsNaN(float64(x)) {
 		return "-"
@@ -717,6 +741,7 @@ func (a *Analysis) Document() *report.Document {
 			d.Add(t)
 		}
 	}
+	d.Add(a.eventBlocks()...)
 	d.Add(&report.List{Items: a.NoiseLines()})
 	if len(a.Warnings) > 0 {
 		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
@@ -741,6 +766,7 @@ func (a *Analysis) MarkdownDocument() *report.Document {
 	if t := a.CombinedTable(); t != nil {
 		d.Add(t, &report.Paragraph{Text: a.Legend()})
 	}
+	d.Add(a.eventBlocks()...)
 	if len(a.Warnings) > 0 {
 		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
 	}
