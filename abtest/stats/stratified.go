@@ -66,6 +66,9 @@ func Stratified(d [][]float64, level float64) (StratifiedResult, error) {
 	if len(d) == 0 {
 		return res, fmt.Errorf("%s: %w: no stratum", op, ErrTooFew)
 	}
+	if r, ok := constantStrata(d, level); ok {
+		return r, nil
+	}
 	var sumW, sumWM float64
 	for k, x := range d {
 		if err := checkFinite(op, x); err != nil {
@@ -109,4 +112,33 @@ func Stratified(d [][]float64, level float64) (StratifiedResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// constantStrata is the analysis of strata whose log-ratios are all one
+// value (a count both arms did the same of): that value exactly, with a
+// zero-width interval, as Paired gives for one such stratum.
+func constantStrata(d [][]float64, level float64) (StratifiedResult, bool) {
+	if len(d) == 0 || len(d[0]) == 0 {
+		return StratifiedResult{}, false
+	}
+	v := d[0][0]
+	res := StratifiedResult{Level: level, LogMean: v, Delta: math.Expm1(v), SE: 0, P: 1, Q: math.NaN(), QP: math.NaN(), I2: math.NaN()}
+	for _, x := range d {
+		if len(x) < 2 {
+			return StratifiedResult{}, false
+		}
+		for _, y := range x {
+			if y != v {
+				return StratifiedResult{}, false
+			}
+		}
+		res.Strata = append(res.Strata, Stratum{R: len(x), LogMean: v, Delta: res.Delta, CI: Interval{res.Delta, res.Delta}, DF: len(x) - 2*trimCount(len(x)) - 1})
+		res.R += len(x)
+		res.DF += res.Strata[len(res.Strata)-1].DF
+	}
+	res.CI = Interval{res.Delta, res.Delta}
+	if v != 0 {
+		res.P = 0
+	}
+	return res, true
 }

@@ -68,6 +68,9 @@ func TestStratifiedRefuses(t *testing.T) {
 	if _, err := Stratified([][]float64{{0.1, 0.2}, {0.3}}, 0); !errors.Is(err, ErrTooFew) {
 		t.Errorf("one-round stratum: %v", err)
 	}
+	if r, err := Stratified([][]float64{{0, 0}, {0, 0, 0}}, 0); err != nil || r.Delta != 0 || r.CI.Lo != 0 || r.CI.Hi != 0 || r.R != 5 {
+		t.Errorf("constant strata: %+v, %v", r, err)
+	}
 	if _, err := Stratified([][]float64{{0.1, 0.2}, {0.3, 0.3, 0.3}}, 0); !errors.Is(err, ErrBadArg) {
 		t.Errorf("stratum without spread: %v", err)
 	}
