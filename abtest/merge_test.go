@@ -1,0 +1,104 @@
+package abtest
+
+import (
+	"strings"
+	"testing"
+)
+
+// shardJournal is a header-only journal of shard index of campaign.
+func shardJournal(t *testing.T, path, campaign string, index int) *Journal {
+	t.Helper()
+	b, err := ParseEmbedded("embedded:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseEmbedded("embedded:delay_us=2000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Journal{Path: path, Header: Header{Config: DefaultConfig(), Arms: [2]Arm{b, h}, Primary: "ControlPlane",
+		Ruler: "hbgkit-harness {arm} rounds=5 nproc=2", RulerHash: "r1",
+		Shard: &ShardInfo{Campaign: campaign, Index: index, Count: 2, CampaignSeed: 7, Host: "h" + path}}}
+}
+
+func TestCheckMergeableRefuses(t *testing.T) {
+	ok := func() (*Journal, *Journal) {
+		return shardJournal(t, "a.jsonl", "c1", 0), shardJournal(t, "b.jsonl", "c1", 1)
+	}
+	a, b := ok()
+	if err := CheckMergeable([]*Journal{a, b}); err != nil {
+		t.Fatalf("two shards of one campaign: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(b *Journal)
+		want  []string
+	}{
+		{"campaign", func(b *Journal) { b.Header.Shard.Campaign = "c2" }, []string{"campaign: a.jsonl c1, b.jsonl c2"}},
+		{"config", func(b *Journal) { b.Header.Config.Block = 7 }, []string{"config block: a.jsonl 5, b.jsonl 7"}},
+		{"rounds", func(b *Journal) { b.Header.Config.Rounds = 12 }, []string{"config rounds: a.jsonl 10, b.jsonl 12"}},
+		{"arms", func(b *Journal) { b.Header.Arms[Head], _ = ParseEmbedded("embedded:delay_us=3000") }, []string{"head arm: a.jsonl", "delay_us=3000"}},
+		{"ruler", func(b *Journal) { b.Header.Ruler, b.Header.RulerHash = "hbgkit-harness {arm} rounds=5 nproc=8", "r2" },
+			[]string{"ruler: a.jsonl r1, b.jsonl r2", "- nproc=2", "+ nproc=8"}},
+		{"duplicate", func(b *Journal) { b.Header.Shard.Index = 0 }, []string{"shard 0/2 given twice: a.jsonl and b.jsonl"}},
+		{"count", func(b *Journal) { b.Header.Shard.Count = 3 }, []string{"shard count: a.jsonl 2, b.jsonl 3"}},
+		{"not a shard", func(b *Journal) { b.Header.Shard = nil }, []string{"b.jsonl is not a shard's journal"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := ok()
+			tc.spoil(b)
+			err := CheckMergeable([]*Journal{a, b})
+			if err == nil {
+				t.Fatal("merged")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	a, _ = ok()
+	if err := CheckMergeable([]*Journal{a, a}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("the same journal twice: %v", err)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		i, n int
+		err  string
+	}{
+		{"0/2", 0, 2, ""}, {" 7/8 ", 7, 8, ""}, {"2/2", 0, 0, "want I from 0 to 1"}, {"-1/2", 0, 0, "want I from 0"},
+		{"1", 0, 0, "want I/N"}, {"a/b", 0, 0, "whole numbers"}, {"0/0", 0, 0, "want 1 to"}, {"0/99999", 0, 0, "want 1 to"},
+	} {
+		i, n, err := ParseShard(tc.in)
+		if tc.err == "" && (err != nil || i != tc.i || n != tc.n) || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("ParseShard(%q) = %d, %d, %v; want %d, %d, %q", tc.in, i, n, err, tc.i, tc.n, tc.err)
+		}
+	}
+	for _, id := range []string{"", ".x", "-x", "a/b", "a b", strings.Repeat("x", 65)} {
+		if CheckCampaignID(id) == nil {
+			t.Errorf("campaign id %q accepted", id)
+		}
+	}
+	if CheckCampaignID("12345_nightly-v1.2") != nil {
+		t.Error("a plain campaign id refused")
+	}
+	if ShardSeed(1, 0) == ShardSeed(1, 1) || ShardSeed(1, 0) != ShardSeed(1, 0) {
+		t.Error("shard seeds should differ by shard and repeat")
+	}
+}
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/2", "7/8", "1", "a/b", "-1/2", "0/0", "4095/4096", "1/2/3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		i, n, err := ParseShard(s)
+		if err == nil && !(0 <= i && i < n && n <= MaxShards) {
+			t.Fatalf("ParseShard(%q) = %d, %d", s, i, n)
+		}
+	})
+}
