@@ -195,4 +195,3 @@ func (m *Merged) Redacted() *Merged {
 	}
 	return &c
 }
-

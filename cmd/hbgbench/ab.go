@@ -54,7 +54,7 @@ type AbOptions struct {
 	Shard    string
 	Campaign string
 	shard    *abtest.ShardInfo
-	Recipe   string   // the hbgbench.toml applied, "" when none
+	Recipe   string // the hbgbench.toml applied, "" when none
 	// RecipeSet lists what the recipe set ("rounds = 8"), RecipeEnv its
 	// [env] switches, which reach the git arms only.
 	RecipeSet []string
