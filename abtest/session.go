@@ -109,6 +109,11 @@ func (o *Options) resolve() error {
 	if o.Cache == "" {
 		o.Cache = DefaultWorktreeCache()
 	}
+	if o.Shard != nil {
+		// Shards on one host run at once: each checks its worktrees out
+		// in a cache of its own (a worktree is locked by the one using it).
+		o.Cache = filepath.Join(o.Cache, ShardCacheDir(o.Shard))
+	}
 	for _, p := range []struct {
 		p    *string
 		what string

@@ -169,3 +169,9 @@ func checkShard(journal *ShardInfo, given *ShardInfo) []string {
 	}
 	return out
 }
+
+// ShardCacheDir is the subdirectory of the worktree cache a shard's git
+// worktrees go to: <campaign>-<I>of<N>.
+func ShardCacheDir(s *ShardInfo) string {
+	return fmt.Sprintf("%s-%dof%d", s.Campaign, s.Index, s.Count)
+}

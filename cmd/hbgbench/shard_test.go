@@ -165,3 +165,39 @@ func TestShardFlagsNeedEachOther(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errText, "--campaign \"a/b\"")
 }
+
+// TestShardsOfGitArms runs two shards of a campaign on git refs at once on
+// one host with one --cache: each checks its worktrees out in a cache
+// directory of its own, and the merge finds the head slower.
+func TestShardsOfGitArms(t *testing.T) {
+	repo, c1, _ := testRepo(t)
+	dir, cache := t.TempDir(), t.TempDir()
+	git := []string{"--repo", repo, "--base", c1[:10], "--head", "pr", "--run", "./run.sh {rounds} {out}", "--rounds", "6", "--cache", cache}
+	a, aErr := startShard(t, dir, "git-a", "0/2", "g25", git...)
+	b, bErr := startShard(t, dir, "git-b", "1/2", "g25", git...)
+	require.NoError(t, a.Wait(), aErr.String())
+	require.NoError(t, b.Wait(), bErr.String())
+	// The journals go to the campaign home of the repository of the arms.
+	m := mergedReport(t, filepath.Join(repo, abtest.HomeDir, "g25"))
+	require.Len(t, m.Shards, 2)
+	assert.Equal(t, "slower", m.Pooled.PrimaryResult().Verdict)
+	assert.Empty(t, cacheEntries(t, filepath.Join(cache, "g25-0of2")))
+	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
+}
+
+// TestShardsOfCommandArms: a command arm runs as a shard as any other.
+func TestShardsOfCommandArms(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HBGBENCH_TEST_BIN", os.Args[0])
+	cmds := []string{"--base-cmd", "env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us 20000 --rounds {rounds} -o {out}/host.run.log",
+		"--head-cmd", "env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us 40000 --rounds {rounds} -o {out}/host.run.log",
+		"--rounds", "6"}
+	a, aErr := startShard(t, dir, "cmd-a", "0/1", "k1", cmds...)
+	require.NoError(t, a.Wait(), aErr.String())
+	j := filepath.Join(dir, abtest.HomeDir, "k1", "shard-0of1-cmd-a.jsonl")
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	require.NotNil(t, jr.Header.Shard)
+	assert.Equal(t, abtest.KindCommand, jr.Header.Arms[abtest.Base].Kind)
+	assert.Equal(t, 6, len(jr.Rounds))
+}
