@@ -55,6 +55,8 @@ func startCluster(t *testing.T) *cluster {
 	if os.Geteuid() != 0 {
 		cannot(t, "not root")
 	}
+	// The daemons live in /usr/sbin, which a user's PATH may lack.
+	t.Setenv("PATH", os.Getenv("PATH")+":/usr/sbin:/sbin")
 	for _, b := range []string{"munged", "slurmctld", "slurmd", "sbatch", "sinfo", "scontrol"} {
 		if _, err := exec.LookPath(b); err != nil {
 			cannot(t, "%s not installed", b)

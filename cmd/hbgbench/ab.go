@@ -295,6 +295,10 @@ func (opts *AbOptions) resolveShard() error {
 	if err != nil {
 		return err
 	}
+	if _, ok := opts.Changed["until-decided"]; ok {
+		// A shard sees only its own rounds (docs/ab.md "Shards").
+		return fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
+	}
 	opts.shard, err = abtest.NewShard(opts.Campaign, i, n, opts.Seed, opts.SeedSet)
 	return err
 }
