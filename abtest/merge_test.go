@@ -1,8 +1,15 @@
 package abtest
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // shardJournal is a header-only journal of shard index of campaign.
@@ -101,4 +108,55 @@ func FuzzParseShard(f *testing.F) {
 			t.Fatalf("ParseShard(%q) = %d, %d", s, i, n)
 		}
 	})
+}
+
+// synthShard is a synthJournal made shard index of 2 of campaign "s",
+// its head ratio times the base in every round (with a little spread).
+func synthShard(t *testing.T, index int, host string, ratio float64) *Journal {
+	t.Helper()
+	var vals [][2][]float64
+	for i := range 10 {
+		b := 1000 * (1 + 0.01*float64(i%3))
+		h := 1000 * ratio * (1 + 0.01*float64(i%4))
+		vals = append(vals, [2][]float64{{b, b, b}, {h, h, h}})
+	}
+	j := synthJournal(t, vals)
+	j.Path = fmt.Sprintf("/home/me/.hbgbench/s/shard-%dof2-%s.jsonl", index, host)
+	j.Header.Shard = &ShardInfo{Campaign: "s", Index: index, Count: 2, CampaignSeed: 3, Host: host, Card: fmt.Sprint(index)}
+	return j
+}
+
+func TestMergeWarnsOfASickCard(t *testing.T) {
+	m, err := Merge([]*Journal{synthShard(t, 1, "node-b", 1.5), synthShard(t, 0, "node-a", 1.5)})
+	require.NoError(t, err)
+	require.Len(t, m.Shards, 2)
+	assert.Equal(t, 0, m.Shards[0].Shard.Index, "shards in index order")
+	p := m.Pooled.PrimaryResult()
+	assert.Equal(t, "slower", p.Verdict)
+	assert.Equal(t, 20, p.Rounds)
+	assert.Empty(t, m.Warnings)
+
+	m, err = Merge([]*Journal{synthShard(t, 0, "node-a", 1.5), synthShard(t, 1, "node-b", 1.1)})
+	require.NoError(t, err)
+	require.Len(t, m.Warnings, 1)
+	assert.Contains(t, m.Warnings[0], "the shards disagree beyond their intervals (Cochran's Q")
+	assert.Contains(t, m.Warnings[0], "shard 1/2 node-b card 1 Δ +10.")
+	var text bytes.Buffer
+	require.NoError(t, terminal.WriteText(&text, m.Document()))
+	assert.Contains(t, text.String(), "slower (!)")
+	assert.Contains(t, text.String(), "warnings:")
+
+	// --redact: no host name or absolute path in any format.
+	r := m.Redacted()
+	var all bytes.Buffer
+	require.NoError(t, terminal.WriteText(&all, r.Document()))
+	require.NoError(t, report.WriteMarkdown(&all, r.MarkdownDocument()))
+	require.NoError(t, report.WriteCSV(&all, r.CSVTables()...))
+	require.NoError(t, report.WriteJSON(&all, r))
+	for _, secret := range []string{"node-a", "node-b", "/home/me"} {
+		assert.NotContains(t, all.String(), secret)
+	}
+	assert.Contains(t, all.String(), "shard-0of2-<host>.jsonl")
+	// The original is untouched.
+	assert.Equal(t, "node-a", m.Shards[0].Shard.Host)
 }
