@@ -93,7 +93,7 @@ func TestParseShard(t *testing.T) {
 	if CheckCampaignID("12345_nightly-v1.2") != nil {
 		t.Error("a plain campaign id refused")
 	}
-	if ShardSeed(1, 0) == ShardSeed(1, 1) || ShardSeed(1, 0) != ShardSeed(1, 0) {
+	if s0 := ShardSeed(1, 0); s0 == ShardSeed(1, 1) || s0 != ShardSeed(1, 0) || s0 == ShardSeed(2, 0) {
 		t.Error("shard seeds should differ by shard and repeat")
 	}
 }
