@@ -181,8 +181,8 @@ supplies them too), or, with --cmd, a command.`
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
 	f.StringVar(&opts.Lock, "lock", "", "lock `FILE` held while the campaign runs")
 	if !aa {
-		f.StringVar(&opts.Shard, "shard", "", "run shard `I/N` of --campaign (e.g. 0/8), --rounds each")
-		f.StringVar(&opts.Campaign, "campaign", "", "campaign `ID` the shards share (e.g. $SLURM_ARRAY_JOB_ID)")
+		f.StringVar(&opts.Shard, "shard", "", "run shard `I/N` of --campaign (0/8), --rounds each")
+		f.StringVar(&opts.Campaign, "campaign", "", "campaign `ID` of the shards ($SLURM_ARRAY_JOB_ID)")
 	}
 	f.BoolVar(&opts.NoRecipe, "no-recipe", false, "ignore the repository's hbgbench.toml")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")

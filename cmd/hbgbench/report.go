@@ -24,7 +24,7 @@ type ReportOptions struct {
 func NewCmdReport(runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report [JOURNAL | SHARD-JOURNAL... | DIR] [--format FORMAT] [--redact]",
+		Use:   "report [JOURNAL... | DIR] [--format FORMAT] [--redact]",
 		Short: "Re-analyse a campaign's journal and print its report",
 		Long: `report re-reads the journal of an ab or aa campaign and prints the report
 ab prints, in any format. With no JOURNAL it reads the newest journal in
