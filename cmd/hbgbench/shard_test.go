@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,4 +201,17 @@ func TestShardsOfCommandArms(t *testing.T) {
 	require.NotNil(t, jr.Header.Shard)
 	assert.Equal(t, abtest.KindCommand, jr.Header.Arms[abtest.Base].Kind)
 	assert.Equal(t, 6, len(jr.Rounds))
+}
+
+// asShard returns a journal made shard index of count of campaign: its
+// header given a shard.
+func asShard(t *testing.T, journal []byte, campaign string, index, count int) []byte {
+	t.Helper()
+	head, rest, _ := bytes.Cut(journal, []byte("\n"))
+	var h map[string]any
+	require.NoError(t, json.Unmarshal(head, &h))
+	h["shard"] = abtest.ShardInfo{Campaign: campaign, Index: index, Count: count, CampaignSeed: 1, Host: fmt.Sprintf("host-%d", index)}
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+	return append(append(b, '\n'), rest...)
 }
