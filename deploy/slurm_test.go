@@ -307,10 +307,10 @@ func TestSlurmShardsAndMerge(t *testing.T) {
 	}
 	bin := buildHbgbench(t, c.dir)
 	recipe := embeddedRecipe(t, c.dir)
-	campaign, rep, took := c.submit(t, work, bin, recipe, 2, 8)
-	t.Logf("campaign %s: 2 shards × 8 rounds, submission to merged report %v; load %s\n%s", campaign, took.Round(time.Second), loadavg(), rep)
+	campaign, rep, took := c.submit(t, work, bin, recipe, 2, 12)
+	t.Logf("campaign %s: 2 shards × 12 rounds, submission to merged report %v; load %s\n%s", campaign, took.Round(time.Second), loadavg(), rep)
 	for _, want := range []string{
-		fmt.Sprintf("MERGED: campaign %s, 2 of 2 shard(s), 16 of 16 rounds", campaign),
+		fmt.Sprintf("MERGED: campaign %s, 2 of 2 shard(s), 24 of 24 rounds", campaign),
 		"pooled: SLOWER: ControlPlane",
 		"shard-0of2-", "shard-1of2-",
 	} {

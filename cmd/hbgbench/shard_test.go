@@ -49,7 +49,7 @@ func mergedReport(t *testing.T, args ...string) *abtest.Merged {
 // checks the pooled Δ against the same rounds analysed as one campaign.
 func TestShardsMergeAsOneCampaign(t *testing.T) {
 	dir := t.TempDir()
-	const rounds = "8"
+	const rounds = "12"
 	a, aErr := startShard(t, dir, "host-a", "0/2", "c25", append([]string{"--rounds", rounds}, shardArms...)...)
 	b, bErr := startShard(t, dir, "host-b", "1/2", "c25", append([]string{"--rounds", rounds}, shardArms...)...)
 	require.NoError(t, a.Wait(), aErr.String())
@@ -62,32 +62,32 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 	require.Len(t, m.Shards, 2)
 	assert.Equal(t, "host-a", m.Shards[0].Shard.Host)
 	assert.Equal(t, "host-b", m.Shards[1].Shard.Host)
-	assert.Equal(t, 16, m.Pooled.Complete)
+	assert.Equal(t, 24, m.Pooled.Complete)
 	p := m.Pooled.PrimaryResult()
 	require.NotNil(t, p)
 	assert.Equal(t, "slower", p.Verdict)
 
 	// The same rounds as one campaign: shard 1's rounds after shard 0's,
-	// one paired analysis of all 16.
+	// one paired analysis of all 24.
 	j0, err := abtest.ReadJournal(ja)
 	require.NoError(t, err)
 	j1, err := abtest.ReadJournal(jb)
 	require.NoError(t, err)
 	assert.NotEqual(t, j0.Header.Schedule.Seed, j1.Header.Schedule.Seed, "each shard draws its own seed stream")
 	one := *j0
-	one.Header.Config.Rounds = 16
+	one.Header.Config.Rounds = 24
 	for _, blk := range j1.Blocks {
 		if blk.Round > 0 {
-			blk.Round += 8
+			blk.Round += 12
 		}
 		one.Blocks = append(one.Blocks, blk)
 	}
 	for _, r := range j1.Rounds {
-		r.Round += 8
+		r.Round += 12
 		one.Rounds = append(one.Rounds, r)
 	}
 	single := abtest.Analyze(&one).PrimaryResult()
-	require.Equal(t, 16, single.Rounds)
+	require.Equal(t, 24, single.Rounds)
 	assert.True(t, float64(single.CILo) <= float64(p.Delta) && float64(p.Delta) <= float64(single.CIHi),
 		"pooled Δ %v outside the single campaign's interval [%v, %v]", p.Delta, single.CILo, single.CIHi)
 
