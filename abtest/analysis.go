@@ -227,25 +227,7 @@ func Analyze(j *Journal) *Analysis {
 			}
 		}
 	}
-	var pairs []roundPair
-	done := j.History()
-	for i := 1; i <= cfg.Rounds; i++ {
-		r := done.doneRound(i)
-		if r == nil {
-			a.Partial = true
-			continue
-		}
-		if r.Status != RoundOK {
-			a.Noise.Dropped++
-			continue
-		}
-		p := roundPair{round: i, blocks: [2]*BlockRecord{done.countedBlock(i, armNames[Base]), done.countedBlock(i, armNames[Head])}}
-		if p.blocks[Base] == nil || p.blocks[Head] == nil {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("round %d is marked ok but lacks a counted block; left out", i))
-			continue
-		}
-		pairs = append(pairs, p)
-	}
+	pairs := completePairs(j, a)
 	a.Complete = len(pairs)
 	for _, b := range j.Blocks {
 		if !b.OK() {
@@ -272,6 +254,32 @@ func Analyze(j *Journal) *Analysis {
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
 	return a
+}
+
+// completePairs returns the counted blocks of j's complete rounds, round
+// by round, and notes on a the rounds not complete (Partial), dropped
+// (Noise.Dropped) or lacking a block (Warnings).
+func completePairs(j *Journal, a *Analysis) []roundPair {
+	var pairs []roundPair
+	done := j.History()
+	for i := 1; i <= j.Header.Config.Rounds; i++ {
+		r := done.doneRound(i)
+		if r == nil {
+			a.Partial = true
+			continue
+		}
+		if r.Status != RoundOK {
+			a.Noise.Dropped++
+			continue
+		}
+		p := roundPair{round: i, blocks: [2]*BlockRecord{done.countedBlock(i, armNames[Base]), done.countedBlock(i, armNames[Head])}}
+		if p.blocks[Base] == nil || p.blocks[Head] == nil {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("round %d is marked ok but lacks a counted block; left out", i))
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs
 }
 
 // isPrimary reports whether metric is the primary one, or under perRank

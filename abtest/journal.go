@@ -84,6 +84,9 @@ type Header struct {
 	// Looks are the rounds after which a sequential design may stop;
 	// empty: the campaign runs all its rounds.
 	Looks []int `json:"looks"`
+	// Shard is the shard of a campaign split across cards and hosts
+	// (--shard I/N, shard.go); nil when this journal is the whole campaign.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // A BlockRecord is one block as it ran: its place in the schedule, what

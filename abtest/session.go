@@ -42,6 +42,10 @@ type Options struct {
 	Artifact string // --artifact glob
 	Dir      string // working directory of command arms; "" means the current one
 	Lock     string // a lock file held for the whole campaign (a card)
+	// Shard makes the campaign shard Shard.Index of a campaign (shard.go):
+	// its schedule is drawn from ShardSeed, not Seed, and its journal
+	// defaults to ShardJournal.
+	Shard *ShardInfo
 	// Recipe is the hbgbench.toml applied and RecipeSet what it set, for
 	// the journal and the report.
 	Recipe    string
@@ -105,6 +109,11 @@ func (o *Options) resolve() error {
 	if o.Cache == "" {
 		o.Cache = DefaultWorktreeCache()
 	}
+	if o.Shard != nil {
+		// Shards on one host run at once: each checks its worktrees out
+		// in a cache of its own (a worktree is locked by the one using it).
+		o.Cache = filepath.Join(o.Cache, ShardCacheDir(o.Shard))
+	}
 	for _, p := range []struct {
 		p    *string
 		what string
@@ -112,6 +121,16 @@ func (o *Options) resolve() error {
 		if err := abs(p.p, p.what); err != nil {
 			return err
 		}
+	}
+	if o.Journal == "" && o.Shard != nil {
+		home, err := Home(o.Repo)
+		if err != nil {
+			return err
+		}
+		if err := makeHome(home); err != nil {
+			return err
+		}
+		o.Journal = ShardJournal(home, o.Shard)
 	}
 	if o.Journal == "" && o.Resume {
 		home, err := Home(o.Repo)
@@ -149,6 +168,9 @@ func (o *Options) resolve() error {
 func Open(ctx context.Context, o Options) (s *Session, err error) {
 	if o.Warn == nil {
 		o.Warn = io.Discard
+	}
+	if o.Shard != nil {
+		o.Seed, o.SeedSet = ShardSeed(o.Shard.CampaignSeed, o.Shard.Index), true
 	}
 	if err := o.resolve(); err != nil {
 		return nil, err
@@ -207,6 +229,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, &SettingsError{err}
 		}
 		s.Header.Repo, s.Header.Artifact = o.Repo, o.Artifact
+		s.Header.Shard = o.Shard
 		s.Header.Recipe, s.Header.RecipeSet = o.Recipe, o.RecipeSet
 		if o.Arms[Base].Kind == KindGit || o.Arms[Head].Kind == KindGit {
 			s.Header.Cache = o.Cache
@@ -417,6 +440,7 @@ func (o *Options) checkResume(h Header, env Env) error {
 	check("max-fail", jc.MaxFail, cfg.MaxFail)
 	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
 	check("seed", h.Schedule.Seed, o.Seed)
+	diffs = append(diffs, checkShard(h.Shard, o.Shard)...)
 	arms := o.Arms
 	// "arm" is aa's ARM argument.
 	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") {

@@ -49,7 +49,12 @@ type AbOptions struct {
 	Artifact string
 	Env      []string // KEY=VALUE switches of command and git arms
 	Lock     string   // a lock file held for the whole campaign (a card)
-	Recipe   string   // the hbgbench.toml applied, "" when none
+	// Shard ("I/N") and Campaign make the run shard I of N of campaign
+	// Campaign (docs/ab.md "Shards"); shard is what they resolve to.
+	Shard    string
+	Campaign string
+	shard    *abtest.ShardInfo
+	Recipe   string // the hbgbench.toml applied, "" when none
 	// RecipeSet lists what the recipe set ("rounds = 8"), RecipeEnv its
 	// [env] switches, which reach the git arms only.
 	RecipeSet []string
@@ -121,6 +126,7 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --base embedded: --head embedded:delay_us=2000 --rounds 8
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
+  hbgbench ab --shard 0/8 --campaign nightly --lock /tmp/card0.lock
   hbgbench ab --resume          # the newest campaign in .hbgbench/
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
@@ -174,6 +180,10 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
 	f.StringVar(&opts.Lock, "lock", "", "lock `FILE` held while the campaign runs")
+	if !aa {
+		f.StringVar(&opts.Shard, "shard", "", "run shard `I/N` of --campaign (0/8), --rounds each")
+		f.StringVar(&opts.Campaign, "campaign", "", "campaign `ID` of the shards ($SLURM_ARRAY_JOB_ID)")
+	}
 	f.BoolVar(&opts.NoRecipe, "no-recipe", false, "ignore the repository's hbgbench.toml")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
 	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
@@ -251,6 +261,9 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 	if err := checkFormat(opts.Format); err != nil {
 		return usage("%v", err)
 	}
+	if err := opts.resolveShard(); err != nil {
+		return usage("%v", err)
+	}
 	switch opts.FailOn {
 	case "", "slower", "change":
 	default:
@@ -266,6 +279,28 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 		return runF(opts)
 	}
 	return abRun(opts)
+}
+
+// resolveShard reads --shard and --campaign: both or neither.
+func (opts *AbOptions) resolveShard() error {
+	switch {
+	case opts.Shard == "" && opts.Campaign == "":
+		return nil
+	case opts.Shard == "":
+		return fmt.Errorf("--campaign %s: give --shard I/N as well (a campaign id names a campaign split into shards)", opts.Campaign)
+	case opts.Campaign == "":
+		return fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", opts.Shard)
+	}
+	i, n, err := abtest.ParseShard(opts.Shard)
+	if err != nil {
+		return err
+	}
+	if _, ok := opts.Changed["until-decided"]; ok {
+		// A shard sees only its own rounds (docs/ab.md "Shards").
+		return fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
+	}
+	opts.shard, err = abtest.NewShard(opts.Campaign, i, n, opts.Seed, opts.SeedSet)
+	return err
 }
 
 // arms resolves the two arms from the options.
@@ -413,7 +448,7 @@ func abRun(opts *AbOptions) error {
 	o := abtest.Options{
 		Config: opts.Config, Arms: arms, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
 		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
-		Dir: opts.Dir, Lock: opts.Lock, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
+		Dir: opts.Dir, Lock: opts.Lock, Shard: opts.shard, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
 	}
 	var bar *progress.Line
 	if opts.Progress {
