@@ -4,8 +4,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/hbgkit/hbgkit/trace"
 )
 
 // The evidence of the passes of a table (the rows of `hbgtrace rounds`,
@@ -192,7 +190,7 @@ func NewEvidenceTable(n int, pass func(i int) BindPass, byPid bool) *EvidenceTab
 	for j := range order {
 		order[j] = j
 	}
-	sort.Slice(order, func(a, b int) bool { return evidenceColumnLess(cols[order[a]], cols[order[b]]) })
+	sort.Slice(order, func(a, b int) bool { return cols[order[a]].Less(cols[order[b]]) })
 	remap := make([]int, len(cols))
 	for j, o := range order {
 		remap[o] = j
@@ -208,27 +206,31 @@ func NewEvidenceTable(n int, pass func(i int) BindPass, byPid bool) *EvidenceTab
 	return t
 }
 
-// evidenceColumnLess orders columns: pass totals first, then segments in
-// the runtime's enum order (others by name), names in CounterNames then
-// WorkNames order.
-func evidenceColumnLess(a, b EvidenceColumn) bool {
+// Less orders columns as an EvidenceTable does: pass totals first, then
+// segments in the runtime's enum order (evidenceSegmentIndex; others by name), names in
+// CounterNames then WorkNames order.
+func (a EvidenceColumn) Less(b EvidenceColumn) bool {
 	if a.Segment != b.Segment {
 		if a.Segment == PassTotal || b.Segment == PassTotal {
 			return a.Segment == PassTotal
 		}
-		ia, ib := trace.SegmentIndex(a.Segment), trace.SegmentIndex(b.Segment)
-		if ia < 0 {
-			ia = 1 << 20
-		}
-		if ib < 0 {
-			ib = 1 << 20
-		}
+		ia, ib := evidenceSegmentIndex(a.Segment), evidenceSegmentIndex(b.Segment)
 		if ia != ib {
 			return ia < ib
 		}
 		return a.Segment < b.Segment
 	}
 	return evidenceNameIndex(a.Name) < evidenceNameIndex(b.Name)
+}
+
+// evidenceSegmentIndex is a canonical segment's place in the runtime's
+// enum order of every generation (bpcSegNames: graph_pack before
+// graph_upload, the PR-1870 copies after arena_h2d); others after.
+func evidenceSegmentIndex(seg string) int {
+	if c, ok := bpcSegCode[seg]; ok {
+		return int(c)
+	}
+	return 1 << 20
 }
 
 func evidenceNameIndex(name string) int {
