@@ -527,6 +527,14 @@ func roundsCSV(ts []*RoundsTable) *Table {
 	}
 	out := &Table{Header: header}
 	for _, t := range ts {
+		// at[j] is the csv place of the table's evidence column j.
+		var at []int
+		if t.hasEvidence() {
+			at = make([]int, len(t.ev.Columns))
+			for j, c := range t.ev.Columns {
+				at[j] = slices.Index(evCols, c)
+			}
+		}
 		for i, row := range t.r.Rows {
 			cells := []string{strconv.Itoa(row.Round), strconv.FormatInt(row.Pid, 10), strconv.FormatUint(row.Inv, 10)}
 			for _, k := range keys {
@@ -554,23 +562,21 @@ func roundsCSV(ts []*RoundsTable) *Table {
 				}
 				cells = append(cells, cell)
 			}
-			cells = append(cells, evidenceCSVCells(t, i, evCols)...)
+			cells = append(cells, evidenceCSVCells(t, i, len(evCols), at)...)
 			out.addRow(cells...)
 		}
 	}
 	return out
 }
 
-// evidenceCSVCells are row i's cells of the evidence columns cols, empty
-// where the pass does not have the value.
-func evidenceCSVCells(t *RoundsTable, i int, cols []phases.EvidenceColumn) []string {
-	out := make([]string, len(cols))
-	if !t.hasEvidence() {
-		return out
-	}
-	for j, c := range t.ev.Columns {
+// evidenceCSVCells are row i's n cells of the csv's evidence columns,
+// empty where the pass does not have the value; at[j] is the place of the
+// table's column j (nil: the table has no evidence).
+func evidenceCSVCells(t *RoundsTable, i, n int, at []int) []string {
+	out := make([]string, n)
+	for j, k := range at {
 		if v, ok := t.ev.Value(i, j); ok {
-			out[slices.Index(cols, c)] = strconv.FormatInt(v, 10)
+			out[k] = strconv.FormatInt(v, 10)
 		}
 	}
 	return out
