@@ -113,8 +113,9 @@ holds these settings (flags override it). Embedded specs
 model in a child process; --base-cmd/--head-cmd are shell templates with
 {rounds} and {out}. A block's log is its output plus every host.*.log it
 leaves in {out}. --cpus pins every block of both arms, and what it forks,
-to the same CPUs (a git arm's build is not pinned). With no arms, ab compares embedded:mirror=per_bind (base)
-with embedded:mirror=retained (head).
+to the same CPUs (a git arm's build is not pinned). With no arms, ab
+compares embedded:mirror=per_bind (base) with embedded:mirror=retained
+(head).
 
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
 with --expect-same-work, when the arms' work counts differ; 1 on
@@ -204,7 +205,7 @@ supplies them too), or, with --cmd, a command.`
 	f.IntVar(&opts.Config.Retries, "retries", def.Retries, "`N` more tries of a failed block")
 	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
-	f.StringVar(&opts.Config.CPUs, "cpus", "", "pin every block of both arms to CPUs `LIST` (0, 0-1, 0,2-3)")
+	f.StringVar(&opts.Config.CPUs, "cpus", "", "pin all blocks to CPUs `LIST` (0, 0-1, 0,2-3)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "`FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
