@@ -188,3 +188,32 @@ func TestAbCpusRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAbCpusPinsGitBlocks: with --cpus 0 the blocks of git arms, and a
+// process they fork, run on CPU 0 only; the build, which runs once before
+// the rounds and is not measured, is not pinned.
+func TestAbCpusPinsGitBlocks(t *testing.T) {
+	allowed := pinnable(t)
+	status := t.TempDir()
+	repo := t.TempDir()
+	gitT(t, repo, "init", "-q", "-b", "main")
+	q := runtimeharness.ShellQuote
+	run := fmt.Sprintf("#!/bin/sh\ngrep Cpus_allowed_list /proc/$$/status >> %s\n(grep Cpus_allowed_list /proc/self/status) >> %s\n%s\n",
+		q(filepath.Join(status, "self")), q(filepath.Join(status, "child")), catArm(t))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(run), 0o755))
+	gitT(t, repo, "add", ".")
+	gitT(t, repo, "commit", "-q", "-m", "c1")
+
+	j := filepath.Join(t.TempDir(), "aa.jsonl")
+	code, _, errText := runCLI("aa", "main", "--repo", repo,
+		"--build", "grep Cpus_allowed_list /proc/$$/status >> "+q(filepath.Join(status, "build")),
+		"--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3", "--warmup", "0",
+		"--journal", j, "--cache", t.TempDir(), "--cpus", "0")
+	require.Equal(t, 0, code, errText)
+	allOn(t, statusLines(t, filepath.Join(status, "self")), 4, "0")
+	allOn(t, statusLines(t, filepath.Join(status, "child")), 4, "0")
+	allOn(t, statusLines(t, filepath.Join(status, "build")), 1, allowed)
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, "{arm} cpus=0 {arm}", jr.Header.Ruler)
+}
