@@ -217,3 +217,23 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{arm} cpus=0 {arm}", jr.Header.Ruler)
 }
+
+// TestShardsCpus: shards run with --cpus keep it in their journals, and
+// their merged report says where the blocks ran.
+func TestShardsCpus(t *testing.T) {
+	pinnable(t)
+	dir := t.TempDir()
+	extra := append([]string{"--rounds", "2", "--cpus", "0"}, shardArms...)
+	a, aErr := startShard(t, dir, "host-a", "0/2", "c24cpus", extra...)
+	b, bErr := startShard(t, dir, "host-b", "1/2", "c24cpus", extra...)
+	require.NoError(t, a.Wait(), aErr.String())
+	require.NoError(t, b.Wait(), bErr.String())
+	home := filepath.Join(dir, abtest.HomeDir, "c24cpus")
+	m := mergedReport(t, home)
+	assert.Equal(t, "0", m.Pooled.Header.Config.CPUs)
+	for _, format := range []string{"text", "markdown"} {
+		code, out, errText := runCLI("report", home, "--format", format)
+		require.Equal(t, 0, code, errText)
+		assert.Contains(t, out, "Pinned (--cpus 0): every block of both arms", format)
+	}
+}
