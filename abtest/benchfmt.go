@@ -20,7 +20,8 @@ func BenchName(metric string) string {
 
 // WriteBenchfmt writes the analysed passes in the Go benchmark format, so
 // that benchstat can cross-check the analysis: configuration lines first
-// (hbgkit, design, primary, base, head, block-stat, cold), then one line per
+// (hbgkit, design, primary, base, head, block-stat, cold, and cpus
+// when --cpus pinned the blocks), then one line per
 // counted warm pass and analysed metric, "BenchmarkControlPlane/arm=base 1
 // 18812100 ns/op", one op being one pass (one bind); CPU time is
 // cpu-ns/op, a count count/op, bytes B/op. `benchstat -col /arm`
@@ -38,6 +39,9 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 	ew.Printf("head: %s\n", oneLine(h.Arms[Head].Spec))
 	ew.Printf("block-stat: %s\n", h.Config.BlockStat)
 	ew.Printf("cold: %d\n", h.Config.Cold)
+	if h.Config.CPUs != "" {
+		ew.Printf("cpus: %s\n", h.Config.CPUs)
+	}
 	ew.Printf("\n")
 	for _, cb := range j.Counted() {
 		for i := range cb.Block.Passes {

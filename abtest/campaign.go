@@ -214,7 +214,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	cfg := c.Header.Config
 	spec := runtimeharness.BlockSpec{
 		Rounds: cfg.Block, Out: filepath.Join(c.Dir, label),
-		Log: filepath.Join(c.Dir, label+".log"), Timeout: cfg.Timeout,
+		Log: filepath.Join(c.Dir, label+".log"), Timeout: cfg.Timeout, CPUs: cfg.CPUs,
 	}
 	// A block directory left by a killed try of the same label is stale.
 	_ = os.RemoveAll(spec.Out)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
 // Block statistics: how a block's warm passes become one number per round.
@@ -36,6 +37,9 @@ type Config struct {
 	Retries   int           `json:"retries"`   // extra tries of a failed block
 	MaxFail   float64       `json:"max_fail"`  // abort when dropped rounds exceed this fraction of Rounds
 	Bootstrap int           `json:"bootstrap"` // round resamples for a bootstrap interval; 0 = none
+	// CPUs pins every block of both arms, and what it forks, to a CPU
+	// list in its canonical form ("0", "0-1", "0,2-3"); "" = not pinned.
+	CPUs string `json:"cpus,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
@@ -101,6 +105,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("--block-stat %q: want median, mean or min", c.BlockStat)
 	}
+	if c.CPUs != "" {
+		if _, err := runtimeharness.ParseCPUList(c.CPUs); err != nil {
+			return fmt.Errorf("--cpus %q: %w", c.CPUs, err)
+		}
+	}
 	if c.Metric != "" {
 		if _, ok := LookupMetric(c.Metric); !ok {
 			return fmt.Errorf("--metric %q: unknown metric; known: %s", c.Metric, metricNames())
@@ -111,3 +120,21 @@ func (c Config) Validate() error {
 
 // maxDropped is how many rounds may be dropped before the campaign aborts.
 func (c Config) maxDropped() int { return int(c.MaxFail * float64(c.Rounds)) }
+
+// checkCPUs puts --cpus in its canonical form and checks that this
+// process may run on every CPU of it (sched_getaffinity), before any
+// block runs; journal says the list came from a journal, not the flag.
+func (c *Config) checkCPUs(journal string) error {
+	if c.CPUs == "" {
+		return nil
+	}
+	list, err := runtimeharness.CheckCPUList(c.CPUs)
+	if err != nil {
+		if journal != "" {
+			return fmt.Errorf("--cpus %s (the CPUs of %s): %w", c.CPUs, journal, err)
+		}
+		return fmt.Errorf("--cpus %q: %w", c.CPUs, err)
+	}
+	c.CPUs = list
+	return nil
+}

@@ -134,15 +134,28 @@ func configDiff(an, bn string, a, b Config) []string {
 	jb, _ := json.Marshal(b)
 	_ = json.Unmarshal(ja, &ma)
 	_ = json.Unmarshal(jb, &mb)
-	keys := make([]string, 0, len(ma))
+	// Both configs' keys: a field left out when empty (omitempty, such
+	// as cpus) is in one only.
+	keys := make([]string, 0, len(ma)+len(mb))
 	for k := range ma {
 		keys = append(keys, k)
 	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
 	sort.Strings(keys)
+	val := func(m map[string]any, k string) any {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		return "none"
+	}
 	var out []string
 	for _, k := range keys {
-		if fmt.Sprint(ma[k]) != fmt.Sprint(mb[k]) {
-			out = append(out, fmt.Sprintf("config %s: %s %v, %s %v", k, an, ma[k], bn, mb[k]))
+		if va, vb := val(ma, k), val(mb, k); fmt.Sprint(va) != fmt.Sprint(vb) {
+			out = append(out, fmt.Sprintf("config %s: %s %v, %s %v", k, an, va, bn, vb))
 		}
 	}
 	return out

@@ -44,6 +44,7 @@ func TestCheckMergeableRefuses(t *testing.T) {
 		{"campaign", func(b *Journal) { b.Header.Shard.Campaign = "c2" }, []string{"campaign: a.jsonl c1, b.jsonl c2"}},
 		{"config", func(b *Journal) { b.Header.Config.Block = 7 }, []string{"config block: a.jsonl 5, b.jsonl 7"}},
 		{"rounds", func(b *Journal) { b.Header.Config.Rounds = 12 }, []string{"config rounds: a.jsonl 10, b.jsonl 12"}},
+		{"cpus", func(b *Journal) { b.Header.Config.CPUs = "1" }, []string{"config cpus: a.jsonl none, b.jsonl 1"}},
 		{"arms", func(b *Journal) { b.Header.Arms[Head], _ = ParseEmbedded("embedded:delay_us=3000") }, []string{"head arm: a.jsonl", "delay_us=3000"}},
 		{"ruler", func(b *Journal) { b.Header.Ruler, b.Header.RulerHash = "hbgkit-harness {arm} rounds=5 nproc=8", "r2" },
 			[]string{"ruler: a.jsonl r1, b.jsonl r2", "- nproc=2", "+ nproc=8"}},

@@ -89,6 +89,9 @@ func (m *Merged) open() *report.Document {
 	for _, h := range m.Pooled.Headlines() {
 		d.Add(&report.Paragraph{Text: "pooled: " + h})
 	}
+	if p := m.Pooled.Header.cpusLine(); p != "" {
+		d.Add(&report.Paragraph{Text: p})
+	}
 	if m.Pooled.Partial {
 		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", m.Pooled.Complete, m.Pooled.Planned)})
 	}

@@ -37,7 +37,7 @@ func probeMetric(ctx context.Context, h Header, exe string) error {
 		}
 		spec := runtimeharness.BlockSpec{
 			Rounds: h.Config.Cold + 2, Out: filepath.Join(dir, armNames[arm]),
-			Log: filepath.Join(dir, armNames[arm]+".log"), Timeout: h.Config.Timeout,
+			Log: filepath.Join(dir, armNames[arm]+".log"), Timeout: h.Config.Timeout, CPUs: h.Config.CPUs,
 		}
 		if _, err := r.Run(ctx, spec); err != nil {
 			return fmt.Errorf("probing --metric %s with a block of %s: %w", metric, a.Spec, err)

@@ -439,6 +439,16 @@ func (a *Analysis) rankP() string {
 	return ""
 }
 
+// cpusLine says where the blocks ran when --cpus pinned them, "" when it
+// did not.
+func (h *Header) cpusLine() string {
+	if h.Config.CPUs == "" {
+		return ""
+	}
+	return fmt.Sprintf("Pinned (--cpus %s): every block of both arms, and every process it forked, ran on CPUs %s only; the ruler's cpus= says so for each block.",
+		h.Config.CPUs, h.Config.CPUs)
+}
+
 // armLines name the arms of a campaign and, for command and git arms,
 // what they ran: the command, the build and run templates and the --env
 // switches as the journal recorded them, whether they came from the
@@ -721,6 +731,9 @@ func (a *Analysis) openDocument() *report.Document {
 	}
 	if r := a.RuleLine(); r != "" {
 		d.Add(&report.Paragraph{Text: r})
+	}
+	if p := a.Header.cpusLine(); p != "" {
+		d.Add(&report.Paragraph{Text: p})
 	}
 	if n := a.designNote(); n != "" {
 		d.Add(&report.Paragraph{Text: n})

@@ -189,11 +189,17 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, err
 		}
 	}
+	if err := o.Config.checkCPUs(""); err != nil {
+		return s, &SettingsError{err}
+	}
 	if o.Resume {
 		if s.w, s.Resumed, err = OpenJournal(o.Journal); err != nil {
 			return s, err
 		}
 		s.Header = s.Resumed.Header
+		if err := s.Header.Config.checkCPUs(o.Journal); err != nil {
+			return s, &SettingsError{err}
+		}
 		env.Build = buildOf(s.Header.Arms)
 		if _, given := o.Given["cache"]; !given && s.Header.Cache != "" {
 			s.opts.Cache = s.Header.Cache
@@ -439,6 +445,7 @@ func (o *Options) checkResume(h Header, env Env) error {
 	check("retries", jc.Retries, cfg.Retries)
 	check("max-fail", jc.MaxFail, cfg.MaxFail)
 	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
+	check("cpus", jc.CPUs, cfg.CPUs)
 	check("seed", h.Schedule.Seed, o.Seed)
 	diffs = append(diffs, checkShard(h.Shard, o.Shard)...)
 	arms := o.Arms

@@ -112,8 +112,10 @@ holds these settings (flags override it). Embedded specs
 (embedded:workload=...,mirror=...,delay_us=...) run the embedded runtime
 model in a child process; --base-cmd/--head-cmd are shell templates with
 {rounds} and {out}. A block's log is its output plus every host.*.log it
-leaves in {out}. With no arms, ab compares embedded:mirror=per_bind (base)
-with embedded:mirror=retained (head).
+leaves in {out}. --cpus pins every block of both arms, and what it forks,
+to the same CPUs (a git arm's build is not pinned). With no arms, ab
+compares embedded:mirror=per_bind (base) with embedded:mirror=retained
+(head).
 
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
 with --expect-same-work, when the arms' work counts differ; 1 on
@@ -124,6 +126,7 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
       --run './run.sh {rounds} {out}' --rounds 6
   hbgbench ab --rounds 20 --block 5 --format markdown
   hbgbench ab --base embedded: --head embedded:delay_us=2000 --rounds 8
+  hbgbench ab --base embedded: --head embedded:delay_us=2000 --cpus 1
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
   hbgbench ab --shard 0/8 --campaign nightly --lock /tmp/card0.lock
@@ -159,7 +162,8 @@ supplies them too), or, with --cmd, a command.`
 		cmd.Example = `  hbgbench aa
   hbgbench aa embedded:mirror=retained --rounds 20
   hbgbench aa main --build make --run './run.sh {rounds} {out}'
-  hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12`
+  hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12
+  hbgbench aa --cpus 1 --rounds 12`
 		cmd.Args = cobra.MaximumNArgs(1)
 	}
 	f := cmd.Flags()
@@ -201,6 +205,7 @@ supplies them too), or, with --cmd, a command.`
 	f.IntVar(&opts.Config.Retries, "retries", def.Retries, "`N` more tries of a failed block")
 	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
+	f.StringVar(&opts.Config.CPUs, "cpus", "", "pin all blocks to CPUs `LIST` (0, 0-1, 0,2-3)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "`FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
