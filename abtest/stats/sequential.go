@@ -213,10 +213,13 @@ func UpperPower(n []int, c []float64, theta float64) float64 {
 	return math.Min(p, 1)
 }
 
-// FixedRounds returns the rounds of a fixed design — one look, a
-// two-sided test at level alpha — with power power for an effect of theta
-// round SDs: ⌈((z(1−α/2) + z(power)) / θ)²⌉. It returns 0 when theta is
-// not positive or power is not in (alpha/2, 1).
+// FixedRounds returns the rounds of a fixed design — one trimmed-t
+// interval at level 1 − alpha — with power power for an effect of theta
+// round SDs: the fewest n ≥ 2 with (t(1−α/2, ν) + t(power, ν))/√n ≤ θ,
+// ν = h − 1 the trimmed t's degrees of freedom (Chow, Shao & Wang 2008
+// §3.1 with Student's t, as Paired's MDE); past 10,000 rounds the normal
+// rule ⌈((z(1−α/2) + z(power))/θ)²⌉. It returns 0 when theta is not
+// positive or power is not in (alpha/2, 1).
 func FixedRounds(theta, alpha, power float64) int {
 	if !(theta > 0) || math.IsInf(theta, 0) || !(power > alpha/2 && power < 1) {
 		return 0
@@ -229,7 +232,17 @@ func FixedRounds(theta, alpha, power float64) int {
 	if r > math.MaxInt32 {
 		return 0
 	}
-	return int(math.Ceil(r - 1e-6))
+	normal := int(math.Ceil(r - 1e-6))
+	if normal > 10000 {
+		return normal
+	}
+	for n := max(2, normal); ; n++ {
+		g := trimCount(n)
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2*g - 1)}
+		if (t.Quantile(1-alpha/2)+t.Quantile(power))/math.Sqrt(float64(n)) <= theta {
+			return n
+		}
+	}
 }
 
 // A Look is the analysis of one look at the paired log-ratios.
