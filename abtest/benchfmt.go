@@ -38,6 +38,9 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 	ew.Printf("head: %s\n", oneLine(h.Arms[Head].Spec))
 	ew.Printf("block-stat: %s\n", h.Config.BlockStat)
 	ew.Printf("cold: %d\n", h.Config.Cold)
+	if s := a.Sequential; s != nil {
+		ew.Printf("until-decided: %s\n", s.benchLine())
+	}
 	ew.Printf("\n")
 	for _, cb := range j.Counted() {
 		for i := range cb.Block.Passes {

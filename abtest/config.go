@@ -36,6 +36,11 @@ type Config struct {
 	Retries   int           `json:"retries"`   // extra tries of a failed block
 	MaxFail   float64       `json:"max_fail"`  // abort when dropped rounds exceed this fraction of Rounds
 	Bootstrap int           `json:"bootstrap"` // round resamples for a bootstrap interval; 0 = none
+	// LookEvery is --until-decided's --look-every: the campaign looks
+	// after every LookEvery-th round and its last (Rounds is then the most
+	// it may run) and stops when decided (sequential.go); 0 = a fixed
+	// design.
+	LookEvery int `json:"look_every,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
@@ -90,6 +95,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--max-fail %v: want a fraction in [0, 1]", c.MaxFail)
 	case c.Bootstrap < 0 || c.Bootstrap > MaxBootstrap:
 		return fmt.Errorf("--bootstrap %d: want 0 to %d resamples", c.Bootstrap, MaxBootstrap)
+	}
+	if err := c.validateSequential(); err != nil {
+		return err
 	}
 	switch c.Order {
 	case OrderRMIT, OrderABBA, OrderABAB:
