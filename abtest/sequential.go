@@ -261,7 +261,7 @@ func (a *Analysis) SequentialLines() []string {
 	if d := decidedLook(s.Looks); d != nil {
 		last = *d
 	}
-	where := fmt.Sprintf("ran to its last look, %d after %d rounds", last.Look, last.Round)
+	where := fmt.Sprintf("ran to --max-rounds: look %d after %d rounds", last.Look, last.Round)
 	switch {
 	case s.Stopped:
 		where = fmt.Sprintf("stopped early at look %d after %d rounds", last.Look, last.Round)

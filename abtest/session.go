@@ -448,6 +448,8 @@ func (o *Options) checkResume(h Header, env Env) error {
 	switch {
 	case given("until-decided") && jc.LookEvery == 0:
 		diffs = append(diffs, "--until-decided: the journal is a fixed design")
+	case given("max-rounds") && jc.LookEvery == 0:
+		diffs = append(diffs, "--max-rounds: the journal is a fixed design; extend it with --rounds N")
 	case given("look-every") && jc.LookEvery != cfg.LookEvery:
 		diffs = append(diffs, fmt.Sprintf("--look-every: journal %d, given %d", jc.LookEvery, cfg.LookEvery))
 	}

@@ -595,10 +595,11 @@ const defaultLookEvery = 5
 // untilDecided wires --until-decided, --max-rounds and --look-every to
 // the config: the most rounds are --max-rounds, or --rounds (--trials)
 // when only it is given; a new campaign must name one of them. On
-// --resume, --max-rounds N is --rounds N: it extends the campaign.
+// --resume the journal's design holds, and --max-rounds N is --rounds N:
+// it extends the campaign.
 func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 	fl := cmd.Flags()
-	if !opts.UntilDecided {
+	if !opts.UntilDecided && !opts.Resume {
 		for _, name := range []string{"max-rounds", "look-every"} {
 			if fl.Changed(name) {
 				return fmt.Errorf("--%s needs --until-decided", name)
@@ -609,7 +610,9 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 	if opts.LookEvery < 1 {
 		return fmt.Errorf("--look-every %d: want 1 or more rounds between looks", opts.LookEvery)
 	}
-	opts.Config.LookEvery = opts.LookEvery
+	if opts.UntilDecided || fl.Changed("look-every") {
+		opts.Config.LookEvery = opts.LookEvery
+	}
 	rounds := fl.Changed("rounds") || fl.Changed("trials")
 	switch {
 	case fl.Changed("max-rounds") && rounds && opts.Config.Rounds != opts.MaxRounds:
