@@ -140,12 +140,11 @@ const (
 // file format only; what the lines say the campaign has done (which rounds
 // closed, which blocks count) is its History.
 type Journal struct {
-	Path   string
-	Header Header
-	Blocks []BlockRecord
-	Rounds []RoundRecord
-	// Looks are a sequential campaign's looks (sequential.go).
-	Looks    []LookRecord
+	Path     string
+	Header   Header
+	Blocks   []BlockRecord
+	Rounds   []RoundRecord
+	Looks    []LookRecord // a sequential campaign's looks (sequential.go)
 	Warnings []string
 	// good is the length of the journal's valid prefix; a torn last line
 	// lies beyond it.

@@ -217,7 +217,7 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when the arms' work counts differ")
 	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
-	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (default --rounds)")
+	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (default --rounds, else 40)")
 	f.IntVar(&opts.LookEvery, "look-every", defaultLookEvery, "`K` rounds between --until-decided's looks")
 	return cmd
 }
@@ -594,7 +594,7 @@ const defaultLookEvery = 5
 
 // untilDecided wires --until-decided, --max-rounds and --look-every to
 // the config: the most rounds are --max-rounds, or --rounds (--trials)
-// when only it is given; a new campaign must name one of them. On
+// when only it is given, else defaultMaxRounds. On
 // --resume the journal's design holds, and --max-rounds N is --rounds N:
 // it extends the campaign.
 func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
@@ -624,7 +624,11 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 		opts.Config.Rounds = opts.MaxRounds
 		opts.Changed["rounds"] = strconv.Itoa(opts.MaxRounds)
 	case !rounds && !opts.Resume:
-		return errors.New("--until-decided needs --max-rounds N, the most rounds it may run (for example --max-rounds 40)")
+		opts.Config.Rounds = defaultMaxRounds
 	}
 	return nil
 }
+
+// defaultMaxRounds is --max-rounds' default when neither it nor --rounds
+// is given: four times the default fixed design's rounds.
+const defaultMaxRounds = 40

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,12 +198,37 @@ func TestAbUntilDecidedExtends(t *testing.T) {
 	assert.Contains(t, errText, "--until-decided: the journal is a fixed design")
 }
 
+// --until-decided alone runs at most 40 rounds; with --rounds R, at most R.
+func TestAbUntilDecidedMaxRounds(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--until-decided"}, 40},
+		{[]string{"--until-decided", "--rounds", "20"}, 20},
+		{[]string{"--until-decided", "--trials", "60", "--block", "4"}, 15},
+		{[]string{"--until-decided", "--max-rounds", "30", "--look-every", "3"}, 30},
+		{[]string{"--rounds", "12"}, 12},
+	} {
+		var got *AbOptions
+		cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(io.Discard)
+		require.NoError(t, cmd.Execute(), "%v", tc.args)
+		assert.Equal(t, tc.want, got.Config.Rounds, "%v", tc.args)
+		if got.UntilDecided {
+			assert.Equal(t, got.LookEvery, got.Config.LookEvery)
+		} else {
+			assert.Zero(t, got.Config.LookEvery)
+		}
+	}
+}
+
 func TestAbUntilDecidedUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--until-decided"}, "--until-decided needs --max-rounds N"},
 		{[]string{"--max-rounds", "20"}, "--max-rounds needs --until-decided"},
 		{[]string{"--look-every", "3"}, "--look-every needs --until-decided"},
 		{[]string{"--until-decided", "--max-rounds", "20", "--look-every", "0"}, "--look-every 0: want 1 or more"},
