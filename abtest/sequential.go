@@ -160,7 +160,7 @@ func (st *state) look(i int) (bool, error) {
 	}
 	st.looks = append(st.looks, rec)
 	fmt.Fprintf(st.c.Warn, "hbgbench: look %d after %d rounds (%d counted, at most %d): %s; statistic %s, boundary %s, repeated CI %s\n",
-		rec.Look, i, rec.N, h.Config.Rounds, rec.Decision, num2(rec.Stat), num2(rec.Boundary), ci(rec.RCILo, rec.RCIHi))
+		rec.Look, i, rec.N, h.Config.Rounds, rec.Decision, num2(rec.Stat), num2(rec.Boundary), rciText(rec.RCILo, rec.RCIHi))
 	return rec.Decided, nil
 }
 
@@ -265,11 +265,11 @@ func (a *Analysis) SequentialLines() []string {
 	switch {
 	case s.Stopped:
 		where = fmt.Sprintf("stopped early at look %d after %d rounds", last.Look, last.Round)
-	case a.Partial && !last.Decided:
-		where = fmt.Sprintf("at look %d after %d rounds, not finished", last.Look, last.Round)
+	case last.Round < s.MaxRounds:
+		where = fmt.Sprintf("not finished: look %d after %d rounds", last.Look, last.Round)
 	}
 	out := []string{fmt.Sprintf("UNTIL DECIDED (%s): %s: %s; statistic %s against boundary ±%s, repeated 95%% CI %s (%d rounds counted)",
-		design, where, last.Decision, num2(last.Stat), num2(last.Boundary), ci(last.RCILo, last.RCIHi), last.N)}
+		design, where, last.Decision, num2(last.Stat), num2(last.Boundary), rciText(last.RCILo, last.RCIHi), last.N)}
 	if s.FixedRounds > 0 {
 		out = append(out, fmt.Sprintf("a fixed design of equal power (%.1f%% at Δ %s) needs about %d rounds; this campaign used %d",
 			100*float64(s.FixedPower), pct(last.Delta), s.FixedRounds, last.Round))
@@ -350,7 +350,7 @@ func (a *Analysis) sequentialHeadline(m *MetricResult) string {
 		more = "more rounds would settle it: --resume --rounds N extends it"
 	}
 	return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, the repeated 95%% CI %s of look %d (%d rounds) straddles the ±%s margin; %s",
-		m.Label, pct(last.Delta), ci(last.RCILo, last.RCIHi), last.Look, last.N, absPct(a.Margin), more)
+		m.Label, pct(last.Delta), rciText(last.RCILo, last.RCIHi), last.Look, last.N, absPct(a.Margin), more)
 }
 
 // benchLine is the benchfmt configuration value of a sequential campaign.
@@ -361,4 +361,16 @@ func (s *Sequential) benchLine() string {
 	last := s.Looks[len(s.Looks)-1]
 	return fmt.Sprintf("look-every=%d max-rounds=%d looks=%d stopped-early=%v rounds=%d decision=%q fixed-rounds=%d",
 		s.LookEvery, s.MaxRounds, len(s.Looks), s.Stopped, last.Round, last.Decision, s.FixedRounds)
+}
+
+// rciText formats a repeated interval; a bound beyond reach (the first
+// looks' multiplier can overflow exp) reads ∞.
+func rciText(lo, hi Num) string {
+	b := func(x Num, inf string) string {
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return inf
+		}
+		return pct(x)
+	}
+	return "[" + b(lo, "-∞") + ", " + b(hi, "+∞") + "]"
 }
