@@ -610,6 +610,9 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 	if opts.LookEvery < 1 {
 		return fmt.Errorf("--look-every %d: want 1 or more rounds between looks", opts.LookEvery)
 	}
+	if opts.UntilDecided && opts.Shard != "" {
+		return errors.New("--until-decided with --shard: a shard runs some of the campaign's rounds and no shard sees them all to look; run a sequential campaign on one card")
+	}
 	if opts.UntilDecided || fl.Changed("look-every") {
 		opts.Config.LookEvery = opts.LookEvery
 	}

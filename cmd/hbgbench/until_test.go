@@ -236,6 +236,7 @@ func TestAbUntilDecidedUsageErrors(t *testing.T) {
 		{[]string{"--until-decided", "--max-rounds", "4"}, "--max-rounds 4: a look needs 5 rounds"},
 		{[]string{"--until-decided", "--max-rounds", "8", "--look-every", "10"}, "the first look would come after the last round"},
 		{[]string{"--until-decided", "--max-rounds", "20", "--per-rank"}, "--until-decided with --per-rank"},
+		{[]string{"--until-decided", "--shard", "0/2", "--campaign", "c"}, "--until-decided with --shard"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
