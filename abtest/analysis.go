@@ -157,6 +157,9 @@ type Analysis struct {
 	// Logs are compare's input logs, per arm (base, head); absent for a
 	// campaign, whose block logs the journal names.
 	Logs [][]LogInfo `json:"logs,omitempty"`
+	// Sequential is the design and looks of an --until-decided campaign
+	// (sequential.go); absent for a fixed design.
+	Sequential *Sequential `json:"sequential,omitempty"`
 }
 
 // A LogInfo is one log compare read: its path, its [stamp] text and how
@@ -251,6 +254,7 @@ func Analyze(j *Journal) *Analysis {
 		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
+	analyseSequential(a, j)
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
 	return a

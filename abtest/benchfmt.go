@@ -42,6 +42,9 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 	if h.Config.CPUs != "" {
 		ew.Printf("cpus: %s\n", h.Config.CPUs)
 	}
+	if s := a.Sequential; s != nil {
+		ew.Printf("until-decided: %s\n", s.benchLine())
+	}
 	ew.Printf("\n")
 	for _, cb := range j.Counted() {
 		for i := range cb.Block.Passes {

@@ -62,6 +62,8 @@ type state struct {
 	// rulerOK says the journal names the primary metric and the ruler
 	// (in its header, or in a ruler line).
 	rulerOK bool
+	// looks are a sequential campaign's looks so far (sequential.go).
+	looks []LookRecord
 }
 
 // Run runs the campaign to its end, or to the first abort, or until ctx is
@@ -77,6 +79,7 @@ func Run(ctx context.Context, c *Campaign) error {
 		st.seq = len(st.h.Blocks)
 		st.done = c.doneBlocks(st.h)
 		st.dropped = st.h.dropped()
+		st.looks = c.Resumed.Looks
 	}
 	st.rulerOK = c.Header.Primary != "" && c.Header.Ruler != ""
 	cfg := c.Header.Config
@@ -94,6 +97,11 @@ func Run(ctx context.Context, c *Campaign) error {
 	}
 	for i := 1; i <= cfg.Rounds; i++ {
 		if st.h.doneRound(i) != nil {
+			// A look a kill left unmade is made now, on the rounds up
+			// to it; a journaled one is not made again.
+			if stop, err := st.look(i); err != nil || stop {
+				return err
+			}
 			continue
 		}
 		attempt := st.h.lastAttempt(i) + 1
@@ -126,6 +134,9 @@ func Run(ctx context.Context, c *Campaign) error {
 				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s",
 					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason)}
 			}
+		}
+		if stop, err := st.look(i); err != nil || stop {
+			return err
 		}
 	}
 	return nil

@@ -40,6 +40,11 @@ type Config struct {
 	// CPUs pins every block of both arms, and what it forks, to a CPU
 	// list in its canonical form ("0", "0-1", "0,2-3"); "" = not pinned.
 	CPUs string `json:"cpus,omitempty"`
+	// LookEvery is --until-decided's --look-every: the campaign looks
+	// after every LookEvery-th round and its last (Rounds is then the most
+	// it may run) and stops when decided (sequential.go); 0 = a fixed
+	// design.
+	LookEvery int `json:"look_every,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
@@ -94,6 +99,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--max-fail %v: want a fraction in [0, 1]", c.MaxFail)
 	case c.Bootstrap < 0 || c.Bootstrap > MaxBootstrap:
 		return fmt.Errorf("--bootstrap %d: want 0 to %d resamples", c.Bootstrap, MaxBootstrap)
+	}
+	if err := c.validateSequential(); err != nil {
+		return err
 	}
 	switch c.Order {
 	case OrderRMIT, OrderABBA, OrderABAB:

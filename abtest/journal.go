@@ -144,6 +144,7 @@ type Journal struct {
 	Header   Header
 	Blocks   []BlockRecord
 	Rounds   []RoundRecord
+	Looks    []LookRecord // a sequential campaign's looks (sequential.go)
 	Warnings []string
 	// good is the length of the journal's valid prefix; a torn last line
 	// lies beyond it.
@@ -286,6 +287,15 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if err := h.extend(e.Rounds); err != nil {
 			return fmt.Errorf("extend line: %w", err)
 		}
+	case lineLook:
+		var l LookRecord
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("look line: %v", err)
+		}
+		if err := j.checkLook(l); err != nil {
+			return fmt.Errorf("look line: %w", err)
+		}
+		j.Looks = append(j.Looks, l)
 	case lineRuler:
 		var r RulerRecord
 		if err := json.Unmarshal(line, &r); err != nil {

@@ -165,6 +165,9 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, its 95%% CI %s clears the ±%s margin, but its p Holm-adjusted over the ranks is not below 0.05 (%s)",
 			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), facts)
 	}
+	if l := a.sequentialHeadline(m); l != "" {
+		return l
+	}
 	unit := "rounds"
 	if a.Design == DesignUnpaired {
 		unit = "logs per arm"
@@ -738,6 +741,9 @@ func (a *Analysis) openDocument() *report.Document {
 	if n := a.designNote(); n != "" {
 		d.Add(&report.Paragraph{Text: n})
 	}
+	for _, l := range a.SequentialLines() {
+		d.Add(&report.Paragraph{Text: l})
+	}
 	if a.Partial {
 		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
@@ -872,6 +878,9 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 				}
 			}
 		}
+	}
+	if t := a.LooksTable(); t != nil {
+		return []*report.Table{m, passes, t}
 	}
 	return []*report.Table{m, passes}
 }

@@ -208,6 +208,10 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, err
 		}
 		if o.extends(s.Header) {
+			if d := decidedLook(s.Resumed.Looks); d != nil {
+				return s, &SettingsError{fmt.Errorf("--resume --rounds %d: the campaign was decided (%s) at look %d after %d rounds; a decided campaign is not extended: start a new one",
+					o.Config.Rounds, d.Decision, d.Look, d.Round)}
+			}
 			from := s.Header.Config.Rounds
 			if err := s.Header.extend(o.Config.Rounds); err != nil {
 				return s, &SettingsError{err}
@@ -448,6 +452,14 @@ func (o *Options) checkResume(h Header, env Env) error {
 	check("cpus", jc.CPUs, cfg.CPUs)
 	check("seed", h.Schedule.Seed, o.Seed)
 	diffs = append(diffs, checkShard(h.Shard, o.Shard)...)
+	switch {
+	case given("until-decided") && jc.LookEvery == 0:
+		diffs = append(diffs, "--until-decided: the journal is a fixed design")
+	case given("max-rounds") && jc.LookEvery == 0:
+		diffs = append(diffs, "--max-rounds: the journal is a fixed design; extend it with --rounds N")
+	case given("look-every") && jc.LookEvery != cfg.LookEvery:
+		diffs = append(diffs, fmt.Sprintf("--look-every: journal %d, given %d", jc.LookEvery, cfg.LookEvery))
+	}
 	arms := o.Arms
 	// "arm" is aa's ARM argument.
 	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") {

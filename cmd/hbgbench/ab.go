@@ -84,6 +84,12 @@ type AbOptions struct {
 	// Interrupt, when set, replaces SIGINT/SIGTERM: the campaign stops when
 	// the channel is closed (tests).
 	Interrupt <-chan struct{}
+
+	// UntilDecided, MaxRounds and LookEvery are --until-decided's flags
+	// (untilDecided wires them to Config).
+	UntilDecided bool
+	MaxRounds    int
+	LookEvery    int
 }
 
 // NewCmdAb builds the ab command (aa when aa is true). runF replaces abRun
@@ -130,6 +136,8 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
   hbgbench ab --shard 0/8 --campaign nightly --lock /tmp/card0.lock
+  hbgbench ab --base embedded: --head embedded:delay_us=2000 \
+      --until-decided --max-rounds 40 --look-every 5
   hbgbench ab --resume          # the newest campaign in .hbgbench/
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
 		Args: cobra.NoArgs,
@@ -213,6 +221,9 @@ supplies them too), or, with --cmd, a command.`
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when the arms' work counts differ")
+	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
+	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (--rounds or 40)")
+	f.IntVar(&opts.LookEvery, "look-every", defaultLookEvery, "`K` rounds between --until-decided's looks")
 	return cmd
 }
 
@@ -255,6 +266,9 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 			return usage("give --rounds or --trials, not both")
 		}
 		opts.Config.Rounds = (opts.Trials + opts.Config.Block - 1) / opts.Config.Block
+	}
+	if err := untilDecided(cmd, opts); err != nil {
+		return usage("%v", err)
 	}
 	if opts.AA && len(args) == 1 {
 		if opts.BaseCmd != "" {
@@ -579,3 +593,50 @@ func listMetrics(w io.Writer) error {
 	}
 	return ew.Err
 }
+
+// defaultLookEvery is --look-every's default: a look every 5 rounds.
+const defaultLookEvery = 5
+
+// untilDecided wires --until-decided, --max-rounds and --look-every to
+// the config: the most rounds are --max-rounds, or --rounds (--trials)
+// when only it is given, else defaultMaxRounds. On
+// --resume the journal's design holds, and --max-rounds N is --rounds N:
+// it extends the campaign.
+func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
+	fl := cmd.Flags()
+	if !opts.UntilDecided && !opts.Resume {
+		for _, name := range []string{"max-rounds", "look-every"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --until-decided", name)
+			}
+		}
+		return nil
+	}
+	if opts.LookEvery < 1 {
+		return fmt.Errorf("--look-every %d: want 1 or more rounds between looks", opts.LookEvery)
+	}
+	if opts.UntilDecided && opts.Shard != "" {
+		return errors.New("--until-decided with --shard: a shard runs some of the campaign's rounds and no shard sees them all to look; run a sequential campaign on one card")
+	}
+	if opts.UntilDecided || fl.Changed("look-every") {
+		opts.Config.LookEvery = opts.LookEvery
+	}
+	rounds := fl.Changed("rounds") || fl.Changed("trials")
+	switch {
+	case fl.Changed("max-rounds") && rounds && opts.Config.Rounds != opts.MaxRounds:
+		return fmt.Errorf("--max-rounds %d and --rounds %d: under --until-decided both are the most rounds; give one", opts.MaxRounds, opts.Config.Rounds)
+	case fl.Changed("max-rounds"):
+		if opts.MaxRounds < 1 {
+			return fmt.Errorf("--max-rounds %d: want 1 or more rounds", opts.MaxRounds)
+		}
+		opts.Config.Rounds = opts.MaxRounds
+		opts.Changed["rounds"] = strconv.Itoa(opts.MaxRounds)
+	case !rounds && !opts.Resume:
+		opts.Config.Rounds = defaultMaxRounds
+	}
+	return nil
+}
+
+// defaultMaxRounds is --max-rounds' default when neither it nor --rounds
+// is given: four times the default fixed design's rounds.
+const defaultMaxRounds = 40
