@@ -153,6 +153,10 @@ type Analysis struct {
 	// Logs are compare's input logs, per arm (base, head); absent for a
 	// campaign, whose block logs the journal names.
 	Logs [][]LogInfo `json:"logs,omitempty"`
+	// Comparisons are, in a campaign of more than two arms, the analysis
+	// of each other arm against the base (AnalyzeArms); Metrics is then
+	// empty.
+	Comparisons []*Analysis `json:"comparisons,omitempty"`
 }
 
 // A LogInfo is one log compare read: its path, its [stamp] text and how
@@ -195,6 +199,9 @@ type roundPair struct {
 // per metric. It is deterministic: the same journal gives the same
 // analysis.
 func Analyze(j *Journal) *Analysis {
+	if len(j.Header.AllArms) > 0 {
+		return analyzeArms(j)
+	}
 	h := j.Header
 	cfg := h.Config
 	a := &Analysis{

@@ -39,6 +39,9 @@ type Arm struct {
 	// Env are KEY=VALUE switches added to a command or git arm's
 	// environment; they are part of its [stamp], and so of the ruler.
 	Env []string `json:"env,omitempty"`
+	// Name is the arm's name in a campaign of named arms (--arm NAME=SPEC,
+	// --sweep); "" for --base and --head.
+	Name string `json:"name,omitempty"`
 }
 
 // DefaultBase and DefaultHead are the arms of `hbgbench ab` with none
