@@ -3,6 +3,7 @@ package abtest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,7 +154,11 @@ func pickAlign(s []report.Align, idx []int) []report.Align {
 func (a *Analysis) armTables(k int, tables []*report.Table, armCol int) []*report.Table {
 	names := a.Header.ArmNames()
 	for _, t := range tables {
-		t.Title = fmt.Sprintf("%s against %s: %s", names[k+1], names[Base], t.Title)
+		title := fmt.Sprintf("%s against %s", names[k+1], names[Base])
+		if t.Title != "" {
+			title += ": " + t.Title
+		}
+		t.Title = title
 		if armCol < 0 {
 			continue
 		}
@@ -258,6 +263,9 @@ func (a *Analysis) armsNoise() []string {
 func (a *Analysis) armsMethod(md bool) []string {
 	c := a.Comparisons[0]
 	out := append(a.armLinesN(), c.methodLines(md)[len(c.armLines()):]...)
+	if !md && !c.anyGated() && slices.ContainsFunc(a.Comparisons, (*Analysis).anyGated) {
+		out = append(out, a.gatedNote())
+	}
 	return append(out, fmt.Sprintf("%d arms: each round runs one block of every arm, in the order the schedule draws from the seed for that round; "+
 		"each arm is compared with base %s over the rounds, paired by round; the primary metric's p is Holm-adjusted over the %d arms, secondary rows within their family of each comparison",
 		len(a.Header.AllArms), a.baseName(), a.otherArms()))

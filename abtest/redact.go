@@ -120,7 +120,7 @@ func (r *redactor) header(h *Header) {
 	h.RecipeSet = r.strs(h.RecipeSet)
 	h.AllArms = slices.Clone(h.AllArms)
 	for _, x := range append(ptrs(h.Arms[:]), ptrs(h.AllArms)...) {
-		x.Spec, x.Build, x.Run = r.str(x.Spec), r.str(x.Build), r.str(x.Run)
+		x.Spec, x.Build, x.Run, x.Sweep = r.str(x.Spec), r.str(x.Build), r.str(x.Run), r.str(x.Sweep)
 		x.Env = r.strs(x.Env)
 	}
 	h.Ruler = r.str(h.Ruler)

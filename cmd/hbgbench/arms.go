@@ -140,6 +140,7 @@ func (opts *AbOptions) sweepArms(given []abtest.Arm) ([]abtest.Arm, error) {
 			a = tmpl
 			a.Env = slices.DeleteFunc(slices.Clone(tmpl.Env), func(kv string) bool { return strings.HasPrefix(kv, sw.Setting+"=") })
 			a.Env = append(a.Env, setting)
+			a.Sweep = setting
 		}
 		a.Name = sw.Names[i]
 		out = append(out, a)
