@@ -115,6 +115,14 @@ model in a child process; --base-cmd/--head-cmd are shell templates with
 leaves in {out}. With no arms, ab compares embedded:mirror=per_bind (base)
 with embedded:mirror=retained (head).
 
+More than two arms: --arm NAME=SPEC, repeated (SPEC a git ref,
+embedded:SPEC or cmd:CMD), or --sweep KEY=V1,V2,... (one arm per value:
+of the embedded model's KEY, or with one --arm of that arm's spec or, for
+a command or ref arm, of its environment variable KEY). The first arm, or
+--baseline NAME, is the base; every round runs one block of every arm in a
+seeded random order, and every arm is compared with the base, the primary
+metric's p Holm-adjusted over the arms (docs/ab.md "More than two arms").
+
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
 with --expect-same-work, when the arms' work counts differ; 1 on
 an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
@@ -127,7 +135,10 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
   hbgbench ab --resume          # the newest campaign in .hbgbench/
-  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
+  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl
+  hbgbench ab --sweep recorders=prewarm=0,4,8 --rounds 12   # 3 arms, the first the base
+  hbgbench ab --arm main=main --arm pr1=pr1 --arm pr2=pr2 --baseline main
+  hbgbench ab --arm run=cmd:'./run.sh {rounds} {out}' --sweep PREWARM=0,4,8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Config.Metric == metricList {
