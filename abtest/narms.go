@@ -68,7 +68,7 @@ func (h *Header) ArmList() []Arm {
 // arms' names in a campaign of more than two, else base and head.
 func (h *Header) ArmNames() []string {
 	if len(h.AllArms) == 0 {
-		return armNames[:]
+		return []string{armNames[Base], armNames[Head]}
 	}
 	out := make([]string, len(h.AllArms))
 	for i, a := range h.AllArms {
