@@ -136,7 +136,7 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
   hbgbench ab --resume          # the newest campaign in .hbgbench/
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl
-  hbgbench ab --sweep recorders=prewarm=0,4,8 --rounds 12   # 3 arms, the first the base
+  hbgbench ab --sweep recorders=prewarm=0,4,8 --rounds 12   # 3 arms
   hbgbench ab --arm main=main --arm pr1=pr1 --arm pr2=pr2 --baseline main
   hbgbench ab --arm run=cmd:'./run.sh {rounds} {out}' --sweep PREWARM=0,4,8`,
 		Args: cobra.NoArgs,
@@ -181,9 +181,9 @@ supplies them too), or, with --cmd, a command.`
 		f.StringVar(&opts.Head, "head", "", "head arm: git `REF` or embedded:SPEC")
 		f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
 		f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
-		f.StringArrayVar(&opts.Arms, "arm", nil, "named arm `NAME=SPEC` (REF, embedded:..., cmd:CMD); repeat")
+		f.StringArrayVar(&opts.Arms, "arm", nil, "named arm `NAME=SPEC`: REF, embedded:.., cmd:CMD")
 		f.StringVar(&opts.Baseline, "baseline", "", "the `NAME` of the base arm (default: the first)")
-		f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `KEY=V1,V2,...` (e.g. delay_us=0,300)")
+		f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `K=V1,V2` (delay_us=0,300)")
 	}
 	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
 	f.StringVar(&opts.Repo, "repo", "", "git `DIR` of ref arms (default: this one)")
