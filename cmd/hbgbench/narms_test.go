@@ -221,6 +221,8 @@ func TestAbNArmsUsageErrors(t *testing.T) {
 		{"sweep of two arms", []string{"--sweep", "delay_us=0,5", "--arm", "a=embedded:", "--arm", "b=embedded:"}, "--sweep varies one arm"},
 		{"sweep env on embedded", []string{"--sweep", "K=1,2", "--arm", "a=embedded:"}, "K is not a setting of the embedded model"},
 		{"artifact", []string{"--sweep", "delay_us=0,1,2", "--artifact", "x"}, "--artifact compares the builds of two arms"},
+		{"a metric the third arm does not write", []string{"--sweep", "epoch=e2,e3,e1", "--metric", "minflt"},
+			"--metric minflt: no warm pass of embedded:workload=dsv4-pair,mirror=per_bind,recorders=prewarm=8,graph_pod=current,delay_us=0,args_bytes=4194304,ranks=1,epoch=e1,"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
