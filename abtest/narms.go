@@ -181,7 +181,13 @@ func analyzeArms(j *Journal) *Analysis {
 	holmArms(a.Comparisons, a.Margin)
 	first := a.Comparisons[0]
 	a.Complete, a.Partial, a.Primary = first.Complete, first.Partial, first.Primary
+	// The noise figures are per comparison; here only the failed blocks
+	// (base's, and the other arms' together) and the dropped rounds.
 	a.Noise = Noise{SigmaD: nan(), MDE: nan(), Lag1: [2]Num{nan(), nan()}, Drift: [2]Num{nan(), nan()}, Dropped: first.Noise.Dropped}
+	a.Noise.Failures[Base] = first.Noise.Failures[Base]
+	for _, c := range a.Comparisons {
+		a.Noise.Failures[Head] += c.Noise.Failures[Head]
+	}
 	seen := map[string]bool{}
 	for _, w := range a.Warnings {
 		seen[w] = true

@@ -190,7 +190,11 @@ func TestAbNArmsExtend(t *testing.T) {
 		n[cb.Block.Round]++
 	}
 	assert.Equal(t, map[int]int{1: 3, 2: 3, 3: 3, 4: 3, 5: 3}, n)
-	// Resuming with other arms is refused, naming them.
+	// Resuming with the same arm flags runs nothing more; with other
+	// arms it is refused, naming them.
+	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--arm", "c="+arm, "--sweep", "HBG_NARMS_T=x,y,z")
+	require.Equal(t, 0, code, errText)
+	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1}, roundsOK(t, j))
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--sweep", "HBG_NARMS_T=x,y", "--arm", "c="+arm)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errText, "is a journal of another campaign")
