@@ -160,6 +160,10 @@ type Analysis struct {
 	// Sequential is the design and looks of an --until-decided campaign
 	// (sequential.go); absent for a fixed design.
 	Sequential *Sequential `json:"sequential,omitempty"`
+	// Comparisons are, in a campaign of more than two arms, the analysis
+	// of each other arm against the base (AnalyzeArms); Metrics is then
+	// empty.
+	Comparisons []*Analysis `json:"comparisons,omitempty"`
 }
 
 // A LogInfo is one log compare read: its path, its [stamp] text and how
@@ -202,6 +206,9 @@ type roundPair struct {
 // per metric. It is deterministic: the same journal gives the same
 // analysis.
 func Analyze(j *Journal) *Analysis {
+	if len(j.Header.AllArms) > 0 {
+		return analyzeArms(j)
+	}
 	h := j.Header
 	cfg := h.Config
 	a := &Analysis{

@@ -35,8 +35,7 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 	ew.Printf("hbgkit: %s\n", oneLine(h.Hbgkit))
 	ew.Printf("design: %s\n", a.Design)
 	ew.Printf("primary: %s\n", a.Primary)
-	ew.Printf("base: %s\n", oneLine(h.Arms[Base].Spec))
-	ew.Printf("head: %s\n", oneLine(h.Arms[Head].Spec))
+	a.benchfmtArms(ew, oneLine)
 	ew.Printf("block-stat: %s\n", h.Config.BlockStat)
 	ew.Printf("cold: %d\n", h.Config.Cold)
 	if h.Config.CPUs != "" {
@@ -46,18 +45,19 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 		ew.Printf("until-decided: %s\n", s.benchLine())
 	}
 	ew.Printf("\n")
+	names, metrics := h.ArmNames(), a.benchfmtMetrics()
 	for _, cb := range j.Counted() {
 		for i := range cb.Block.Passes {
 			p := &cb.Block.Passes[i]
 			if p.Index < h.Config.Cold {
 				continue
 			}
-			for _, m := range a.Metrics {
+			for _, m := range metrics {
 				v, ok := p.value(m.Name)
 				if !ok {
 					continue
 				}
-				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64), benchUnit(m.Kind))
+				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), names[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64), benchUnit(m.Kind))
 			}
 		}
 	}

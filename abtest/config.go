@@ -146,3 +146,20 @@ func (c *Config) checkCPUs(journal string) error {
 	c.CPUs = list
 	return nil
 }
+
+// checkArms refuses what a campaign of more than two arms cannot do yet:
+// stop when decided (its looks decide one primary row, and N arms have one
+// per arm, Holm-adjusted together) and run as shards (a merge pools one
+// base/head pair per shard).
+func (c Config) checkArms(arms int, shard bool) error {
+	if arms <= 2 {
+		return nil
+	}
+	switch {
+	case c.LookEvery > 0:
+		return fmt.Errorf("--until-decided with %d arms: its looks decide one base/head pair; run a fixed design (--rounds), or --until-decided on the pair that matters", arms)
+	case shard:
+		return fmt.Errorf("--shard with %d arms: a merge pools one base/head pair per shard; run the arms on one card, or shards of the pair that matters", arms)
+	}
+	return nil
+}

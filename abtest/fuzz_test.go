@@ -30,6 +30,13 @@ func FuzzJournal(f *testing.F) {
 	// The first lines of a real journal: its header and first blocks (the
 	// whole file is too large an input for the mutator to move quickly).
 	f.Add(firstLines(good, 4))
+	// A campaign of three arms (cmd/hbgbench's golden): its header and
+	// first round (header, ruler, three blocks, round).
+	arms, err := os.ReadFile(filepath.Join("..", "cmd", "hbgbench", "testdata", "report", "narms.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(firstLines(arms, 6))
 	f.Add([]byte(`{"type":"header","format":1,"config":{"rounds":3}}` + "\n" + `{"type":"round","round":1,"attempt":1,"status":"ok"}` + "\n"))
 	f.Add([]byte(`{"type":"header","format":1,"config":{"rounds":2}}` + "\n" + `{"type":"block","round":1,"arm":"base","passes":[{"ns":{"ControlPlane":-1}}]}`))
 	// A sequential campaign: the whole journal with --look-every 5 and a
@@ -46,6 +53,7 @@ func FuzzJournal(f *testing.F) {
 		}
 		a := Analyze(j)
 		_ = a.Document()
+		_ = a.MarkdownDocument()
 		_ = a.CSVTables(j)
 		_ = a.MarkdownDocument()
 	})

@@ -754,6 +754,9 @@ func (a *Analysis) openDocument() *report.Document {
 // metric family, the noise footer, warnings, and the method, host and
 // command.
 func (a *Analysis) Document() *report.Document {
+	if len(a.Comparisons) > 0 {
+		return a.armsDocument()
+	}
 	d := a.openDocument()
 	for _, f := range Families() {
 		if t := a.FamilyTable(f); t != nil {
@@ -780,6 +783,9 @@ func (a *Analysis) Document() *report.Document {
 // warnings, and a <details> block with the method, the noise, the ruler,
 // the host and the exact command.
 func (a *Analysis) MarkdownDocument() *report.Document {
+	if len(a.Comparisons) > 0 {
+		return a.armsMarkdown()
+	}
 	d := a.openDocument()
 	d.Add(&report.Paragraph{Text: a.WhatRan()})
 	if t := a.CombinedTable(); t != nil {
@@ -853,6 +859,33 @@ func (a *Analysis) SuggestedMargin() float64 {
 func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
 		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
+	if len(a.Comparisons) > 0 {
+		a.armsCSV(m)
+	} else {
+		a.csvMetricRows(m)
+	}
+	names := a.Header.ArmNames()
+	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
+	for _, cb := range j.Counted() {
+		b := cb.Block
+		for _, p := range b.Passes {
+			for _, mi := range KnownMetrics() {
+				if v, ok := p.Values[mi.Name]; ok {
+					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), names[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
+						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
+				}
+			}
+		}
+	}
+	if t := a.LooksTable(); t != nil {
+		return []*report.Table{m, passes, t}
+	}
+	return []*report.Table{m, passes}
+}
+
+// csvMetricRows adds the csv rows of a's metrics to m, one per (metric,
+// arm).
+func (a *Analysis) csvMetricRows(m *report.Table) {
 	f := func(x Num) string {
 		if math.IsNaN(float64(x)) {
 			return ""
@@ -867,20 +900,4 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
 		}
 	}
-	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
-	for _, cb := range j.Counted() {
-		b := cb.Block
-		for _, p := range b.Passes {
-			for _, mi := range KnownMetrics() {
-				if v, ok := p.Values[mi.Name]; ok {
-					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), armNames[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
-						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
-				}
-			}
-		}
-	}
-	if t := a.LooksTable(); t != nil {
-		return []*report.Table{m, passes, t}
-	}
-	return []*report.Table{m, passes}
 }

@@ -25,7 +25,10 @@ type Options struct {
 	// Arms are the arms as given. A resumed campaign runs the journal's
 	// arms; these are checked against them when Given names an arm flag.
 	Arms [2]Arm
-	AA   bool // aa: one arm on both sides
+	// AllArms are the arms of a campaign of more than two, base first,
+	// each named (--arm, --sweep); Arms is then their first two.
+	AllArms []Arm
+	AA      bool // aa: one arm on both sides
 	// Given names the flags given on the command line (name → value), so
 	// that a resume refuses one that disagrees with the journal.
 	Given   map[string]string
@@ -85,7 +88,7 @@ type Session struct {
 	lock    *os.File
 	dirLock *os.File
 	wt      *Worktrees
-	runners [2]runtimeharness.Runner
+	runners []runtimeharness.Runner
 }
 
 // resolve makes every path of o absolute, once: the journal (a new one in
@@ -169,6 +172,9 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	if o.Warn == nil {
 		o.Warn = io.Discard
 	}
+	if err := o.Config.checkArms(len(o.AllArms), o.Shard != nil); err != nil {
+		return nil, &SettingsError{err}
+	}
 	if o.Shard != nil {
 		o.Seed, o.SeedSet = ShardSeed(o.Shard.CampaignSeed, o.Shard.Index), true
 	}
@@ -183,7 +189,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		}
 	}()
 	env := ReadEnv()
-	env.Build = buildOf(o.Arms)
+	env.Build = buildOf(o.armList())
 	if o.Lock != "" {
 		if s.lock, err = LockFile(o.Lock); err != nil {
 			return s, err
@@ -200,7 +206,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		if err := s.Header.Config.checkCPUs(o.Journal); err != nil {
 			return s, &SettingsError{err}
 		}
-		env.Build = buildOf(s.Header.Arms)
+		env.Build = buildOf(s.Header.ArmList())
 		if _, given := o.Given["cache"]; !given && s.Header.Cache != "" {
 			s.opts.Cache = s.Header.Cache
 		}
@@ -216,7 +222,12 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			if err := s.Header.extend(o.Config.Rounds); err != nil {
 				return s, &SettingsError{err}
 			}
-			rec := ExtendRecord{Type: lineExtend, Rounds: o.Config.Rounds, Firsts: s.Header.Schedule.Firsts[from:]}
+			rec := ExtendRecord{Type: lineExtend, Rounds: o.Config.Rounds}
+			if sc := s.Header.Schedule; len(sc.Orders) > 0 {
+				rec.Orders = sc.Orders[from:]
+			} else {
+				rec.Firsts = sc.Firsts[from:]
+			}
 			if err := s.w.Append(rec); err != nil {
 				return s, err
 			}
@@ -238,10 +249,15 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		if err != nil {
 			return s, &SettingsError{err}
 		}
+		if len(o.AllArms) > 2 {
+			if err := s.Header.setArms(o.AllArms); err != nil {
+				return s, &SettingsError{err}
+			}
+		}
 		s.Header.Repo, s.Header.Artifact = o.Repo, o.Artifact
 		s.Header.Shard = o.Shard
 		s.Header.Recipe, s.Header.RecipeSet = o.Recipe, o.RecipeSet
-		if o.Arms[Base].Kind == KindGit || o.Arms[Head].Kind == KindGit {
+		if anyGit(o.armList()) {
 			s.Header.Cache = o.Cache
 		}
 		if err := probeMetric(ctx, s.Header, o.Exe); err != nil {
@@ -255,8 +271,11 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	if s.dirLock, err = lockBlockDir(s.BlockDir); err != nil {
 		return s, err
 	}
-	dirs := [2]string{o.Dir, o.Dir}
-	if err := s.worktrees(ctx, &dirs); err != nil {
+	dirs := make([]string, len(s.Header.ArmList()))
+	for i := range dirs {
+		dirs[i] = o.Dir
+	}
+	if err := s.worktrees(ctx, dirs); err != nil {
 		return s, err
 	}
 	if !o.Resume {
@@ -272,7 +291,8 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	for _, m := range env.Preflight() {
 		fmt.Fprintf(o.Warn, "hbgbench: noise: %s\n", m)
 	}
-	for i, a := range s.Header.Arms {
+	s.runners = make([]runtimeharness.Runner, len(dirs))
+	for i, a := range s.Header.ArmList() {
 		if s.runners[i], err = a.Runner(o.Exe, dirs[i]); err != nil {
 			return s, err
 		}
@@ -347,9 +367,9 @@ func lockBlockDir(dir string) (*os.File, error) {
 // runs: one worktree per commit, reused when a killed run of the campaign
 // left it, then removes what earlier killed runs left behind. dirs gets
 // each git arm's working directory.
-func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
+func (s *Session) worktrees(ctx context.Context, dirs []string) error {
 	h, o := &s.Header, s.opts
-	if h.Arms[Base].Kind != KindGit && h.Arms[Head].Kind != KindGit {
+	if !anyGit(h.ArmList()) {
 		return nil
 	}
 	if changes := RepoChanges(h.Repo, s.Journal, LockPath(s.Journal), s.BlockDir); len(changes) > 0 {
@@ -357,7 +377,7 @@ func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
 			h.Repo, h.Arms[Base].Label(), h.Arms[Head].Label(), listSome(changes, 8))
 	}
 	s.wt = NewWorktrees(h.Repo, o.Cache)
-	for i, a := range h.Arms {
+	for i, a := range h.ArmList() {
 		if a.Kind != KindGit {
 			continue
 		}
@@ -369,7 +389,7 @@ func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
 			return err
 		}
 		dirs[i] = path
-		if h.Artifact != "" && !o.Resume {
+		if h.Artifact != "" && !o.Resume && i < len(h.ArtifactHashes) {
 			hash, err := HashArtifacts(path, h.Artifact)
 			if err != nil {
 				return err
@@ -395,7 +415,7 @@ func listSome(items []string, n int) string {
 }
 
 // buildOf returns the build command of the git arms, "" when none.
-func buildOf(arms [2]Arm) string {
+func buildOf(arms []Arm) string {
 	for _, a := range arms {
 		if a.Kind == KindGit && a.Build != "" {
 			return a.Build
@@ -461,8 +481,14 @@ func (o *Options) checkResume(h Header, env Env) error {
 		diffs = append(diffs, fmt.Sprintf("--look-every: journal %d, given %d", jc.LookEvery, cfg.LookEvery))
 	}
 	arms := o.Arms
-	// "arm" is aa's ARM argument.
-	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") {
+	if len(h.AllArms) > 0 || len(o.AllArms) > 2 {
+		// A campaign of more than two arms: the lists, names included.
+		if (given("arm") || given("sweep") || given("baseline") || given("base") || given("head") || given("base-cmd") || given("head-cmd")) &&
+			!armsEqual(h.ArmList(), o.armList()) {
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s, given %s", armSpecs(h.ArmList()), armSpecs(o.armList())))
+		}
+	} else if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") {
+		// "arm" is aa's ARM argument, or ab's --arm.
 		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
 			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
 		}

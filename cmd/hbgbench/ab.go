@@ -39,6 +39,11 @@ type AbOptions struct {
 	BaseCmd string
 	HeadCmd string
 	Dir     string // working directory of command arms
+	// Arms (--arm NAME=SPEC), Sweep (--sweep KEY=V1,V2,...) and Baseline
+	// (--baseline NAME): named arms, the first or Baseline the base.
+	Arms     []string
+	Sweep    string
+	Baseline string
 
 	// Git arms: --base and --head name refs of Repo, built with Build and
 	// run with Run in worktrees under Cache.
@@ -123,6 +128,14 @@ to the same CPUs (a git arm's build is not pinned). With no arms, ab
 compares embedded:mirror=per_bind (base) with embedded:mirror=retained
 (head).
 
+More than two arms: --arm NAME=SPEC, repeated (SPEC a git ref,
+embedded:SPEC or cmd:CMD), or --sweep KEY=V1,V2,... (one arm per value:
+of the embedded model's KEY, or with one --arm of that arm's spec or, for
+a command or ref arm, of its environment variable KEY). The first arm, or
+--baseline NAME, is the base; every round runs one block of every arm in a
+seeded random order, and every arm is compared with the base, the primary
+metric's p Holm-adjusted over the arms (docs/ab.md "More than two arms").
+
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
 with --expect-same-work, when the arms' work counts differ; 1 on
 an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
@@ -139,7 +152,10 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --base embedded: --head embedded:delay_us=2000 \
       --until-decided --max-rounds 40 --look-every 5
   hbgbench ab --resume          # the newest campaign in .hbgbench/
-  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
+  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl
+  hbgbench ab --sweep recorders=prewarm=0,4,8 --rounds 12   # 3 arms
+  hbgbench ab --arm main=main --arm pr1=pr1 --arm pr2=pr2 --baseline main
+  hbgbench ab --arm run=cmd:'./run.sh {rounds} {out}' --sweep PREWARM=0,4,8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Config.Metric == metricList {
@@ -183,6 +199,9 @@ supplies them too), or, with --cmd, a command.`
 		f.StringVar(&opts.Head, "head", "", "head arm: git `REF` or embedded:SPEC")
 		f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
 		f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
+		f.StringArrayVar(&opts.Arms, "arm", nil, "named arm `NAME=SPEC`: REF, embedded:.., cmd:CMD")
+		f.StringVar(&opts.Baseline, "baseline", "", "the `NAME` of the base arm (default: the first)")
+		f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `K=V1,V2` (delay_us=0,300)")
 	}
 	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
 	f.StringVar(&opts.Repo, "repo", "", "git `DIR` of ref arms (default: this one)")
@@ -283,6 +302,9 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 	if err := opts.resolveShard(); err != nil {
 		return usage("%v", err)
 	}
+	if err := opts.checkNamedArmFlags(); err != nil {
+		return usage("%v", err)
+	}
 	switch opts.FailOn {
 	case "", "slower", "change":
 	default:
@@ -325,22 +347,7 @@ func (opts *AbOptions) resolveShard() error {
 // arms resolves the two arms from the options.
 func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 	var arms [2]abtest.Arm
-	one := func(spec, command, side string) (abtest.Arm, bool, error) {
-		switch {
-		case spec != "" && command != "":
-			return abtest.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
-		case command != "":
-			a, err := abtest.CommandArm(command)
-			return a, true, err
-		case strings.HasPrefix(spec, "embedded:"):
-			a, err := abtest.ParseEmbedded(spec)
-			return a, true, err
-		case spec != "":
-			a, err := opts.gitArm(spec)
-			return a, true, err
-		}
-		return abtest.Arm{}, false, nil
-	}
+	one := opts.armOf
 	if opts.AA {
 		a, ok, err := one(opts.Base, opts.BaseCmd, "arm")
 		if err != nil {
@@ -372,6 +379,25 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 		}
 	}
 	return [2]abtest.Arm{b, h}, nil
+}
+
+// armOf is the arm of --base or --head (spec) or of --base-cmd or
+// --head-cmd (command); false when neither is given.
+func (opts *AbOptions) armOf(spec, command, side string) (abtest.Arm, bool, error) {
+	switch {
+	case spec != "" && command != "":
+		return abtest.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
+	case command != "":
+		a, err := abtest.CommandArm(command)
+		return a, true, err
+	case strings.HasPrefix(spec, "embedded:"):
+		a, err := abtest.ParseEmbedded(spec)
+		return a, true, err
+	case spec != "":
+		a, err := opts.gitArm(spec)
+		return a, true, err
+	}
+	return abtest.Arm{}, false, nil
 }
 
 // repoRoot returns the repository of ref arms: --repo, else the one of
@@ -445,6 +471,11 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 // --base or --head (ab), ARM (aa) that is not an embedded spec.
 func refArms(opts *AbOptions, args []string) bool {
 	specs := []string{opts.Base, opts.Head}
+	for _, s := range opts.Arms {
+		if _, spec, ok := strings.Cut(s, "="); ok && !strings.HasPrefix(spec, abtest.CommandPrefix) {
+			specs = append(specs, spec)
+		}
+	}
 	if opts.AA && len(args) == 1 {
 		specs = append(specs, args[0])
 	}
@@ -460,12 +491,22 @@ func refArms(opts *AbOptions, args []string) bool {
 func abRun(opts *AbOptions) error {
 	ctx, stop := opts.context()
 	defer stop()
-	arms, err := opts.arms()
+	var arms [2]abtest.Arm
+	var all []abtest.Arm
+	var err error
+	if opts.namedArmFlags() {
+		all, err = opts.namedArms()
+		if len(all) >= 2 {
+			arms = [2]abtest.Arm{all[0], all[1]}
+		}
+	} else {
+		arms, err = opts.arms()
+	}
 	if err != nil {
 		return &usageError{err: err}
 	}
 	o := abtest.Options{
-		Config: opts.Config, Arms: arms, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
+		Config: opts.Config, Arms: arms, AllArms: all, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
 		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
 		Dir: opts.Dir, Lock: opts.Lock, Shard: opts.shard, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
 	}
@@ -491,15 +532,22 @@ func abRun(opts *AbOptions) error {
 	}
 	defer s.Close()
 	h := s.Header
-	fmt.Fprintf(opts.Err, "hbgbench: %s vs %s: %d rounds of %d passes per arm, journal %s\n",
-		h.Arms[0].Label(), h.Arms[1].Label(), h.Config.Rounds, h.Config.Block, s.Journal)
+	labels := make([]string, len(h.ArmList()))
+	for i, a := range h.ArmList() {
+		labels[i] = a.Label()
+		if len(h.AllArms) > 0 {
+			labels[i] = a.Name
+		}
+	}
+	fmt.Fprintf(opts.Err, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
+		strings.Join(labels, " vs "), h.Config.Rounds, h.Config.Block, s.Journal)
 	// What will run, before it runs: a command may come from a recipe.
-	for i, a := range h.Arms {
+	for i, a := range h.ArmList() {
 		switch a.Kind {
 		case abtest.KindGit:
-			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", abtest.ArmName(i), a.Run)
+			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
 		case abtest.KindCommand:
-			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", abtest.ArmName(i), a.Spec)
+			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
 		}
 	}
 	if opts.Progress {
@@ -534,20 +582,30 @@ func abRun(opts *AbOptions) error {
 	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 		return err
 	}
-	if p := a.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 && !a.Partial {
+	extra := 0
+	for _, v := range a.Views() {
+		if p := v.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 {
+			extra = max(extra, p.Extra)
+		}
+	}
+	if extra > 0 && !a.Partial {
 		fmt.Fprintf(opts.Err, "hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
-			opts.command(), runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+p.Extra)
+			opts.command(), runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+extra)
 	}
-	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
-		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", a.SameWorkLine())
-		return &exitError{code: exitFailOn}
-	}
-	// Under --per-rank every rank's verdict counts: a regression on one
-	// rank fails the gate.
-	for _, p := range a.PrimaryResults() {
-		if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
-			(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
+	for _, v := range a.Views() {
+		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {
+			fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", v.SameWorkLine())
 			return &exitError{code: exitFailOn}
+		}
+	}
+	// Under --per-rank every rank's verdict counts, and with more than
+	// two arms every arm's: a regression on one fails the gate.
+	for _, v := range a.Views() {
+		for _, p := range v.PrimaryResults() {
+			if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
+				(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
+				return &exitError{code: exitFailOn}
+			}
 		}
 	}
 	return nil
@@ -614,9 +672,6 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 	}
 	if opts.LookEvery < 1 {
 		return fmt.Errorf("--look-every %d: want 1 or more rounds between looks", opts.LookEvery)
-	}
-	if opts.UntilDecided && opts.Shard != "" {
-		return errors.New("--until-decided with --shard: a shard runs some of the campaign's rounds and no shard sees them all to look; run a sequential campaign on one card")
 	}
 	if opts.UntilDecided || fl.Changed("look-every") {
 		opts.Config.LookEvery = opts.LookEvery
