@@ -36,10 +36,12 @@ func runScript(delayUS string) string {
 	return "#!/bin/sh\nexec env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us " + delayUS + " --rounds \"$1\"\n"
 }
 
-// headDelayUS is the busy delay c2's run.sh adds to every bind: 20 ms, so
+// headDelayUS is the busy delay c2's run.sh adds to every bind: 60 ms, so
 // that the head is found slower even while `go test ./...` loads both
-// cores with other packages' tests (a retained bind takes about 1.5 ms).
-const headDelayUS = "20000"
+// cores with other packages' tests (a retained bind takes about 1.5 ms of
+// CPU). 20 ms was found inconclusive once at load 19, where waiting for a
+// CPU stretched the base's binds to tens of ms (σ_d 143%).
+const headDelayUS = "60000"
 
 // testRepo makes a repository with two commits: c1 (main) whose run.sh
 // adds no delay, and c2 (pr, checked out) whose run.sh adds headDelayUS
@@ -117,7 +119,7 @@ func cacheEntries(t *testing.T, cache string) []string {
 }
 
 // TestAbGitRefs is the campaign a simpler engineer runs: two commits of a
-// repository, built and run in worktrees, the head slower by 20 ms per
+// repository, built and run in worktrees, the head slower by 60 ms per
 // bind; the user's checkout is untouched and no worktree is left.
 func TestAbGitRefs(t *testing.T) {
 	repo, c1, c2 := testRepo(t)
