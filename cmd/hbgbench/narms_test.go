@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest"
@@ -117,10 +116,7 @@ func TestAbNArmsKilledResumes(t *testing.T) {
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	waitJournal(t, j, midRound)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_, _ = cmd.Process.Wait()
-	waitNoOrphans(t, abtest.BlockDir(j))
+	killMidRound(t, cmd, j)
 
 	before, err := abtest.ReadJournal(j)
 	require.NoError(t, err)

@@ -102,10 +102,7 @@ func waitNoOrphans(t *testing.T, dir string) {
 func TestAbKilledCampaignResumes(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "c.jsonl")
 	cmd, _, _ := startCampaign(t, j)
-	waitJournal(t, j, midRound)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_, _ = cmd.Process.Wait()
-	waitNoOrphans(t, abtest.BlockDir(j))
+	killMidRound(t, cmd, j)
 
 	before, err := abtest.ReadJournal(j)
 	require.NoError(t, err)
@@ -307,4 +304,15 @@ func TestAbExtend(t *testing.T) {
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "7")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errText, "--rounds: journal 8, given 7")
+}
+
+// killMidRound waits until the campaign of journal j is in the middle of a
+// round, kills it with SIGKILL (no cleanup of its own) and waits until
+// none of its blocks' processes is left.
+func killMidRound(t *testing.T, cmd *exec.Cmd, j string) {
+	t.Helper()
+	waitJournal(t, j, midRound)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = cmd.Process.Wait()
+	waitNoOrphans(t, abtest.BlockDir(j))
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest"
@@ -129,10 +128,7 @@ func TestShardKilledResumedMerged(t *testing.T) {
 	slow := []string{"--rounds", "4", "--base", "embedded:delay_us=150000", "--head", "embedded:delay_us=150000,mirror=retained"}
 	a, _ := startShard(t, dir, "host-k", "0/2", "k25", slow...)
 	ja := filepath.Join(dir, abtest.HomeDir, "k25", "shard-0of2-host-k.jsonl")
-	waitJournal(t, ja, midRound)
-	require.NoError(t, a.Process.Signal(syscall.SIGKILL))
-	_, _ = a.Process.Wait()
-	waitNoOrphans(t, abtest.BlockDir(ja))
+	killMidRound(t, a, ja)
 	before, err := abtest.ReadJournal(ja)
 	require.NoError(t, err)
 	require.Less(t, len(before.Rounds), 4, "the kill should land before the last round closed")
