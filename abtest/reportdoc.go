@@ -195,6 +195,58 @@ var familyTitles = map[string]string{
 	FamilyHost:         "host wall (per pass, µs)",
 }
 
+// minPrimary reports whether the block statistic is the minimum: then Δ
+// is already the floor's, and the column beside it (Δmin elsewhere) is
+// Δmedian, the typical pass (medianBeside).
+func (a *Analysis) minPrimary() bool {
+	return a.Design == DesignInterleaved && a.Header.Config.BlockStat == BlockMin
+}
+
+// besideHeader is the header of the column after the 95% CI.
+func (a *Analysis) besideHeader() string {
+	if a.minPrimary() {
+		return "Δmedian"
+	}
+	return "Δmin"
+}
+
+// beside is m's value in that column.
+func (a *Analysis) beside(m *MetricResult) string {
+	if a.minPrimary() {
+		return pct(m.DeltaMedian)
+	}
+	return pct(m.DeltaMin)
+}
+
+// withBeside returns header with its "Δmin" column named besideHeader.
+func (a *Analysis) withBeside(header []string) []string {
+	h := slices.Clone(header)
+	h[slices.Index(h, "Δmin")] = a.besideHeader()
+	return h
+}
+
+// FloorLines, under --block-stat min, say when the typical pass did not
+// move as the floor did: for each primary row whose Δmedian has another
+// verdict or sign than its Δ, one line with both; none otherwise.
+func (a *Analysis) FloorLines() []string {
+	if !a.minPrimary() {
+		return nil
+	}
+	var out []string
+	for _, m := range a.PrimaryResults() {
+		if m.Error != "" || m.MedianVerdict == "" {
+			continue
+		}
+		d, dm := float64(m.Delta), float64(m.DeltaMedian)
+		if m.MedianVerdict == m.Verdict && (d > 0) == (dm > 0) && (d < 0) == (dm < 0) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("FLOOR AND TYPICAL PASS DIFFER: %s: the verdict is on block minima (--block-stat min), Δ %s (%s); the block medians moved %s, 95%% CI %s (%s): the fastest passes and the typical one changed differently",
+			m.Label, pct(m.Delta), m.Verdict, pct(m.DeltaMedian), ci(m.MedCILo, m.MedCIHi), m.MedianVerdict))
+	}
+	return out
+}
+
 var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
 
 var resultAlign = []report.Align{report.Left, report.Left, report.Left, report.Right, report.Right, report.Right,
@@ -213,7 +265,7 @@ func (m *MetricResult) unitOf() string {
 // (base, head), the paired results on the head row. nil when the family
 // has no metric.
 func (a *Analysis) FamilyTable(family string) *report.Table {
-	t := &report.Table{Title: familyTitles[family], Header: resultHeader, Align: resultAlign, Merge: []int{0}}
+	t := &report.Table{Title: familyTitles[family], Header: a.withBeside(resultHeader), Align: resultAlign, Merge: []int{0}}
 	for _, m := range a.Metrics {
 		if m.Family != family {
 			continue
@@ -237,7 +289,7 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 				if m.SignN > 0 || (m.Rounds > 0 && a.Design != DesignUnpaired && a.Design != DesignDescriptive) {
 					sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 				}
-				row = append(row, pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict())
+				row = append(row, pct(m.Delta), ci(m.CILo, m.CIHi), a.beside(&m), sign, pval(m.shownP()), m.shownVerdict())
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -334,12 +386,28 @@ func (a *Analysis) methodLines(md bool) []string {
 		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
 		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
 		perArm,
-		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same paired analysis on block minima", h.Primary),
+		fmt.Sprintf("primary metric: %s (* in the tables); %s", h.Primary, a.besideMethod()),
 	)
 	if !md && a.anyGated() {
 		out = append(out, a.gatedNote())
 	}
 	return out
+}
+
+// besideMethod says what the column after the 95% CI holds.
+func (a *Analysis) besideMethod() string {
+	if a.minPrimary() {
+		return "Δmedian: the same paired analysis on block medians, the typical pass beside the floor the verdict is on"
+	}
+	return "Δmin: the same paired analysis on block minima"
+}
+
+// besideLegend is besideMethod for the markdown legend.
+func (a *Analysis) besideLegend() string {
+	if a.minPrimary() {
+		return "Δmedian: the same on block medians (the verdict is on block minima)"
+	}
+	return "Δmin: the same on block minima"
 }
 
 // anyGated reports whether a row reads "inconclusive (p)".
@@ -395,7 +463,7 @@ func (a *Analysis) Legend() string {
 			"p: Wilcoxon rank-sum test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
 	default:
 		parts = append(parts,
-			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); Δmin: the same on block minima",
+			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); "+a.besideLegend(),
 			"sign: rounds whose change has Δ's sign, of those that changed",
 			"p: Wilcoxon signed-rank test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
 	}
@@ -695,6 +763,9 @@ func (a *Analysis) openDocument() *report.Document {
 	for _, h := range a.Headlines() {
 		d.Add(&report.Paragraph{Text: h})
 	}
+	for _, f := range a.FloorLines() {
+		d.Add(&report.Paragraph{Text: f})
+	}
 	if r := a.RuleLine(); r != "" {
 		d.Add(&report.Paragraph{Text: r})
 	}
@@ -764,7 +835,7 @@ var combinedAlign = []report.Align{report.Left, report.Left, report.Right, repor
 // results of the analysis. Phase rows are named phase.NAME. nil when no
 // metric was analysed.
 func (a *Analysis) CombinedTable() *report.Table {
-	t := &report.Table{Header: combinedHeader, Align: combinedAlign}
+	t := &report.Table{Header: a.withBeside(combinedHeader), Align: combinedAlign}
 	for _, f := range Families() {
 		for _, m := range a.Metrics {
 			if m.Family != f {
@@ -783,7 +854,7 @@ func (a *Analysis) CombinedTable() *report.Table {
 				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 			}
 			t.Rows = append(t.Rows, []string{name, m.unitOf(), value(m.Arms[Base].TrimmedMean, m.Kind), value(m.Arms[Head].TrimmedMean, m.Kind),
-				pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict()})
+				pct(m.Delta), ci(m.CILo, m.CIHi), a.beside(&m), sign, pval(m.shownP()), m.shownVerdict()})
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -808,6 +879,11 @@ func (a *Analysis) SuggestedMargin() float64 {
 func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
 		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
+	if a.minPrimary() {
+		// The typical pass beside the floor: columns of their own, only
+		// when the verdict is on block minima.
+		m.Header = append(m.Header, "delta_median", "delta_median_ci_lo", "delta_median_ci_hi", "verdict_median")
+	}
 	f := func(x Num) string {
 		if math.IsNaN(float64(x)) {
 			return ""
@@ -820,6 +896,10 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 			m.Rows = append(m.Rows, []string{r.Name, r.Family, r.unitOf(), fmt.Sprint(r.Primary), armNames[arm], fmt.Sprint(s.N),
 				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
 				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
+			if a.minPrimary() {
+				row := &m.Rows[len(m.Rows)-1]
+				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), r.MedianVerdict)
+			}
 		}
 	}
 	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}

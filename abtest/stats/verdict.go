@@ -135,3 +135,59 @@ func RoundsFor(sigmaD, effect float64) int {
 	}
 	return int(math.Ceil(math.Pow(detectZ()*sigmaD/math.Log1p(effect), 2)))
 }
+
+// TrimmedMDE returns the minimum detectable effect of the paired trimmed-t
+// procedure over rounds rounds whose log-ratios have the 20%-winsorized SD
+// sw: exp((t(1−α/2, h−1) + t(Power, h−1))·sw/(0.6·√R)) − 1 with
+// h = R − 2⌊0.2R⌋ (see Paired). sw is the one spread of a campaign: the
+// interval, the MDE and TrimmedRoundsFor all rest on it, so the rounds a
+// report asks for are the rounds at which its MDE would be the margin. It
+// returns NaN for rounds < 2 or a negative, NaN or infinite sw.
+func TrimmedMDE(sw float64, rounds int) float64 {
+	if rounds < 2 || !(sw >= 0) || math.IsInf(sw, 0) {
+		return math.NaN()
+	}
+	r := trimT{df: rounds - 2*trimCount(rounds) - 1, se: trimmedSE(sw, rounds)}
+	return r.mde(DefaultLevel)
+}
+
+// maxRoundsFor bounds TrimmedRoundsFor's answer: beyond it the answer is
+// "more than any campaign would run", reported as 0 (no estimate).
+const maxRoundsFor = 1 << 24
+
+// TrimmedRoundsFor returns the fewest rounds R ≥ 2 at which TrimmedMDE(sw,
+// R) ≤ effect: the campaign length that detects a relative change of
+// effect with 80% power, by the procedure the report runs and from the
+// spread its interval uses (not the raw σ_d, which one outlying round can
+// inflate several times over). It returns 0 when sw or effect is not
+// positive and finite, or when more than 2²⁴ rounds would be needed.
+func TrimmedRoundsFor(sw, effect float64) int {
+	if !(sw > 0) || !(effect > 0) || math.IsInf(sw, 0) || math.IsInf(effect, 0) {
+		return 0
+	}
+	// TrimmedMDE is not monotone below 6 rounds (at R = 5 the first trim
+	// costs a degree of freedom: MDE(5) > MDE(4)), so scan those; from 6 on
+	// it falls with R (TestTrimmedMDEFallsFromSixRounds), so bracket and
+	// bisect.
+	for r := 2; r <= 6; r++ {
+		if TrimmedMDE(sw, r) <= effect {
+			return r
+		}
+	}
+	lo, hi := 6, 12 // MDE(lo) > effect
+	for TrimmedMDE(sw, hi) > effect {
+		if hi >= maxRoundsFor {
+			return 0
+		}
+		lo, hi = hi, min(2*hi, maxRoundsFor)
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if TrimmedMDE(sw, mid) <= effect {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
