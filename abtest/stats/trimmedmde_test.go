@@ -63,3 +63,63 @@ func TestTrimmedRoundsForInvertsTrimmedMDE(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadIntervalCovers: in 4000 seeded samples of normal rounds the
+// chi-square interval of the SD holds the true σ 95% of the time, and
+// TrimmedMDEInterval holds TrimmedMDE's point value.
+func TestSpreadIntervalCovers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 5))
+	const n, sims, sigma = 10, 4000, 0.2
+	hit := 0
+	x := make([]float64, n)
+	for range sims {
+		for i := range x {
+			x[i] = sigma * rng.NormFloat64()
+		}
+		s := stdDev(x)
+		if SpreadInterval(s, n-1, 0.95).Contains(sigma) {
+			hit++
+		}
+	}
+	if cov := float64(hit) / sims; cov < 0.93 || cov > 0.97 {
+		t.Errorf("coverage %.3f, want 0.95", cov)
+	}
+	iv := TrimmedMDEInterval(0.1, 10)
+	if !iv.Contains(TrimmedMDE(0.1, 10)) || !(iv.Hi > 2*TrimmedMDE(0.1, 10)) {
+		t.Errorf("TrimmedMDEInterval(0.1, 10) = %v around %v: 5 degrees of freedom leave the spread unsure by more than 2×", iv, TrimmedMDE(0.1, 10))
+	}
+	if !math.IsNaN(SpreadInterval(0.1, 0, 0.95).Lo) || !math.IsNaN(SpreadInterval(math.NaN(), 3, 0.95).Hi) {
+		t.Error("SpreadInterval of 0 df or a NaN spread is not NaN")
+	}
+}
+
+// TestRoundsToPinSpread: the rounds returned are the fewest whose
+// interval is within the factor.
+func TestRoundsToPinSpread(t *testing.T) {
+	for _, f := range []float64{1.1, 1.25, 1.5, 2, 3} {
+		r := RoundsToPinSpread(f)
+		if r < 2 || SpreadInterval(1, TrimmedDF(r), DefaultLevel).Hi > f {
+			t.Fatalf("RoundsToPinSpread(%v) = %d", f, r)
+		}
+		for q := 2; q < r; q++ {
+			if SpreadInterval(1, TrimmedDF(q), DefaultLevel).Hi <= f {
+				t.Errorf("factor %v: %d rounds already pin it, asked for %d", f, q, r)
+			}
+		}
+	}
+	if RoundsToPinSpread(1) != 0 || RoundsToPinSpread(math.NaN()) != 0 {
+		t.Error("a factor of 1 or NaN has no answer")
+	}
+}
+
+func stdDev(x []float64) float64 {
+	var m, s float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return math.Sqrt(s / float64(len(x)-1))
+}

@@ -191,3 +191,73 @@ func TrimmedRoundsFor(sw, effect float64) int {
 	}
 	return hi
 }
+
+// SpreadInterval returns the level confidence interval of a standard
+// deviation σ estimated as s with df degrees of freedom, by the chi-square
+// pivot df·s²/σ² ~ χ²(df) of normal theory (Sheskin 2011, Handbook of
+// Parametric and Nonparametric Statistical Procedures, 5th ed., Test 3):
+// [s·√(df/χ²(1−α/2)), s·√(df/χ²(α/2))]. Heavy-tailed rounds spread more
+// than it says; it is a floor on the uncertainty, not a ceiling. NaN
+// bounds for df < 1, a level outside (0, 1) or s not finite and ≥ 0.
+func SpreadInterval(s float64, df int, level float64) Interval {
+	if df < 1 || !(level > 0 && level < 1) || !(s >= 0) || math.IsInf(s, 0) {
+		return nanInterval()
+	}
+	c := distuv.ChiSquared{K: float64(df)}
+	a := (1 - level) / 2
+	return Interval{s * math.Sqrt(float64(df)/c.Quantile(1-a)), s * math.Sqrt(float64(df)/c.Quantile(a))}
+}
+
+// TrimmedDF returns the degrees of freedom of the trimmed-t over rounds
+// rounds, h − 1 with h = R − 2⌊0.2R⌋: those its spread s_w rests on.
+func TrimmedDF(rounds int) int { return rounds - 2*trimCount(rounds) - 1 }
+
+// TrimmedMDEInterval returns the 95% interval of TrimmedMDE(sw, rounds)
+// that follows from the uncertainty of sw itself (SpreadInterval on
+// TrimmedDF(rounds) degrees of freedom): the range of MDEs, and so of
+// margins, that an A/A campaign of this many rounds is consistent with.
+func TrimmedMDEInterval(sw float64, rounds int) Interval {
+	iv := SpreadInterval(sw, TrimmedDF(rounds), DefaultLevel)
+	return Interval{TrimmedMDE(iv.Lo, rounds), TrimmedMDE(iv.Hi, rounds)}
+}
+
+// RoundsToPinSpread returns the fewest rounds whose trimmed spread's 95%
+// upper bound (SpreadInterval) is within factor times the estimate:
+// factor 1.25 asks that the true spread, and so the MDE's log, be at most
+// 25% above what was measured. It returns 0 for factor ≤ 1 or beyond
+// 2²⁴ rounds.
+func RoundsToPinSpread(factor float64) int {
+	if !(factor > 1) || math.IsInf(factor, 0) {
+		return 0
+	}
+	ok := func(r int) bool { return SpreadInterval(1, TrimmedDF(r), DefaultLevel).Hi <= factor }
+	// The bound falls with the degrees of freedom, 3k − 1 at R = 5k (a
+	// local minimum) and at most 3k at the four rounds before: bisect on
+	// the multiples of 5, then scan from the four rounds below the last
+	// one that failed.
+	hi := 5
+	for !ok(hi) {
+		if hi >= maxRoundsFor {
+			return 0
+		}
+		hi *= 2
+	}
+	lo := hi / 2
+	for hi-lo > 5 {
+		mid := (lo + (hi-lo)/2) / 5 * 5
+		if mid <= lo {
+			break
+		}
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	for r := max(2, lo-4); r <= hi; r++ {
+		if ok(r) {
+			return r
+		}
+	}
+	return hi
+}
