@@ -327,6 +327,7 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	require.Len(t, a.FloorLines(), 1)
 	assert.Contains(t, a.FloorLines()[0], "FLOOR AND TYPICAL PASS DIFFER: ControlPlane: the verdict is on block minima (--block-stat min), Δ +20.")
 	assert.Contains(t, a.FloorLines()[0], "(slower); the block medians moved -14.")
+	assert.Contains(t, a.FloorLines()[0], "(faster): neither lies in the other's interval")
 
 	text, md, csv, js := renderAll(t, a, build(0.85))
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
@@ -345,6 +346,21 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	row := back["metrics"].([]any)[0].(map[string]any)
 	assert.InDelta(t, -0.15, row["delta_median"], 0.01)
 	assert.Equal(t, "faster", row["verdict_median"])
+
+	// Noisy medians whose interval holds the floor's Δ, though their own
+	// Δ has the other sign: no divergence, no note.
+	noisy := build(1.2)
+	for i := range noisy.Blocks {
+		if b := &noisy.Blocks[i]; b.Arm == "head" {
+			f := []float64{0.81, 1.2}[b.Round%2]
+			for k := 2; k < len(b.Passes); k++ {
+				b.Passes[k].Values["ControlPlane"] *= f / 1.2
+			}
+		}
+	}
+	a = Analyze(noisy)
+	require.Less(t, float64(a.PrimaryResult().DeltaMedian)*float64(a.PrimaryResult().Delta), 0.0, "signs differ: %v %v", a.PrimaryResult().DeltaMedian, a.PrimaryResult().Delta)
+	assert.Empty(t, a.FloorLines())
 
 	// Both moved the same way: the median is still shown, without the note.
 	a = Analyze(build(1.2))
