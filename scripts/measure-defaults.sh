@@ -20,7 +20,8 @@ go build -o "$out/hbgbench" ./cmd/hbgbench || exit 1
 { grep -m1 'model name' /proc/cpuinfo; echo "nproc $(nproc)"; date -u; } > "$out/machine.txt"
 ( while :; do echo "$(date -u +%s) $(cut -d' ' -f1-3 /proc/loadavg)"; sleep 10; done ) > "$out/load.log" &
 sampler=$!
-trap 'kill $sampler 2>/dev/null' EXIT INT TERM
+trap 'kill $sampler 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 echo "journals in $out"
 printf 'iter\tblock\tdelay\trep\tseed\tstart\tend\tload\texit\n' > "$out/campaigns.tsv"
 seed=1000
