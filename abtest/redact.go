@@ -158,6 +158,7 @@ func (a *Analysis) Redacted() *Analysis {
 	}
 	for i := range c.Metrics {
 		c.Metrics[i].Error = r.str(c.Metrics[i].Error)
+		c.Metrics[i].sw = a.Metrics[i].sw // not in the JSON; aa's margin interval rests on it
 	}
 	return &c
 }

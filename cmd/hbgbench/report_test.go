@@ -564,9 +564,11 @@ func TestAAStatesHowSureItsMarginIs(t *testing.T) {
 	assert.Equal(t, 3, df, "6 rounds: h = 4, h − 1 = 3")
 	assert.True(t, iv.Lo <= m && m <= iv.Hi && iv.Hi > 2*m, "margin %v in %v: 3 degrees of freedom leave it unsure by more than 2×", m, iv)
 	assert.Equal(t, stats.RoundsToPinSpread(abtest.PinFactor), pin)
-	for _, format := range []string{"text", "markdown"} {
+	for _, f := range []reportFormat{{Format: "text"}, {Format: "markdown"}, {Format: "text", Redact: true}} {
+		format := f.Format
+		f.AA = true
 		var out bytes.Buffer
-		require.NoError(t, writeReport(&out, reportFormat{Format: format, AA: true}, a, j))
+		require.NoError(t, writeReport(&out, f, a, j))
 		want := fmt.Sprintf("how sure: the spread behind it rests on 3 degrees of freedom, so these rounds are consistent with a margin from %.1f%% to %.1f%% (95%%, chi-square; more if the rounds are heavy-tailed); an aa of %d rounds pins the spread within 25%%",
 			100*iv.Lo, 100*iv.Hi, pin)
 		assert.Contains(t, out.String(), want, format)
