@@ -147,9 +147,8 @@ for b in sorted(sec):
         if kind == "q25":
             print(f"| {b} | {kind} | {sec[b]:.2f} | {100*sd:.1f}% | {100*st:.1f}% |" + " - |" * 13)
             continue
-        # the Δ the injected delays gave, median over campaigns (as the
-        # statistic sees them: 800 µs is a larger share of a block's floor
-        # than of its median)
+        # the Δ the injected delays gave, median over campaigns, as the
+        # statistic sees them
         e4 = statistics.median(x["delta"] for x in d4)
         e8 = statistics.median(x["delta"] for x in d8)
         mins = (need(st, 0.10) + 1) * sec[b] / 60  # rounds and a warm-up
