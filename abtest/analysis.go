@@ -99,6 +99,10 @@ type MetricResult struct {
 	// no extra_rounds (MinEstimateRounds).
 	NoInterval string `json:"no_interval,omitempty"`
 	NoEstimate string `json:"no_estimate,omitempty"`
+	// NonZero is, for a count that was 0 in some warm pass of either arm
+	// (a discrete event: a fault, a switch), on how many warm passes of
+	// base and of head it was above 0, of Arms[arm].N; nil otherwise.
+	NonZero []int `json:"nonzero,omitempty"`
 
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
 	// interval and the MDE rest on, and so the rounds-for-margin estimate.
@@ -165,6 +169,13 @@ type Analysis struct {
 	// Logs are compare's input logs, per arm (base, head); absent for a
 	// campaign, whose block logs the journal names.
 	Logs [][]LogInfo `json:"logs,omitempty"`
+	// Sequential is the design and looks of an --until-decided campaign
+	// (sequential.go); absent for a fixed design.
+	Sequential *Sequential `json:"sequential,omitempty"`
+	// Comparisons are, in a campaign of more than two arms, the analysis
+	// of each other arm against the base (AnalyzeArms); Metrics is then
+	// empty.
+	Comparisons []*Analysis `json:"comparisons,omitempty"`
 }
 
 // A LogInfo is one log compare read: its path, its [stamp] text and how
@@ -207,6 +218,9 @@ type roundPair struct {
 // per metric. It is deterministic: the same journal gives the same
 // analysis.
 func Analyze(j *Journal) *Analysis {
+	if len(j.Header.AllArms) > 0 {
+		return analyzeArms(j)
+	}
 	h := j.Header
 	cfg := h.Config
 	a := &Analysis{
@@ -235,25 +249,7 @@ func Analyze(j *Journal) *Analysis {
 			}
 		}
 	}
-	var pairs []roundPair
-	done := j.History()
-	for i := 1; i <= cfg.Rounds; i++ {
-		r := done.doneRound(i)
-		if r == nil {
-			a.Partial = true
-			continue
-		}
-		if r.Status != RoundOK {
-			a.Noise.Dropped++
-			continue
-		}
-		p := roundPair{round: i, blocks: [2]*BlockRecord{done.countedBlock(i, armNames[Base]), done.countedBlock(i, armNames[Head])}}
-		if p.blocks[Base] == nil || p.blocks[Head] == nil {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("round %d is marked ok but lacks a counted block; left out", i))
-			continue
-		}
-		pairs = append(pairs, p)
-	}
+	pairs := completePairs(j, a)
 	a.Complete = len(pairs)
 	for _, b := range j.Blocks {
 		if !b.OK() {
@@ -277,9 +273,36 @@ func Analyze(j *Journal) *Analysis {
 		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
+	analyseSequential(a, j)
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
 	return a
+}
+
+// completePairs returns the counted blocks of j's complete rounds, round
+// by round, and notes on a the rounds not complete (Partial), dropped
+// (Noise.Dropped) or lacking a block (Warnings).
+func completePairs(j *Journal, a *Analysis) []roundPair {
+	var pairs []roundPair
+	done := j.History()
+	for i := 1; i <= j.Header.Config.Rounds; i++ {
+		r := done.doneRound(i)
+		if r == nil {
+			a.Partial = true
+			continue
+		}
+		if r.Status != RoundOK {
+			a.Noise.Dropped++
+			continue
+		}
+		p := roundPair{round: i, blocks: [2]*BlockRecord{done.countedBlock(i, armNames[Base]), done.countedBlock(i, armNames[Head])}}
+		if p.blocks[Base] == nil || p.blocks[Head] == nil {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("round %d is marked ok but lacks a counted block; left out", i))
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs
 }
 
 // isPrimary reports whether metric is the primary one, or under perRank
@@ -513,6 +536,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	for arm := range 2 {
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks, m.Kind.scale())
 	}
+	res.NonZero = nonZero(m.Kind, pooled)
 	if res.Rounds == 0 {
 		res.Error = "no round in which both arms recorded it"
 		return res
@@ -557,6 +581,29 @@ func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
 	}
 	m.MedCILo, m.MedCIHi = Num(pr.CI.Lo), Num(pr.CI.Hi)
 	m.MedianVerdict = m.Kind.callWord(stats.Decide(pr.Delta, pr.CI, m.Rounds, margin).Call)
+}
+
+// nonZero returns, for a count metric that was 0 in some warm pass of
+// either arm, how many warm passes of each arm had it above 0: "k of N",
+// the evidence of a discrete event, which a ratio of block statistics
+// hides (a median of 0) or cannot form (a log of 0). nil for other kinds
+// and for counts above 0 in every pass.
+func nonZero(k MetricKind, pooled [2][]float64) []int {
+	if k != KindCount {
+		return nil
+	}
+	var nz [2]int
+	for arm := range 2 {
+		for _, v := range pooled[arm] {
+			if v > 0 {
+				nz[arm]++
+			}
+		}
+	}
+	if nz[Base] == len(pooled[Base]) && nz[Head] == len(pooled[Head]) {
+		return nil
+	}
+	return nz[:]
 }
 
 func describeArm(v []float64, trim, blocks int, scale float64) ArmSummary {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -440,4 +441,56 @@ func TestRoundsForMarginAgreesWithTheMDE(t *testing.T) {
 	assert.LessOrEqual(t, stats.TrimmedMDE(sw, n), margin*(1+1e-9))
 	assert.Greater(t, stats.TrimmedMDE(sw, n-1), margin)
 	assert.Contains(t, strings.Join(a.NoiseLines(), "\n"), fmt.Sprintf("would take about %d rounds", n))
+}
+
+// TestCountsZeroInSomePassSayKOfN: a count that was 0 in some warm pass
+// (a discrete event) carries on how many warm passes of each arm it was
+// above 0, and the text and markdown reports say it; a count above 0 in
+// every pass, and a time, carry nothing.
+func TestCountsZeroInSomePassSayKOfN(t *testing.T) {
+	j := twinJournal(t, 1, func(round, arm, rank, pass int, v map[string]float64) {
+		v["minflt"] = 1390 // above 0 in every pass: no line
+		v["tminflt"] = 0
+		if arm == Base {
+			v["tminflt"] = 1390 // base faults on every pass, head never
+		}
+		v["nvcsw"] = 0
+		if arm == Head && pass == 2 && round <= 5 {
+			v["nvcsw"] = 1 // head switched on 5 of its 24 warm passes
+		}
+	})
+	a := Analyze(j)
+	byName := map[string]*MetricResult{}
+	for i := range a.Metrics {
+		byName[a.Metrics[i].Name] = &a.Metrics[i]
+	}
+	for name, want := range map[string][]int{"tminflt": {24, 0}, "nvcsw": {0, 5}, "minflt": nil, "ControlPlane": nil} {
+		m := byName[name]
+		if m == nil {
+			t.Fatalf("no row %s", name)
+		}
+		if !slices.Equal(m.NonZero, want) {
+			t.Errorf("%s: NonZero %v, want %v", name, m.NonZero, want)
+		}
+	}
+	lines := strings.Join(a.EventLines(), "\n")
+	for _, want := range []string{
+		"bind thread minor faults (tminflt) > 0 on 24 of 24 warm passes of base, 0 of 24 of head",
+		"voluntary switches (nvcsw) > 0 on 0 of 24 warm passes of base, 5 of 24 of head",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("event lines lack %q:\n%s", want, lines)
+		}
+	}
+	if strings.Contains(lines, "(minflt)") {
+		t.Errorf("minflt was above 0 in every pass, yet has a line:\n%s", lines)
+	}
+	var text, md strings.Builder
+	require.NoError(t, terminal.WriteText(&text, a.Document()))
+	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if !strings.Contains(out, "5 of 24 of head") {
+			t.Errorf("%s report lacks the k of N line:\n%s", name, out)
+		}
+	}
 }

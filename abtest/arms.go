@@ -39,6 +39,12 @@ type Arm struct {
 	// Env are KEY=VALUE switches added to a command or git arm's
 	// environment; they are part of its [stamp], and so of the ruler.
 	Env []string `json:"env,omitempty"`
+	// Name is the arm's name in a campaign of named arms (--arm NAME=SPEC,
+	// --sweep); "" for --base and --head.
+	Name string `json:"name,omitempty"`
+	// Sweep is the KEY=VALUE of Env that --sweep set: it names the arm,
+	// so the ruler sets it aside as it does the spec.
+	Sweep string `json:"sweep,omitempty"`
 }
 
 // DefaultBase and DefaultHead are the arms of `hbgbench ab` with none
@@ -100,7 +106,7 @@ func (a Arm) Runner(exe, dir string) (runtimeharness.Runner, error) {
 
 // Equal reports whether two arms are the same arm, field by field.
 func (a Arm) Equal(b Arm) bool {
-	return a.Kind == b.Kind && a.Spec == b.Spec && a.Sha == b.Sha && a.Build == b.Build &&
+	return a.Kind == b.Kind && a.Spec == b.Spec && a.Sha == b.Sha && a.Build == b.Build && a.Sweep == b.Sweep &&
 		a.Run == b.Run && strings.Join(a.Env, "\x00") == strings.Join(b.Env, "\x00")
 }
 
@@ -138,8 +144,13 @@ func (a Arm) Label() string {
 // namingStrings returns what in a block's stamp names the arm rather than
 // the ruler (STATS.md "Same ruler"): the embedded spec; the command as the
 // block ran it; for a git arm its sha (long and short), ref, worktree and
-// command.
+// command; and the environment switch of a --sweep.
 func (a Arm) namingStrings(command, worktree string) []string {
+	if a.Sweep != "" {
+		b := a
+		b.Sweep = ""
+		return append(b.namingStrings(command, worktree), a.Sweep)
+	}
 	switch a.Kind {
 	case KindCommand:
 		return []string{command, a.Spec}

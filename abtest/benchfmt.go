@@ -20,7 +20,8 @@ func BenchName(metric string) string {
 
 // WriteBenchfmt writes the analysed passes in the Go benchmark format, so
 // that benchstat can cross-check the analysis: configuration lines first
-// (hbgkit, design, primary, base, head, block-stat, cold), then one line per
+// (hbgkit, design, primary, base, head, block-stat, cold, and cpus
+// when --cpus pinned the blocks), then one line per
 // counted warm pass and analysed metric, "BenchmarkControlPlane/arm=base 1
 // 18812100 ns/op", one op being one pass (one bind); CPU time is
 // cpu-ns/op, a count count/op, bytes B/op. `benchstat -col /arm`
@@ -34,23 +35,29 @@ func WriteBenchfmt(w io.Writer, a *Analysis, j *Journal) error {
 	ew.Printf("hbgkit: %s\n", oneLine(h.Hbgkit))
 	ew.Printf("design: %s\n", a.Design)
 	ew.Printf("primary: %s\n", a.Primary)
-	ew.Printf("base: %s\n", oneLine(h.Arms[Base].Spec))
-	ew.Printf("head: %s\n", oneLine(h.Arms[Head].Spec))
+	a.benchfmtArms(ew, oneLine)
 	ew.Printf("block-stat: %s\n", h.Config.BlockStat)
 	ew.Printf("cold: %d\n", h.Config.Cold)
+	if h.Config.CPUs != "" {
+		ew.Printf("cpus: %s\n", h.Config.CPUs)
+	}
+	if s := a.Sequential; s != nil {
+		ew.Printf("until-decided: %s\n", s.benchLine())
+	}
 	ew.Printf("\n")
+	names, metrics := h.ArmNames(), a.benchfmtMetrics()
 	for _, cb := range j.Counted() {
 		for i := range cb.Block.Passes {
 			p := &cb.Block.Passes[i]
 			if p.Index < h.Config.Cold {
 				continue
 			}
-			for _, m := range a.Metrics {
+			for _, m := range metrics {
 				v, ok := p.value(m.Name)
 				if !ok {
 					continue
 				}
-				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), armNames[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64), benchUnit(m.Kind))
+				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), names[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64), benchUnit(m.Kind))
 			}
 		}
 	}

@@ -31,12 +31,12 @@ func (e *AbortError) Unwrap() error { return e.Err }
 
 // A Campaign is everything Run needs.
 type Campaign struct {
-	Header  Header                   // journaled when the campaign opened (or read back for a resumed one)
-	Runners [2]runtimeharness.Runner // base, head
-	Journal *JournalWriter           // open and locked
-	Resumed *Journal                 // the journal as read back, nil for a new campaign
-	Dir     string                   // where block logs and output directories go
-	Warn    io.Writer                // warnings, one line each
+	Header  Header                  // journaled when the campaign opened (or read back for a resumed one)
+	Runners []runtimeharness.Runner // one per arm of Header.ArmList: base, head (or the other arms)
+	Journal *JournalWriter          // open and locked
+	Resumed *Journal                // the journal as read back, nil for a new campaign
+	Dir     string                  // where block logs and output directories go
+	Warn    io.Writer               // warnings, one line each
 	// Progress, when set, is called after every block with the blocks done
 	// and the campaign's total.
 	Progress func(done, total int, label string)
@@ -49,7 +49,8 @@ type Campaign struct {
 // TotalBlocks is the number of blocks a campaign runs when nothing fails.
 func (c *Campaign) TotalBlocks() int {
 	cfg := c.Header.Config
-	return 2*cfg.Warmup + 2*cfg.Rounds
+	n := len(c.Header.ArmList())
+	return n*cfg.Warmup + n*cfg.Rounds
 }
 
 // state is what Run tracks while it runs.
@@ -62,6 +63,8 @@ type state struct {
 	// rulerOK says the journal names the primary metric and the ruler
 	// (in its header, or in a ruler line).
 	rulerOK bool
+	// looks are a sequential campaign's looks so far (sequential.go).
+	looks []LookRecord
 }
 
 // Run runs the campaign to its end, or to the first abort, or until ctx is
@@ -71,29 +74,36 @@ type state struct {
 // skips the warm-ups and the rounds the journal closed, and reruns a round
 // it started but did not close as a new attempt.
 func Run(ctx context.Context, c *Campaign) error {
-	st := &state{c: c, h: &History{rounds: c.Header.Config.Rounds}}
+	names := c.Header.ArmNames()
+	st := &state{c: c, h: &History{rounds: c.Header.Config.Rounds, names: names}}
 	if c.Resumed != nil {
 		st.h = c.Resumed.History()
 		st.seq = len(st.h.Blocks)
 		st.done = c.doneBlocks(st.h)
 		st.dropped = st.h.dropped()
+		st.looks = c.Resumed.Looks
 	}
 	st.rulerOK = c.Header.Primary != "" && c.Header.Ruler != ""
 	cfg := c.Header.Config
-	for arm := range 2 {
-		for w := st.h.warmupsDone(armNames[arm]) + 1; w <= cfg.Warmup; w++ {
+	for arm := range names {
+		for w := st.h.warmupsDone(names[arm]) + 1; w <= cfg.Warmup; w++ {
 			b, err := st.runBlock(ctx, arm, 0, w, 1, 0)
 			if err != nil {
 				return err
 			}
 			if !b.OK() {
 				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s (its log: %s)",
-					w, armNames[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log))}
+					w, names[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log))}
 			}
 		}
 	}
 	for i := 1; i <= cfg.Rounds; i++ {
 		if st.h.doneRound(i) != nil {
+			// A look a kill left unmade is made now, on the rounds up
+			// to it; a journaled one is not made again.
+			if stop, err := st.look(i); err != nil || stop {
+				return err
+			}
 			continue
 		}
 		attempt := st.h.lastAttempt(i) + 1
@@ -101,14 +111,14 @@ func Run(ctx context.Context, c *Campaign) error {
 			fmt.Fprintf(c.Warn, "hbgbench: round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
 		}
 		rec := RoundRecord{Type: lineRound, Round: i, Attempt: attempt, Status: RoundOK}
-		for pos, arm := range c.Header.Schedule.RoundArms(i) {
+		for pos, arm := range c.Header.Schedule.RoundOrder(i) {
 			b, err := st.runBlock(ctx, arm, i, 0, attempt, pos)
 			if err != nil {
 				return err
 			}
 			if !b.OK() {
 				rec.Status = RoundDropped
-				rec.Reason = fmt.Sprintf("%s block failed after %d tries: %s", armNames[arm], cfg.Retries+1, b.Error)
+				rec.Reason = fmt.Sprintf("%s block failed after %d tries: %s", names[arm], cfg.Retries+1, b.Error)
 				break
 			}
 		}
@@ -127,6 +137,9 @@ func Run(ctx context.Context, c *Campaign) error {
 					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason)}
 			}
 		}
+		if stop, err := st.look(i); err != nil || stop {
+			return err
+		}
 	}
 	return nil
 }
@@ -135,12 +148,13 @@ func Run(ctx context.Context, c *Campaign) error {
 // total includes: counted warm-ups and the blocks of closed rounds.
 func (c *Campaign) doneBlocks(h *History) int {
 	n := 0
-	for arm := range 2 {
-		n += min(h.warmupsDone(armNames[arm]), c.Header.Config.Warmup)
+	names := c.Header.ArmNames()
+	for _, name := range names {
+		n += min(h.warmupsDone(name), c.Header.Config.Warmup)
 	}
 	for i := 1; i <= c.Header.Config.Rounds; i++ {
 		if h.doneRound(i) != nil {
-			n += 2
+			n += len(names)
 		}
 	}
 	return n
@@ -160,12 +174,13 @@ func (st *state) append(v any) error {
 	return st.c.Journal.Append(v)
 }
 
-// blockLabel names a block's log and output directory.
-func blockLabel(arm, round, warmup, attempt, try int) string {
+// blockLabel names a block's log and output directory; arm is the arm's
+// name (base, head, or a named arm's).
+func blockLabel(arm string, round, warmup, attempt, try int) string {
 	if warmup > 0 {
-		return fmt.Sprintf("w%02d-%s-t%d", warmup, armNames[arm], try)
+		return fmt.Sprintf("w%02d-%s-t%d", warmup, arm, try)
 	}
-	return fmt.Sprintf("r%03d-%s-a%d-t%d", round, armNames[arm], attempt, try)
+	return fmt.Sprintf("r%03d-%s-a%d-t%d", round, arm, attempt, try)
 }
 
 // runBlock runs one block of arm, retrying a failed one up to the
@@ -180,9 +195,10 @@ func (st *state) runBlock(ctx context.Context, arm, round, warmup, attempt, pos 
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
-		label := blockLabel(arm, round, warmup, attempt, try)
+		name := c.Header.ArmNames()[arm]
+		label := blockLabel(name, round, warmup, attempt, try)
 		st.seq++
-		b = &BlockRecord{Type: lineBlock, Round: round, Warmup: warmup, Arm: armNames[arm],
+		b = &BlockRecord{Type: lineBlock, Round: round, Warmup: warmup, Arm: name,
 			Attempt: attempt, Try: try, Pos: pos, Seq: st.seq}
 		if warmup > 0 {
 			b.Attempt = 0
@@ -214,7 +230,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	cfg := c.Header.Config
 	spec := runtimeharness.BlockSpec{
 		Rounds: cfg.Block, Out: filepath.Join(c.Dir, label),
-		Log: filepath.Join(c.Dir, label+".log"), Timeout: cfg.Timeout,
+		Log: filepath.Join(c.Dir, label+".log"), Timeout: cfg.Timeout, CPUs: cfg.CPUs,
 	}
 	// A block directory left by a killed try of the same label is stale.
 	_ = os.RemoveAll(spec.Out)
@@ -287,7 +303,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *BlockR
 	if c.Header.Primary == "" {
 		c.Header.Primary = primary
 	}
-	ruler := Ruler(b.Stamp, c.Header.Arms[arm].namingStrings(commandOf(c.Runners[arm], spec), worktreeOf(c.Runners[arm])))
+	ruler := Ruler(b.Stamp, c.Header.ArmList()[arm].namingStrings(commandOf(c.Runners[arm], spec), worktreeOf(c.Runners[arm])))
 	if c.Header.Ruler == "" {
 		c.Header.Ruler, c.Header.RulerHash = ruler, RulerHash(ruler)
 	}

@@ -143,6 +143,7 @@ func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, d
 		}
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.scale())
 	}
+	res.NonZero = nonZero(m.Kind, pooled)
 	res.Rounds = min(len(stat[Base]), len(stat[Head]))
 	if res.Rounds == 0 {
 		res.Error = "no warm pass of it in one of the arms"

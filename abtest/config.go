@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
 // Block statistics: how a block's warm passes become one number per round.
@@ -36,6 +37,14 @@ type Config struct {
 	Retries   int           `json:"retries"`   // extra tries of a failed block
 	MaxFail   float64       `json:"max_fail"`  // abort when dropped rounds exceed this fraction of Rounds
 	Bootstrap int           `json:"bootstrap"` // round resamples for a bootstrap interval; 0 = none
+	// CPUs pins every block of both arms, and what it forks, to a CPU
+	// list in its canonical form ("0", "0-1", "0,2-3"); "" = not pinned.
+	CPUs string `json:"cpus,omitempty"`
+	// LookEvery is --until-decided's --look-every: the campaign looks
+	// after every LookEvery-th round and its last (Rounds is then the most
+	// it may run) and stops when decided (sequential.go); 0 = a fixed
+	// design.
+	LookEvery int `json:"look_every,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
@@ -119,6 +128,9 @@ func (c Config) Validate() error {
 	case c.Bootstrap < 0 || c.Bootstrap > MaxBootstrap:
 		return fmt.Errorf("--bootstrap %d: want 0 to %d resamples", c.Bootstrap, MaxBootstrap)
 	}
+	if err := c.validateSequential(); err != nil {
+		return err
+	}
 	switch c.Order {
 	case OrderRMIT, OrderABBA, OrderABAB:
 	default:
@@ -128,6 +140,11 @@ func (c Config) Validate() error {
 	case BlockMedian, BlockMean, BlockMin:
 	default:
 		return fmt.Errorf("--block-stat %q: want median, mean or min", c.BlockStat)
+	}
+	if c.CPUs != "" {
+		if _, err := runtimeharness.ParseCPUList(c.CPUs); err != nil {
+			return fmt.Errorf("--cpus %q: %w", c.CPUs, err)
+		}
 	}
 	if c.Metric != "" {
 		if _, ok := LookupMetric(c.Metric); !ok {
@@ -139,3 +156,38 @@ func (c Config) Validate() error {
 
 // maxDropped is how many rounds may be dropped before the campaign aborts.
 func (c Config) maxDropped() int { return int(c.MaxFail * float64(c.Rounds)) }
+
+// checkCPUs puts --cpus in its canonical form and checks that this
+// process may run on every CPU of it (sched_getaffinity), before any
+// block runs; journal says the list came from a journal, not the flag.
+func (c *Config) checkCPUs(journal string) error {
+	if c.CPUs == "" {
+		return nil
+	}
+	list, err := runtimeharness.CheckCPUList(c.CPUs)
+	if err != nil {
+		if journal != "" {
+			return fmt.Errorf("--cpus %s (the CPUs of %s): %w", c.CPUs, journal, err)
+		}
+		return fmt.Errorf("--cpus %q: %w", c.CPUs, err)
+	}
+	c.CPUs = list
+	return nil
+}
+
+// checkArms refuses what a campaign of more than two arms cannot do yet:
+// stop when decided (its looks decide one primary row, and N arms have one
+// per arm, Holm-adjusted together) and run as shards (a merge pools one
+// base/head pair per shard).
+func (c Config) checkArms(arms int, shard bool) error {
+	if arms <= 2 {
+		return nil
+	}
+	switch {
+	case c.LookEvery > 0:
+		return fmt.Errorf("--until-decided with %d arms: its looks decide one base/head pair; run a fixed design (--rounds), or --until-decided on the pair that matters", arms)
+	case shard:
+		return fmt.Errorf("--shard with %d arms: a merge pools one base/head pair per shard; run the arms on one card, or shards of the pair that matters", arms)
+	}
+	return nil
+}

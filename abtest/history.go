@@ -13,6 +13,17 @@ type History struct {
 	// in which every good block counts.
 	rounds   int
 	unpaired bool
+	// names are the arms' names, base first (Header.ArmNames); nil means
+	// base and head.
+	names []string
+}
+
+// armNames returns the names of the history's arms, base first.
+func (h *History) armNames() []string {
+	if h.names == nil {
+		return armNames[:]
+	}
+	return h.names
 }
 
 // A CountedBlock is a block the analysis uses, with its arm's index.
@@ -23,13 +34,13 @@ type CountedBlock struct {
 
 // Counted returns the blocks the analysis uses, in order: for a campaign
 // the counted block of each arm of each closed round, round by round (base
-// first); for compare every log, base logs first.
+// first, then the other arms in their order); for compare every log, base logs first.
 func (h *History) Counted() []CountedBlock {
 	var out []CountedBlock
 	if h.unpaired {
-		for arm := range 2 {
+		for arm, name := range h.armNames() {
 			for k := range h.Blocks {
-				if b := &h.Blocks[k]; b.Arm == armNames[arm] && b.OK() {
+				if b := &h.Blocks[k]; b.Arm == name && b.OK() {
 					out = append(out, CountedBlock{arm, b})
 				}
 			}
@@ -37,8 +48,8 @@ func (h *History) Counted() []CountedBlock {
 		return out
 	}
 	for i := 1; i <= h.rounds; i++ {
-		for arm := range 2 {
-			if b := h.countedBlock(i, armNames[arm]); b != nil {
+		for arm, name := range h.armNames() {
+			if b := h.countedBlock(i, name); b != nil {
 				out = append(out, CountedBlock{arm, b})
 			}
 		}

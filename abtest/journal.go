@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -35,6 +36,9 @@ type ExtendRecord struct {
 	Type   string   `json:"type"`
 	Rounds int      `json:"rounds"`
 	Firsts []string `json:"firsts"`
+	// Orders are the new rounds' arm orders of a campaign of more than
+	// two arms (Schedule.Orders).
+	Orders [][]int `json:"orders,omitempty"`
 }
 
 // A RulerRecord completes a header written before any block counted: the
@@ -51,15 +55,19 @@ type RulerRecord struct {
 // split across hosts. Shards and Looks are written empty today; a reader
 // ignores fields it does not know.
 type Header struct {
-	Type     string    `json:"type"`
-	Format   int       `json:"format"`
-	Hbgkit   string    `json:"hbgkit"`
-	Created  time.Time `json:"created"`
-	Command  []string  `json:"command"` // argv of the run that started the campaign
-	Config   Config    `json:"config"`
-	Arms     [2]Arm    `json:"arms"` // base, head
-	Schedule Schedule  `json:"schedule"`
-	Primary  string    `json:"primary"` // the primary metric, chosen before the first round
+	Type    string    `json:"type"`
+	Format  int       `json:"format"`
+	Hbgkit  string    `json:"hbgkit"`
+	Created time.Time `json:"created"`
+	Command []string  `json:"command"` // argv of the run that started the campaign
+	Config  Config    `json:"config"`
+	Arms    [2]Arm    `json:"arms"` // base, head
+	// AllArms are the arms of a campaign of more than two (--arm,
+	// --sweep), base first, each named; Arms then holds the first two.
+	// Absent for two arms.
+	AllArms  []Arm    `json:"all_arms,omitempty"`
+	Schedule Schedule `json:"schedule"`
+	Primary  string   `json:"primary"` // the primary metric, chosen before the first round
 	// Ruler is the first block's stamp with its arm set aside; every block
 	// must match it. RulerHash is its hash, for a quick look.
 	Ruler     string `json:"ruler"`
@@ -84,6 +92,9 @@ type Header struct {
 	// Looks are the rounds after which a sequential design may stop;
 	// empty: the campaign runs all its rounds.
 	Looks []int `json:"looks"`
+	// Shard is the shard of a campaign split across cards and hosts
+	// (--shard I/N, shard.go); nil when this journal is the whole campaign.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // A BlockRecord is one block as it ran: its place in the schedule, what
@@ -92,10 +103,10 @@ type BlockRecord struct {
 	Type    string `json:"type"`
 	Round   int    `json:"round"` // 1..R; 0 for a warm-up block
 	Warmup  int    `json:"warmup,omitempty"`
-	Arm     string `json:"arm"`     // base, head
+	Arm     string `json:"arm"`     // base, head; or the arm's name (Header.AllArms)
 	Attempt int    `json:"attempt"` // attempt of the round (1, 2, ... after interruptions)
 	Try     int    `json:"try"`     // try of this block within the attempt (1 + retries)
-	Pos     int    `json:"pos"`     // 0 or 1: run first or second in the round
+	Pos     int    `json:"pos"`     // 0, 1, ...: run first, second, ... in the round
 	Seq     int    `json:"seq"`     // blocks started by the campaign so far, this one included
 
 	Start    time.Time `json:"start"`
@@ -141,6 +152,7 @@ type Journal struct {
 	Header   Header
 	Blocks   []BlockRecord
 	Rounds   []RoundRecord
+	Looks    []LookRecord // a sequential campaign's looks (sequential.go)
 	Warnings []string
 	// good is the length of the journal's valid prefix; a torn last line
 	// lies beyond it.
@@ -158,7 +170,7 @@ func (h *Header) extend(rounds int) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	sched, err := NewSchedule(h.Schedule.Order, h.Schedule.Seed, rounds, h.Schedule.Warmup)
+	sched, err := NewScheduleN(h.Schedule.Order, h.Schedule.Seed, rounds, h.Schedule.Warmup, len(h.AllArms))
 	if err != nil {
 		return err
 	}
@@ -169,7 +181,7 @@ func (h *Header) extend(rounds int) error {
 // History returns what the journal's block and round lines say the
 // campaign has done (history.go).
 func (j *Journal) History() *History {
-	return &History{rounds: j.Header.Config.Rounds, Blocks: j.Blocks, Rounds: j.Rounds, unpaired: j.unpaired}
+	return &History{rounds: j.Header.Config.Rounds, Blocks: j.Blocks, Rounds: j.Rounds, unpaired: j.unpaired, names: j.Header.ArmNames()}
 }
 
 // Counted returns the blocks the analysis uses (History.Counted).
@@ -250,12 +262,15 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if err := j.Header.Config.Validate(); err != nil {
 			return fmt.Errorf("header: config: %w", err)
 		}
+		if err := j.Header.checkArms(); err != nil {
+			return fmt.Errorf("header: %w", err)
+		}
 	case lineBlock:
 		var b BlockRecord
 		if err := json.Unmarshal(line, &b); err != nil {
 			return fmt.Errorf("block line: %v", err)
 		}
-		if b.Arm != armNames[Base] && b.Arm != armNames[Head] {
+		if !slices.Contains(j.Header.ArmNames(), b.Arm) {
 			return fmt.Errorf("block line: arm %q", b.Arm)
 		}
 		j.Blocks = append(j.Blocks, b)
@@ -283,6 +298,15 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if err := h.extend(e.Rounds); err != nil {
 			return fmt.Errorf("extend line: %w", err)
 		}
+	case lineLook:
+		var l LookRecord
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("look line: %v", err)
+		}
+		if err := j.checkLook(l); err != nil {
+			return fmt.Errorf("look line: %w", err)
+		}
+		j.Looks = append(j.Looks, l)
 	case lineRuler:
 		var r RulerRecord
 		if err := json.Unmarshal(line, &r); err != nil {

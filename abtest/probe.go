@@ -5,20 +5,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
 // probeMetric checks, before a campaign of embedded arms writes its
-// journal, that both arms record the --metric it names: it runs one short
-// block of each arm (the cold passes and two warm ones) in a scratch
-// directory and reads its log. An embedded arm in E1 writes no kernel
-// counters, and a metric of them would otherwise fail every block. Arms
+// journal, that every arm records the --metric it names: it runs one
+// short block of each distinct arm (the cold passes and two warm ones) in
+// a scratch directory and reads its log. An embedded arm in E1 writes no
+// kernel counters, and a metric of them would otherwise fail every block. Arms
 // of other kinds are not probed (a probe block of a real workload is not
 // free); their first block says so instead.
 func probeMetric(ctx context.Context, h Header, exe string) error {
-	if h.Primary == "" || h.Arms[Base].Kind != KindEmbedded || h.Arms[Head].Kind != KindEmbedded {
+	arms, names := h.ArmList(), h.ArmNames()
+	if h.Primary == "" || slices.ContainsFunc(arms, func(a Arm) bool { return a.Kind != KindEmbedded }) {
 		return nil
 	}
 	metric, _, _ := strings.Cut(h.Primary, rankSep)
@@ -27,17 +29,17 @@ func probeMetric(ctx context.Context, h Header, exe string) error {
 		return fmt.Errorf("probing --metric %s: %w", metric, err)
 	}
 	defer os.RemoveAll(dir)
-	for arm, a := range h.Arms {
-		if arm == Head && a.Equal(h.Arms[Base]) {
-			break
+	for arm, a := range arms {
+		if slices.ContainsFunc(arms[:arm], a.Equal) {
+			continue
 		}
 		r, err := a.Runner(exe, dir)
 		if err != nil {
 			return fmt.Errorf("probing --metric %s: %w", metric, err)
 		}
 		spec := runtimeharness.BlockSpec{
-			Rounds: h.Config.Cold + 2, Out: filepath.Join(dir, armNames[arm]),
-			Log: filepath.Join(dir, armNames[arm]+".log"), Timeout: h.Config.Timeout,
+			Rounds: h.Config.Cold + 2, Out: filepath.Join(dir, names[arm]),
+			Log: filepath.Join(dir, names[arm]+".log"), Timeout: h.Config.Timeout, CPUs: h.Config.CPUs,
 		}
 		if _, err := r.Run(ctx, spec); err != nil {
 			return fmt.Errorf("probing --metric %s with a block of %s: %w", metric, a.Spec, err)

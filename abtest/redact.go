@@ -90,7 +90,7 @@ func (r *redactor) envSecrets(h *Header) *redactor {
 			swaps = append(swaps, swap{v, RedactedValue})
 		}
 	}
-	for _, a := range h.Arms {
+	for _, a := range append(h.Arms[:], h.AllArms...) {
 		for _, kv := range a.Env {
 			add(kv)
 		}
@@ -118,9 +118,9 @@ func (r *redactor) header(h *Header) {
 	h.Command = r.strs(h.Command)
 	h.Repo, h.Cache, h.Recipe = r.str(h.Repo), r.str(h.Cache), r.str(h.Recipe)
 	h.RecipeSet = r.strs(h.RecipeSet)
-	for i := range h.Arms {
-		x := &h.Arms[i]
-		x.Spec, x.Build, x.Run = r.str(x.Spec), r.str(x.Build), r.str(x.Run)
+	h.AllArms = slices.Clone(h.AllArms)
+	for _, x := range append(ptrs(h.Arms[:]), ptrs(h.AllArms)...) {
+		x.Spec, x.Build, x.Run, x.Sweep = r.str(x.Spec), r.str(x.Build), r.str(x.Run), r.str(x.Sweep)
 		x.Env = r.strs(x.Env)
 	}
 	h.Ruler = r.str(h.Ruler)
@@ -148,19 +148,39 @@ func (a *Analysis) Redacted() *Analysis {
 		panic("redacting an analysis: " + err.Error())
 	}
 	r := newRedactor(a.Header.Env.Host).envSecrets(&a.Header)
-	r.header(&c.Header)
-	c.Warnings = r.strs(c.Warnings)
-	for arm := range c.Logs {
-		for i := range c.Logs[arm] {
-			c.Logs[arm][i].Path = r.str(c.Logs[arm][i].Path)
-			c.Logs[arm][i].Stamp = r.str(c.Logs[arm][i].Stamp)
+	for _, x := range append([]*Analysis{&c}, c.Comparisons...) {
+		r.header(&x.Header)
+		x.Warnings = r.strs(x.Warnings)
+		for arm := range x.Logs {
+			for i := range x.Logs[arm] {
+				x.Logs[arm][i].Path = r.str(x.Logs[arm][i].Path)
+				x.Logs[arm][i].Stamp = r.str(x.Logs[arm][i].Stamp)
+			}
+		}
+		for i := range x.Metrics {
+			x.Metrics[i].Error = r.str(x.Metrics[i].Error)
 		}
 	}
-	for i := range c.Metrics {
-		c.Metrics[i].Error = r.str(c.Metrics[i].Error)
-		c.Metrics[i].sw = a.Metrics[i].sw // not in the JSON; aa's margin interval rests on it
+	// s_w is not in the JSON; aa's margin interval rests on it.
+	for k, x := range append([]*Analysis{&c}, c.Comparisons...) {
+		src := a
+		if k > 0 {
+			src = a.Comparisons[k-1]
+		}
+		for i := range x.Metrics {
+			x.Metrics[i].sw = src.Metrics[i].sw
+		}
 	}
 	return &c
+}
+
+// ptrs returns pointers to the elements of s.
+func ptrs[T any](s []T) []*T {
+	out := make([]*T, len(s))
+	for i := range s {
+		out[i] = &s[i]
+	}
+	return out
 }
 
 // Redacted returns a copy of the journal without host names or absolute

@@ -165,6 +165,9 @@ func (a *Analysis) headlineOf(m *MetricResult) string {
 		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, its 95%% CI %s clears the ±%s margin, but its p Holm-adjusted over the ranks is not below 0.05 (%s)",
 			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), absPct(a.Margin), facts)
 	}
+	if l := a.sequentialHeadline(m); l != "" {
+		return l
+	}
 	unit := "rounds"
 	if a.Design == DesignUnpaired {
 		unit = "logs per arm"
@@ -210,9 +213,13 @@ func (a *Analysis) besideHeader() string {
 	return "Δmin"
 }
 
-// beside is m's value in that column.
+// beside is m's value in that column; "-" under the minimum for a row
+// without a median analysis (a merged campaign's pooled rows).
 func (a *Analysis) beside(m *MetricResult) string {
 	if a.minPrimary() {
+		if m.MedianVerdict == "" {
+			return "-"
+		}
 		return pct(m.DeltaMedian)
 	}
 	return pct(m.DeltaMin)
@@ -344,6 +351,30 @@ func (a *Analysis) NoiseLines() []string {
 		out = append(out, "A/A: "+a.AAReason)
 	}
 	return out
+}
+
+// EventLines returns "k of N" for the counts that were 0 in some warm
+// pass (discrete events: a fault, a switch): on how many warm passes of
+// each arm they happened. nil when there is none.
+func (a *Analysis) EventLines() []string {
+	var out []string
+	for _, m := range a.Metrics {
+		if len(m.NonZero) != 2 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s > 0 on %d of %d warm passes of base, %d of %d of head",
+			m.Label, m.NonZero[Base], m.Arms[Base].N, m.NonZero[Head], m.Arms[Head].N))
+	}
+	return out
+}
+
+// eventBlocks returns the "k of N" lines under a heading, or nothing.
+func (a *Analysis) eventBlocks() []report.Block {
+	lines := a.EventLines()
+	if len(lines) == 0 {
+		return nil
+	}
+	return []report.Block{&report.Paragraph{Text: "discrete events (counts that were 0 in some warm pass): on how many warm passes each happened"}, &report.List{Items: lines}}
 }
 
 func num2(x Num) string {
@@ -484,6 +515,16 @@ func (a *Analysis) rankP() string {
 		return ", and over the ranks on the * rows"
 	}
 	return ""
+}
+
+// cpusLine says where the blocks ran when --cpus pinned them, "" when it
+// did not.
+func (h *Header) cpusLine() string {
+	if h.Config.CPUs == "" {
+		return ""
+	}
+	return fmt.Sprintf("Pinned (--cpus %s): every block of both arms, and every process it forked, ran on CPUs %s only; the ruler's cpus= says so for each block.",
+		h.Config.CPUs, h.Config.CPUs)
 }
 
 // armLines name the arms of a campaign and, for command and git arms,
@@ -772,8 +813,14 @@ func (a *Analysis) openDocument() *report.Document {
 	if r := a.RuleLine(); r != "" {
 		d.Add(&report.Paragraph{Text: r})
 	}
+	if p := a.Header.cpusLine(); p != "" {
+		d.Add(&report.Paragraph{Text: p})
+	}
 	if n := a.designNote(); n != "" {
 		d.Add(&report.Paragraph{Text: n})
+	}
+	for _, l := range a.SequentialLines() {
+		d.Add(&report.Paragraph{Text: l})
 	}
 	if a.Partial {
 		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
@@ -785,12 +832,16 @@ func (a *Analysis) openDocument() *report.Document {
 // metric family, the noise footer, warnings, and the method, host and
 // command.
 func (a *Analysis) Document() *report.Document {
+	if len(a.Comparisons) > 0 {
+		return a.armsDocument()
+	}
 	d := a.openDocument()
 	for _, f := range Families() {
 		if t := a.FamilyTable(f); t != nil {
 			d.Add(t)
 		}
 	}
+	d.Add(a.eventBlocks()...)
 	d.Add(&report.List{Items: a.NoiseLines()})
 	if len(a.Warnings) > 0 {
 		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
@@ -810,11 +861,15 @@ func (a *Analysis) Document() *report.Document {
 // warnings, and a <details> block with the method, the noise, the ruler,
 // the host and the exact command.
 func (a *Analysis) MarkdownDocument() *report.Document {
+	if len(a.Comparisons) > 0 {
+		return a.armsMarkdown()
+	}
 	d := a.openDocument()
 	d.Add(&report.Paragraph{Text: a.WhatRan()})
 	if t := a.CombinedTable(); t != nil {
 		d.Add(t, &report.Paragraph{Text: a.Legend()})
 	}
+	d.Add(a.eventBlocks()...)
 	if len(a.Warnings) > 0 {
 		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
 	}
@@ -902,11 +957,38 @@ func (a *Analysis) MarginUncertainty() (iv stats.Interval, df, pinRounds int, ok
 func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
 		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
+	if len(a.Comparisons) > 0 {
+		a.armsCSV(m)
+	} else {
+		a.csvMetricRows(m)
+	}
 	if a.minPrimary() {
-		// The typical pass beside the floor: columns of their own, only
-		// when the verdict is on block minima.
+		// The typical pass beside the floor (csvMetricRows): columns of
+		// their own, only when the verdict is on block minima.
 		m.Header = append(m.Header, "delta_median", "delta_median_ci_lo", "delta_median_ci_hi", "verdict_median")
 	}
+	names := a.Header.ArmNames()
+	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
+	for _, cb := range j.Counted() {
+		b := cb.Block
+		for _, p := range b.Passes {
+			for _, mi := range KnownMetrics() {
+				if v, ok := p.Values[mi.Name]; ok {
+					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), names[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
+						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
+				}
+			}
+		}
+	}
+	if t := a.LooksTable(); t != nil {
+		return []*report.Table{m, passes, t}
+	}
+	return []*report.Table{m, passes}
+}
+
+// csvMetricRows adds the csv rows of a's metrics to m, one per (metric,
+// arm).
+func (a *Analysis) csvMetricRows(m *report.Table) {
 	f := func(x Num) string {
 		if math.IsNaN(float64(x)) {
 			return ""
@@ -925,17 +1007,4 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 			}
 		}
 	}
-	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
-	for _, cb := range j.Counted() {
-		b := cb.Block
-		for _, p := range b.Passes {
-			for _, mi := range KnownMetrics() {
-				if v, ok := p.Values[mi.Name]; ok {
-					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), armNames[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
-						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
-				}
-			}
-		}
-	}
-	return []*report.Table{m, passes}
 }

@@ -3,6 +3,7 @@ package abtest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // The orders a campaign can run its rounds in (STATS.md "Schedule").
@@ -31,6 +32,12 @@ type Schedule struct {
 	// Firsts[i-1] is the arm that runs first in round i, "base" or "head":
 	// First(i) written out, so the journal is readable without this code.
 	Firsts []string `json:"firsts"`
+	// Arms is the number of arms of a campaign of more than two (--arm,
+	// --sweep), and Orders[i-1] the arm indexes (0 = base) of round i in
+	// the order they run; Firsts is then empty. Both are absent for two
+	// arms.
+	Arms   int     `json:"arms,omitempty"`
+	Orders [][]int `json:"orders,omitempty"`
 }
 
 // NewSchedule returns the schedule of rounds rounds in order, drawn from seed.
@@ -50,6 +57,50 @@ func NewSchedule(order string, seed uint64, rounds, warmup int) (Schedule, error
 		s.Firsts = append(s.Firsts, armNames[s.first(i)])
 	}
 	return s, nil
+}
+
+// NewScheduleN returns the schedule of a campaign of n arms: NewSchedule's
+// for two; for more, rmit runs each round's arms in a permutation drawn
+// from the round's own stream, abab in index order, abba in index order
+// on odd rounds and reversed on even ones.
+func NewScheduleN(order string, seed uint64, rounds, warmup, n int) (Schedule, error) {
+	if n <= 2 {
+		return NewSchedule(order, seed, rounds, warmup)
+	}
+	s, err := NewSchedule(order, seed, 0, warmup)
+	if err != nil {
+		return s, err
+	}
+	s.Rounds, s.Arms, s.Firsts = rounds, n, nil
+	if order == OrderRMIT {
+		s.Stream = fmt.Sprintf("round i: PCG(seed, %#x+i).Perm(%d), arm indexes in run order, 0 = base", scheduleStream, n)
+	}
+	for i := 1; i <= rounds; i++ {
+		s.Orders = append(s.Orders, s.RoundOrder(i))
+	}
+	return s, nil
+}
+
+// RoundOrder returns the arm indexes of round i (1-based) in the order
+// they run, for any number of arms.
+func (s Schedule) RoundOrder(i int) []int {
+	if s.Arms <= 2 {
+		a := s.RoundArms(i)
+		return a[:]
+	}
+	out := make([]int, s.Arms)
+	for k := range out {
+		out[k] = k
+	}
+	switch s.Order {
+	case OrderABBA:
+		if i%2 == 0 {
+			slices.Reverse(out)
+		}
+	case OrderRMIT:
+		out = rand.New(rand.NewPCG(s.Seed, scheduleStream+uint64(i))).Perm(s.Arms)
+	}
+	return out
 }
 
 // first returns the arm (Base or Head) that runs first in round i (1-based).

@@ -25,7 +25,10 @@ type Options struct {
 	// Arms are the arms as given. A resumed campaign runs the journal's
 	// arms; these are checked against them when Given names an arm flag.
 	Arms [2]Arm
-	AA   bool // aa: one arm on both sides
+	// AllArms are the arms of a campaign of more than two, base first,
+	// each named (--arm, --sweep); Arms is then their first two.
+	AllArms []Arm
+	AA      bool // aa: one arm on both sides
 	// Given names the flags given on the command line (name → value), so
 	// that a resume refuses one that disagrees with the journal.
 	Given   map[string]string
@@ -42,6 +45,10 @@ type Options struct {
 	Artifact string // --artifact glob
 	Dir      string // working directory of command arms; "" means the current one
 	Lock     string // a lock file held for the whole campaign (a card)
+	// Shard makes the campaign shard Shard.Index of a campaign (shard.go):
+	// its schedule is drawn from ShardSeed, not Seed, and its journal
+	// defaults to ShardJournal.
+	Shard *ShardInfo
 	// Recipe is the hbgbench.toml applied and RecipeSet what it set, for
 	// the journal and the report.
 	Recipe    string
@@ -81,7 +88,7 @@ type Session struct {
 	lock    *os.File
 	dirLock *os.File
 	wt      *Worktrees
-	runners [2]runtimeharness.Runner
+	runners []runtimeharness.Runner
 }
 
 // resolve makes every path of o absolute, once: the journal (a new one in
@@ -105,6 +112,11 @@ func (o *Options) resolve() error {
 	if o.Cache == "" {
 		o.Cache = DefaultWorktreeCache()
 	}
+	if o.Shard != nil {
+		// Shards on one host run at once: each checks its worktrees out
+		// in a cache of its own (a worktree is locked by the one using it).
+		o.Cache = filepath.Join(o.Cache, ShardCacheDir(o.Shard))
+	}
 	for _, p := range []struct {
 		p    *string
 		what string
@@ -112,6 +124,16 @@ func (o *Options) resolve() error {
 		if err := abs(p.p, p.what); err != nil {
 			return err
 		}
+	}
+	if o.Journal == "" && o.Shard != nil {
+		home, err := Home(o.Repo)
+		if err != nil {
+			return err
+		}
+		if err := makeHome(home); err != nil {
+			return err
+		}
+		o.Journal = ShardJournal(home, o.Shard)
 	}
 	if o.Journal == "" && o.Resume {
 		home, err := Home(o.Repo)
@@ -150,6 +172,12 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	if o.Warn == nil {
 		o.Warn = io.Discard
 	}
+	if err := o.Config.checkArms(len(o.AllArms), o.Shard != nil); err != nil {
+		return nil, &SettingsError{err}
+	}
+	if o.Shard != nil {
+		o.Seed, o.SeedSet = ShardSeed(o.Shard.CampaignSeed, o.Shard.Index), true
+	}
 	if err := o.resolve(); err != nil {
 		return nil, err
 	}
@@ -161,18 +189,24 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		}
 	}()
 	env := ReadEnv()
-	env.Build = buildOf(o.Arms)
+	env.Build = buildOf(o.armList())
 	if o.Lock != "" {
 		if s.lock, err = LockFile(o.Lock); err != nil {
 			return s, err
 		}
+	}
+	if err := o.Config.checkCPUs(""); err != nil {
+		return s, &SettingsError{err}
 	}
 	if o.Resume {
 		if s.w, s.Resumed, err = OpenJournal(o.Journal); err != nil {
 			return s, err
 		}
 		s.Header = s.Resumed.Header
-		env.Build = buildOf(s.Header.Arms)
+		if err := s.Header.Config.checkCPUs(o.Journal); err != nil {
+			return s, &SettingsError{err}
+		}
+		env.Build = buildOf(s.Header.ArmList())
 		if _, given := o.Given["cache"]; !given && s.Header.Cache != "" {
 			s.opts.Cache = s.Header.Cache
 		}
@@ -180,11 +214,20 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, err
 		}
 		if o.extends(s.Header) {
+			if d := decidedLook(s.Resumed.Looks); d != nil {
+				return s, &SettingsError{fmt.Errorf("--resume --rounds %d: the campaign was decided (%s) at look %d after %d rounds; a decided campaign is not extended: start a new one",
+					o.Config.Rounds, d.Decision, d.Look, d.Round)}
+			}
 			from := s.Header.Config.Rounds
 			if err := s.Header.extend(o.Config.Rounds); err != nil {
 				return s, &SettingsError{err}
 			}
-			rec := ExtendRecord{Type: lineExtend, Rounds: o.Config.Rounds, Firsts: s.Header.Schedule.Firsts[from:]}
+			rec := ExtendRecord{Type: lineExtend, Rounds: o.Config.Rounds}
+			if sc := s.Header.Schedule; len(sc.Orders) > 0 {
+				rec.Orders = sc.Orders[from:]
+			} else {
+				rec.Firsts = sc.Firsts[from:]
+			}
 			if err := s.w.Append(rec); err != nil {
 				return s, err
 			}
@@ -206,9 +249,15 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		if err != nil {
 			return s, &SettingsError{err}
 		}
+		if len(o.AllArms) > 2 {
+			if err := s.Header.setArms(o.AllArms); err != nil {
+				return s, &SettingsError{err}
+			}
+		}
 		s.Header.Repo, s.Header.Artifact = o.Repo, o.Artifact
+		s.Header.Shard = o.Shard
 		s.Header.Recipe, s.Header.RecipeSet = o.Recipe, o.RecipeSet
-		if o.Arms[Base].Kind == KindGit || o.Arms[Head].Kind == KindGit {
+		if anyGit(o.armList()) {
 			s.Header.Cache = o.Cache
 		}
 		if err := probeMetric(ctx, s.Header, o.Exe); err != nil {
@@ -222,8 +271,11 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	if s.dirLock, err = lockBlockDir(s.BlockDir); err != nil {
 		return s, err
 	}
-	dirs := [2]string{o.Dir, o.Dir}
-	if err := s.worktrees(ctx, &dirs); err != nil {
+	dirs := make([]string, len(s.Header.ArmList()))
+	for i := range dirs {
+		dirs[i] = o.Dir
+	}
+	if err := s.worktrees(ctx, dirs); err != nil {
 		return s, err
 	}
 	if !o.Resume {
@@ -239,7 +291,8 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	for _, m := range env.Preflight() {
 		fmt.Fprintf(o.Warn, "hbgbench: noise: %s\n", m)
 	}
-	for i, a := range s.Header.Arms {
+	s.runners = make([]runtimeharness.Runner, len(dirs))
+	for i, a := range s.Header.ArmList() {
 		if s.runners[i], err = a.Runner(o.Exe, dirs[i]); err != nil {
 			return s, err
 		}
@@ -314,9 +367,9 @@ func lockBlockDir(dir string) (*os.File, error) {
 // runs: one worktree per commit, reused when a killed run of the campaign
 // left it, then removes what earlier killed runs left behind. dirs gets
 // each git arm's working directory.
-func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
+func (s *Session) worktrees(ctx context.Context, dirs []string) error {
 	h, o := &s.Header, s.opts
-	if h.Arms[Base].Kind != KindGit && h.Arms[Head].Kind != KindGit {
+	if !anyGit(h.ArmList()) {
 		return nil
 	}
 	if changes := RepoChanges(h.Repo, s.Journal, LockPath(s.Journal), s.BlockDir); len(changes) > 0 {
@@ -324,7 +377,7 @@ func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
 			h.Repo, h.Arms[Base].Label(), h.Arms[Head].Label(), listSome(changes, 8))
 	}
 	s.wt = NewWorktrees(h.Repo, o.Cache)
-	for i, a := range h.Arms {
+	for i, a := range h.ArmList() {
 		if a.Kind != KindGit {
 			continue
 		}
@@ -336,7 +389,7 @@ func (s *Session) worktrees(ctx context.Context, dirs *[2]string) error {
 			return err
 		}
 		dirs[i] = path
-		if h.Artifact != "" && !o.Resume {
+		if h.Artifact != "" && !o.Resume && i < len(h.ArtifactHashes) {
 			hash, err := HashArtifacts(path, h.Artifact)
 			if err != nil {
 				return err
@@ -362,7 +415,7 @@ func listSome(items []string, n int) string {
 }
 
 // buildOf returns the build command of the git arms, "" when none.
-func buildOf(arms [2]Arm) string {
+func buildOf(arms []Arm) string {
 	for _, a := range arms {
 		if a.Kind == KindGit && a.Build != "" {
 			return a.Build
@@ -416,10 +469,26 @@ func (o *Options) checkResume(h Header, env Env) error {
 	check("retries", jc.Retries, cfg.Retries)
 	check("max-fail", jc.MaxFail, cfg.MaxFail)
 	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
+	check("cpus", jc.CPUs, cfg.CPUs)
 	check("seed", h.Schedule.Seed, o.Seed)
+	diffs = append(diffs, checkShard(h.Shard, o.Shard)...)
+	switch {
+	case given("until-decided") && jc.LookEvery == 0:
+		diffs = append(diffs, "--until-decided: the journal is a fixed design")
+	case given("max-rounds") && jc.LookEvery == 0:
+		diffs = append(diffs, "--max-rounds: the journal is a fixed design; extend it with --rounds N")
+	case given("look-every") && jc.LookEvery != cfg.LookEvery:
+		diffs = append(diffs, fmt.Sprintf("--look-every: journal %d, given %d", jc.LookEvery, cfg.LookEvery))
+	}
 	arms := o.Arms
-	// "arm" is aa's ARM argument.
-	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") {
+	if len(h.AllArms) > 0 || len(o.AllArms) > 2 {
+		// A campaign of more than two arms: the lists, names included.
+		if (given("arm") || given("sweep") || given("baseline") || given("base") || given("head") || given("base-cmd") || given("head-cmd")) &&
+			!armsEqual(h.ArmList(), o.armList()) {
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s, given %s", armSpecs(h.ArmList()), armSpecs(o.armList())))
+		}
+	} else if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") {
+		// "arm" is aa's ARM argument, or ab's --arm.
 		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
 			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
 		}

@@ -218,6 +218,11 @@ type BindPassCollector struct {
 	// key; they rank below spans and lines.
 	records    map[acctKey][]BindPass
 	recordList []BindPass
+	// evidence keeps each segment's evidence attributes (EvidenceAttrs)
+	// and line, for Evidence; uncut is set by a `bind phase=` line longer
+	// than the runtime's buffer (collectBindPasses).
+	evidence bool
+	uncut    bool
 }
 
 // bpcLinePass is a pass of lines: its extent (for FindBinds), its key once
@@ -238,6 +243,11 @@ type bpcLinePass struct {
 type bpcBlock struct {
 	td    []int64
 	names []uint8
+	// With evidence kept: per segment its evidence attributes, whether
+	// they filled the line's buffer, and its line.
+	attrs  []string
+	capped []bool
+	pos    []trace.Pos
 }
 
 const bpcBlockSegs = 4096
@@ -263,6 +273,12 @@ func NewBindPassCollector() *BindPassCollector {
 	c.grouper = trace.NewPassGrouper(c.linePass)
 	return c
 }
+
+// KeepEvidence makes the collector keep, per segment, the attributes
+// evidence reads (counters and work, not the rest of the line) and its
+// line, for Evidence. Call it before the first record; the reader must
+// then keep the attributes of bind-phase lines and spans.
+func (c *BindPassCollector) KeepEvidence() { c.evidence = true }
 
 // BindPassSpan reports whether a span named name can matter to a
 // BindPassCollector: a bind span or a bind segment span. A reader may
@@ -294,7 +310,12 @@ func (c *BindPassCollector) Span(s *trace.Span) {
 		c.spanIdx[k] = j
 		c.spanPasses = append(c.spanPasses, BindPass{Pid: s.Pid, Inv: s.Inv, Known: true})
 	}
-	c.spanPasses[j].Segments = append(c.spanPasses[j].Segments, Segment{Name: name, Ts: s.Ts, Dur: s.Dur})
+	seg := Segment{Name: name, Ts: s.Ts, Dur: s.Dur}
+	if c.evidence {
+		seg.Attrs, _ = EvidenceAttrs(s.Attrs, false)
+		seg.Pos = s.Pos
+	}
+	c.spanPasses[j].Segments = append(c.spanPasses[j].Segments, seg)
 }
 
 // Records adds the passes of host_phase_records.jsonl artifacts
@@ -313,7 +334,10 @@ func (c *BindPassCollector) Records(rps []trace.RecordPass) {
 }
 
 // BindPhase takes the next `bind phase=` line of the log.
-func (c *BindPassCollector) BindPhase(l *trace.BindPhase) { c.grouper.Add(l) }
+func (c *BindPassCollector) BindPhase(l *trace.BindPhase) {
+	c.uncut = c.uncut || len(l.Attrs) > lineAttrCap
+	c.grouper.Add(l)
+}
 
 // linePass keeps a complete pass of lines as its extent and its canonical
 // segments, which go into shared blocks rather than an allocation each.
@@ -335,6 +359,12 @@ func (c *BindPassCollector) linePass(i int, p trace.Pass) {
 		if code, ok := segmentCode(l.Phase); ok {
 			b.td = append(b.td, l.StartNs, l.DurNs)
 			b.names = append(b.names, code)
+			if c.evidence {
+				a, capped := EvidenceAttrs(l.Attrs, len(l.Attrs) == lineAttrCap)
+				b.attrs = append(b.attrs, a)
+				b.capped = append(b.capped, capped)
+				b.pos = append(b.pos, l.Pos)
+			}
 		}
 	}
 	lp.n = int32(len(b.names)) - lp.off
@@ -391,8 +421,8 @@ func (c *BindPassCollector) finish() {
 }
 
 // pass returns the pass, its segments appended to buf (nil: a fresh
-// slice).
-func (lp *bpcLinePass) pass(buf []Segment) BindPass {
+// slice); uncut says the log's lines were not cut at the buffer's size.
+func (lp *bpcLinePass) pass(buf []Segment, uncut bool) BindPass {
 	bp := BindPass{Pid: lp.pid, Inv: lp.inv, Known: lp.known}
 	if lp.n > 0 {
 		if buf == nil {
@@ -400,7 +430,11 @@ func (lp *bpcLinePass) pass(buf []Segment) BindPass {
 		}
 		for k := range int(lp.n) {
 			at := int(lp.off) + k
-			buf = append(buf, Segment{Name: bpcSegNames[lp.blk.names[at]], Ts: lp.blk.td[2*at], Dur: lp.blk.td[2*at+1]})
+			seg := Segment{Name: bpcSegNames[lp.blk.names[at]], Ts: lp.blk.td[2*at], Dur: lp.blk.td[2*at+1]}
+			if lp.blk.attrs != nil {
+				seg.Attrs, seg.Capped, seg.Pos = lp.blk.attrs[at], lp.blk.capped[at] && !uncut, lp.blk.pos[at]
+			}
+			buf = append(buf, seg)
 		}
 		bp.Segments = buf
 	}
@@ -430,10 +464,10 @@ func (c *BindPassCollector) passFor(k acctKey, buf []Segment) BindPass {
 	recs := c.records[k]
 	if len(spans) == 0 && end-at == 1 && len(recs) == 0 {
 		// What MergeBindPasses makes of one pass, in the scratch.
-		return c.lines[c.byKey[at]].pass(buf)
+		return c.lines[c.byKey[at]].pass(buf, c.uncut)
 	}
 	for ; at < end; at++ {
-		lines = append(lines, c.lines[c.byKey[at]].pass(nil))
+		lines = append(lines, c.lines[c.byKey[at]].pass(nil, c.uncut))
 	}
 	if merged := MergeBindPasses(spans, lines, recs); len(merged) > 0 {
 		return merged[0]
@@ -451,6 +485,17 @@ func (c *BindPassCollector) Accounting(rows []RoundRow) *Accounting {
 	return ComputeAccountingOf(len(rows), func(i int, buf []Segment) BindPass {
 		return c.passFor(acctKey{rows[i].Pid, rows[i].Inv}, buf)
 	})
+}
+
+// Evidence returns the evidence of a rounds table's rows, one pass per
+// row (NewEvidenceTable, the first pass of each pid cold): the counters
+// and work attributes of the passes' segments, which KeepEvidence must
+// have asked for. Call it at the end, after Finish or Accounting.
+func (c *BindPassCollector) Evidence(rows []RoundRow) *EvidenceTable {
+	c.finish()
+	return NewEvidenceTable(len(rows), func(i int) BindPass {
+		return c.passFor(acctKey{rows[i].Pid, rows[i].Inv}, nil)
+	}, true)
 }
 
 // MergeBindPasses joins passes from several sources into one pass per

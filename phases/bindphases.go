@@ -103,7 +103,7 @@ type SpreadPass struct {
 	Bind BindPass
 }
 
-func (p *SpreadPass) add(phase string, start, durNs int64) {
+func (p *SpreadPass) add(phase string, start, durNs int64, attrs string, pos trace.Pos) {
 	if p.Ms == nil || start < p.Ts {
 		p.Ts = start
 	}
@@ -112,7 +112,7 @@ func (p *SpreadPass) add(phase string, start, durNs int64) {
 	}
 	p.Ms[phase] = float64(durNs) / 1e6
 	if name, ok := trace.CanonicalSegment(phase); ok {
-		p.Bind.Segments = append(p.Bind.Segments, Segment{Name: name, Ts: start, Dur: durNs})
+		p.Bind.Segments = append(p.Bind.Segments, Segment{Name: name, Ts: start, Dur: durNs, Attrs: attrs, Pos: pos})
 	}
 }
 
@@ -147,7 +147,7 @@ func SpanBindPasses(spans []trace.Span) []SpreadPass {
 			idx[k] = j
 			out = append(out, SpreadPass{Pid: s.Pid, Inv: s.Inv, Bind: BindPass{Pid: s.Pid, Inv: s.Inv, Known: true}})
 		}
-		out[j].add(seg, s.Ts, s.Dur)
+		out[j].add(seg, s.Ts, s.Dur, s.Attrs, s.Pos)
 	}
 	kept := out[:0]
 	for i := range out {
@@ -220,6 +220,9 @@ type BindSpread struct {
 	WarmPasses []SpreadPass
 
 	warmMetrics []PassMetrics // a SpreadCollector's, for AccountingSpread
+	// warmEvidence are a SpreadCollector's warm passes' segments with
+	// their evidence attributes, for EvidenceTable.
+	warmEvidence [][]Segment
 }
 
 // WarmBinds returns the summarised passes as BindPasses, for

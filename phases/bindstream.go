@@ -19,6 +19,9 @@ type SpreadCollector struct {
 	// duplicates and used once, the copy with the lower index.
 	seen       map[string]int
 	duplicates int
+	// uncut is set by a line longer than the runtime's buffer of `bind
+	// phase=` attributes (collectBindPasses).
+	uncut bool
 }
 
 // spreadVec is one pass of lines as the spread reads it: the duration in
@@ -29,6 +32,9 @@ type spreadVec struct {
 	has     uint16
 	other   []spreadMs
 	metrics *PassMetrics
+	// evidence are the pass's canonical segments with their evidence
+	// attributes (EvidenceAttrs) and lines, kept with accounting.
+	evidence []Segment
 }
 
 type spreadMs struct {
@@ -68,7 +74,10 @@ func NewSpreadCollector(accounting bool) *SpreadCollector {
 }
 
 // BindPhase takes the next `bind phase=` line of the log.
-func (c *SpreadCollector) BindPhase(l *trace.BindPhase) { c.grouper.Add(l) }
+func (c *SpreadCollector) BindPhase(l *trace.BindPhase) {
+	c.uncut = c.uncut || len(l.Attrs) > lineAttrCap
+	c.grouper.Add(l)
+}
 
 // pass keeps a complete pass as a spreadVec, as SpreadPass.add reads it.
 func (c *SpreadCollector) pass(i int, p trace.Pass) {
@@ -106,6 +115,8 @@ func (c *SpreadCollector) pass(i int, p trace.Pass) {
 		if c.accounting {
 			if name, ok := trace.CanonicalSegment(l.Phase); ok {
 				bind.Segments = append(bind.Segments, Segment{Name: name, Ts: l.StartNs, Dur: l.DurNs})
+				attrs, capped := EvidenceAttrs(l.Attrs, len(l.Attrs) == lineAttrCap)
+				v.evidence = append(v.evidence, Segment{Name: name, Attrs: attrs, Capped: capped, Pos: l.Pos})
 			}
 		}
 	}
@@ -149,6 +160,20 @@ func (l spreadVecs) phases(i int, f func(string)) {
 	}
 }
 
+// EvidenceTable returns the evidence of the summarised passes, one row
+// per pass in the order the spread took them, none of them cold
+// (NewEvidenceTable): from the segments a SpreadCollector kept with
+// accounting, or those of WarmBinds.
+func (sp *BindSpread) EvidenceTable() *EvidenceTable {
+	if sp.WarmPasses == nil && sp.warmEvidence != nil {
+		return NewEvidenceTable(len(sp.warmEvidence), func(i int) BindPass {
+			return BindPass{Segments: sp.warmEvidence[i]}
+		}, false)
+	}
+	binds := sp.WarmBinds()
+	return NewEvidenceTable(len(binds), func(i int) BindPass { return binds[i] }, false)
+}
+
 // Spread returns SnapshotBindSpread(SnapshotBindPasses(lines), opts) of
 // the lines given. The spread's WarmPasses are nil: the collector keeps no
 // SpreadPass; AccountingSpread gives the accounting rows instead. Call it
@@ -171,8 +196,13 @@ func (c *SpreadCollector) Spread(opts BindSpreadOptions) (*BindSpread, error) {
 	sp.Passes, sp.Cold, sp.Ranks = len(passes), dropped, ranks
 	if c.accounting {
 		sp.warmMetrics = make([]PassMetrics, len(warm))
+		sp.warmEvidence = make([][]Segment, len(warm))
 		for i := range warm {
 			sp.warmMetrics[i] = *warm[i].metrics
+			sp.warmEvidence[i] = warm[i].evidence
+			for j := range sp.warmEvidence[i] {
+				sp.warmEvidence[i][j].Capped = sp.warmEvidence[i][j].Capped && !c.uncut
+			}
 		}
 	}
 	return sp, nil
@@ -189,8 +219,8 @@ func (sp *BindSpread) AccountingSpread() AccountingSpread {
 }
 
 // SpanBindSpans keeps, from a stream, the spans SpanBindPasses reads: E3
-// bind segments (SpanBindSegment), their attributes dropped so that they do
-// not keep the log's text.
+// bind segments (SpanBindSegment), their attributes reduced to the
+// evidence (EvidenceAttrs) so that they do not keep the log's text.
 type SpanBindSpans struct {
 	Spans []trace.Span
 }
@@ -210,6 +240,6 @@ func (k *SpanBindSpans) Add(s *trace.Span) {
 		return
 	}
 	c := *s
-	c.Attrs = ""
+	c.Attrs, _ = EvidenceAttrs(s.Attrs, false)
 	k.Spans = append(k.Spans, c)
 }

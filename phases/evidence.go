@@ -306,60 +306,114 @@ func ParseOrchAttrs(attrs string, bad func(key, value, why string)) (op OrchOp, 
 func Evidence(passes []BindPass) ([]PassEvidence, []EvidenceWarning) {
 	var ws evidenceWarnings
 	out := make([]PassEvidence, len(passes))
+	segs := make([][]evSeg, len(passes))
 	for i := range passes {
-		p := &passes[i]
-		e := PassEvidence{Segments: map[string]*SegmentEvidence{}}
-		for j := range p.Segments {
-			s := &p.Segments[j]
-			attrs := s.Attrs
-			if s.Capped {
-				// The last token may be a value cut short (minflt=137 of
-				// minflt=1374): an evidence key there is left out.
-				cut := strings.LastIndexAny(attrs, " \t")
-				if k, _, ok := strings.Cut(attrs[cut+1:], "="); ok && (isCounter(k) || isWork(k)) {
-					ws.add(s.Pos, fmt.Sprintf("%s: attributes fill the 95-character buffer of `bind phase=` lines; their last value (%s) may be cut and is left out", s.Name, k))
-					attrs = attrs[:max(cut, 0)]
-				}
-			}
-			c, w := ParseSegmentEvidence(attrs, func(k, v, why string) {
-				ws.add(s.Pos, fmt.Sprintf("%s %s=%q %s; left out", s.Name, k, v, why))
-			})
-			se := e.Segments[s.Name]
-			if se == nil {
-				se = &SegmentEvidence{Pos: s.Pos}
-				e.Segments[s.Name] = se
-			}
-			se.Counters = addCounts(se.Counters, c)
-			se.Work = addCounts(se.Work, w)
-		}
-		for _, l := range p.Orch {
-			op, ok := ParseOrchAttrs(l.Attrs, func(k, v, why string) {
-				ws.add(l.Pos, fmt.Sprintf("host-orch phase=%s %s=%q %s; left out", l.Phase, k, v, why))
-			})
-			if !ok {
-				continue
-			}
-			op.Pos = l.Pos
-			if e.Orch == nil {
-				e.Orch = map[string]OrchOp{}
-			}
-			if _, dup := e.Orch[l.Phase]; dup {
-				ws.add(l.Pos, fmt.Sprintf("host-orch phase=%s written twice in one pass; the first kept", l.Phase))
-				continue
-			}
-			e.Orch[l.Phase] = op
-		}
-		out[i] = e
+		out[i] = passEvidence(&passes[i], &ws)
+		segs[i] = evSegsOf(&out[i])
 	}
-	// A counter a segment writes in some passes must be in all of them.
-	type segCounter struct{ seg, counter string }
+	for i, lacks := range lackingCounters(segs, &ws) {
+		for c := range CounterNames {
+			if lacks&(1<<c) == 0 {
+				continue
+			}
+			if out[i].incomplete == nil {
+				out[i].incomplete = map[string]bool{}
+			}
+			out[i].incomplete[CounterNames[c]] = true
+		}
+	}
+	return out, ws.list
+}
+
+// passEvidence reads the evidence of one pass, its bad values counted in
+// ws.
+func passEvidence(p *BindPass, ws *evidenceWarnings) PassEvidence {
+	e := PassEvidence{Segments: map[string]*SegmentEvidence{}}
+	for j := range p.Segments {
+		s := &p.Segments[j]
+		attrs := s.Attrs
+		if s.Capped {
+			// The last token may be a value cut short (minflt=137 of
+			// minflt=1374): an evidence key there is left out.
+			cut := strings.LastIndexAny(attrs, " \t")
+			if k, _, ok := strings.Cut(attrs[cut+1:], "="); ok && (isCounter(k) || isWork(k)) {
+				ws.add(s.Pos, fmt.Sprintf("%s: attributes fill the 95-character buffer of `bind phase=` lines; their last value (%s) may be cut and is left out", s.Name, k))
+				attrs = attrs[:max(cut, 0)]
+			}
+		}
+		c, w := ParseSegmentEvidence(attrs, func(k, v, why string) {
+			ws.add(s.Pos, fmt.Sprintf("%s %s=%q %s; left out", s.Name, k, v, why))
+		})
+		se := e.Segments[s.Name]
+		if se == nil {
+			se = &SegmentEvidence{Pos: s.Pos}
+			e.Segments[s.Name] = se
+		}
+		se.Counters = addCounts(se.Counters, c)
+		se.Work = addCounts(se.Work, w)
+	}
+	for _, l := range p.Orch {
+		op, ok := ParseOrchAttrs(l.Attrs, func(k, v, why string) {
+			ws.add(l.Pos, fmt.Sprintf("host-orch phase=%s %s=%q %s; left out", l.Phase, k, v, why))
+		})
+		if !ok {
+			continue
+		}
+		op.Pos = l.Pos
+		if e.Orch == nil {
+			e.Orch = map[string]OrchOp{}
+		}
+		if _, dup := e.Orch[l.Phase]; dup {
+			ws.add(l.Pos, fmt.Sprintf("host-orch phase=%s written twice in one pass; the first kept", l.Phase))
+			continue
+		}
+		e.Orch[l.Phase] = op
+	}
+	return e
+}
+
+// evSeg is what the check of lacking counters reads of one segment of a
+// pass: its name, which CounterNames it wrote (bit i for CounterNames[i])
+// and its line.
+type evSeg struct {
+	name string
+	mask uint8
+	pos  trace.Pos
+}
+
+// evSegsOf returns the segments of a pass's evidence, by name.
+func evSegsOf(e *PassEvidence) []evSeg {
+	out := make([]evSeg, 0, len(e.Segments))
+	for name, se := range e.Segments {
+		var m uint8
+		for c, n := range CounterNames {
+			if _, ok := se.Counters[n]; ok {
+				m |= 1 << c
+			}
+		}
+		out = append(out, evSeg{name: name, mask: m, pos: se.Pos})
+	}
+	return out
+}
+
+// lackingCounters applies the rule that a counter a segment writes in
+// some passes must be in all of them: it returns, per pass, the counters
+// (bit i for CounterNames[i]) whose pass total is unknown, and counts one
+// warning per segment and counter at the first pass that lacks it.
+func lackingCounters(segs [][]evSeg, ws *evidenceWarnings) []uint8 {
+	type segCounter struct {
+		seg     string
+		counter int
+	}
 	written := map[segCounter]int{}
 	withSeg := map[string]int{}
-	for i := range out {
-		for name, se := range out[i].Segments {
-			withSeg[name]++
-			for c := range se.Counters {
-				written[segCounter{name, c}]++
+	for _, ss := range segs {
+		for _, s := range ss {
+			withSeg[s.name]++
+			for c := range CounterNames {
+				if s.mask&(1<<c) != 0 {
+					written[segCounter{s.name, c}]++
+				}
 			}
 		}
 	}
@@ -373,27 +427,23 @@ func Evidence(passes []BindPass) ([]PassEvidence, []EvidenceWarning) {
 		if keys[i].seg != keys[j].seg {
 			return keys[i].seg < keys[j].seg
 		}
-		return slices.Index(CounterNames, keys[i].counter) < slices.Index(CounterNames, keys[j].counter)
+		return keys[i].counter < keys[j].counter
 	})
+	out := make([]uint8, len(segs))
 	for _, k := range keys {
+		name := CounterNames[k.counter]
 		msg := fmt.Sprintf("%s lacks %s in %d of %d passes that have it; those passes have no %s total",
-			k.seg, k.counter, withSeg[k.seg]-written[k], withSeg[k.seg], k.counter)
-		for i := range out {
-			se, ok := out[i].Segments[k.seg]
-			if !ok {
-				continue
+			k.seg, name, withSeg[k.seg]-written[k], withSeg[k.seg], name)
+		for i, ss := range segs {
+			for _, s := range ss {
+				if s.name == k.seg && s.mask&(1<<k.counter) == 0 {
+					out[i] |= 1 << k.counter
+					ws.add(s.pos, msg)
+				}
 			}
-			if _, has := se.Counters[k.counter]; has {
-				continue
-			}
-			if out[i].incomplete == nil {
-				out[i].incomplete = map[string]bool{}
-			}
-			out[i].incomplete[k.counter] = true
-			ws.add(se.Pos, msg)
 		}
 	}
-	return out, ws.list
+	return out
 }
 
 // addCounts adds b into a (allocating a when needed) and returns a.

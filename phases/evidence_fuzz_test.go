@@ -2,6 +2,7 @@ package phases
 
 import (
 	"bytes"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,32 @@ func FuzzCollectEvidence(f *testing.F) {
 					t.Fatalf("%s: %+v", k, op)
 				}
 			}
+		}
+	})
+}
+
+// FuzzEvidenceAttrs checks that a segment keeps the same evidence, and
+// the same warnings, when a collector keeps only its reduced attributes
+// (EvidenceAttrs) instead of the whole text, capped or not.
+func FuzzEvidenceAttrs(f *testing.F) {
+	f.Add("ntensor=92 staged=1 bytes=8 minflt=28 tminflt=5 nivcsw=1 nvcsw=1 cpu_ns=375098 rec_cpu_ns=104041", false)
+	f.Add("nt=1131 bytes=5631523 copied=8704 sm=5620195 subs=2624 args=2262/2480/310 minflt=15 tminflt=1 nivcsw=2 nvcsw=2 cpu_n", true)
+	f.Add("tasks=3 heap_used=1 minflt=13", true)
+	f.Add("minflt=-1 x=2 cpu_ns=1x\vminflt=4 ", true)
+	f.Add("minflt=3\ttasks=", true)
+	f.Fuzz(func(t *testing.T, raw string, capped bool) {
+		pos := trace.Pos{File: "f.log", Line: 3}
+		whole := []BindPass{{Segments: []Segment{{Name: trace.SegHostOrch, Attrs: raw, Capped: capped, Pos: pos}}}}
+		reduced, rc := EvidenceAttrs(raw, capped)
+		if rc && !capped {
+			t.Fatalf("%q: capped without being capped", raw)
+		}
+		kept := []BindPass{{Segments: []Segment{{Name: trace.SegHostOrch, Attrs: reduced, Capped: rc, Pos: pos}}}}
+		we, ww := Evidence(whole)
+		ke, kw := Evidence(kept)
+		if !reflect.DeepEqual(we, ke) || !reflect.DeepEqual(ww, kw) {
+			t.Fatalf("%q (capped %v) reduced to %q (capped %v):\nwhole %+v %v\nkept  %+v %v", raw, capped, reduced, rc,
+				we[0].Segments[trace.SegHostOrch], ww, ke[0].Segments[trace.SegHostOrch], kw)
 		}
 	})
 }

@@ -22,7 +22,7 @@ func (c *BindPassCollector) Passes() []BindPass {
 	c.finish()
 	lines := make([]BindPass, len(c.lines))
 	for i := range c.lines {
-		lines[i] = c.lines[i].pass(nil)
+		lines[i] = c.lines[i].pass(nil, c.uncut)
 	}
 	return MergeBindPasses(c.spanPasses, lines, c.recordList)
 }
@@ -64,7 +64,7 @@ func SnapshotBindPasses(lines []trace.BindPhase) []SpreadPass {
 		p := SpreadPass{Thread: g.Thread}
 		for i := range g.Segments {
 			l := &g.Segments[i]
-			p.add(l.Phase, l.StartNs, l.DurNs)
+			p.add(l.Phase, l.StartNs, l.DurNs, l.Attrs, l.Pos)
 		}
 		if bindPassHasOrch(&p) {
 			out = append(out, p)

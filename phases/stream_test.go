@@ -177,10 +177,16 @@ func TestBindPassCollectorAccounting(t *testing.T) {
 			want := ComputeAccounting(BindPassesForRows(CollectBindPasses(l, nil), rounds.Rows))
 
 			c := NewBindPassCollector()
+			c.KeepEvidence()
 			_, err := trace.StreamLog([]trace.Source{trace.ReaderSource(name, bytes.NewReader(data))},
 				trace.ReadOptions{Workers: 2}, trace.Visitors{Span: c.Span, BindPhase: c.BindPhase})
 			require.NoError(t, err)
 			got := c.Accounting(rounds.Rows)
+			// The evidence of the rows is the batch's, read from the
+			// segments' whole attributes.
+			rows := BindPassesForRows(CollectBindPasses(l, nil), rounds.Rows)
+			wantEv := NewEvidenceTable(len(rows), func(i int) BindPass { return rows[i] }, true)
+			assert.Equal(t, wantEv, c.Evidence(rounds.Rows))
 			if want.Active() {
 				active++
 			}
@@ -258,8 +264,9 @@ func TestSpreadCollectorMatchesSnapshotBindSpread(t *testing.T) {
 				}
 				compared++
 				assert.Equal(t, want.AccountingSpread(), got.AccountingSpread())
+				assert.Equal(t, want.EvidenceTable(), got.EvidenceTable())
 				want.WarmPasses = nil
-				got.warmMetrics = nil
+				got.warmMetrics, got.warmEvidence = nil, nil
 				assert.Equal(t, want, got)
 			})
 		}

@@ -97,13 +97,17 @@ func (r *CommandRunner) values(spec BlockSpec) []string {
 	return vals
 }
 
-// Stamp returns the [stamp] text of a block: the commit when known, "env"
-// and the environment switches when there are any, then the command, on one
-// line (the form of REFERENCE §1.5).
+// Stamp returns the [stamp] text of a block: the commit when known,
+// cpus=LIST when the block is pinned, "env" and the environment switches
+// when there are any, then the command, on one line (the form of REFERENCE
+// §1.5).
 func (r *CommandRunner) Stamp(spec BlockSpec) string {
 	var parts []string
 	if r.Commit != "" {
 		parts = append(parts, r.Commit)
+	}
+	if spec.CPUs != "" {
+		parts = append(parts, "cpus="+spec.CPUs)
 	}
 	if len(r.Env) > 0 {
 		parts = append(parts, "env")
@@ -178,7 +182,7 @@ func (r *CommandRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, e
 	cmd.Stderr = log
 	groupCommand(cmd, r.WaitDelay)
 
-	runErr := runGroup(ctx, tctx, cmd, nil, &res)
+	runErr := runGroup(ctx, tctx, cmd, spec.CPUs, nil, &res)
 	if cerr := log.Close(); cerr != nil && runErr == nil {
 		runErr = &LocalError{Op: "closing the block log", Err: cerr}
 	}

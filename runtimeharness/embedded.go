@@ -73,7 +73,12 @@ func (r *EmbeddedRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, 
 	if spec.Out != "" && r.Records {
 		args = append(args, "--records-dir", spec.Out)
 	}
-	res.Stamp = Stamp(r.Config, spec.Rounds, Host())
+	host := Host()
+	if spec.CPUs != "" {
+		args = append(args, "--cpus", spec.CPUs)
+		host.CPUs = spec.CPUs
+	}
+	res.Stamp = Stamp(r.Config, spec.Rounds, host)
 
 	log, err := os.Create(spec.Log)
 	if err != nil {
@@ -104,7 +109,7 @@ func (r *EmbeddedRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, 
 		}
 		copied <- err
 	}()
-	runErr := runGroup(ctx, tctx, cmd, func() { pw.Close() }, &res)
+	runErr := runGroup(ctx, tctx, cmd, spec.CPUs, func() { pw.Close() }, &res)
 	copyErr := <-copied
 	if cerr := log.Close(); cerr != nil && copyErr == nil {
 		copyErr = cerr
@@ -151,7 +156,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 // ChildMain is the child side of an EmbeddedRunner: it reads --spec,
-// --rounds and --records-dir from args (the arguments after ChildCommand),
+// --rounds, --records-dir and --cpus from args (the arguments after ChildCommand),
 // runs the model with the log on descriptor 3, and prints the ModelResult
 // as JSON on stdout. It returns the exit status: 0, 1 on a failed run, 2 on
 // bad arguments.
@@ -162,6 +167,7 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 	spec := fs.String("spec", "", "embedded arm spec")
 	rounds := fs.Int("rounds", 1, "binds to run")
 	records := fs.String("records-dir", "", "directory for host_phase_records.jsonl")
+	cpus := fs.String("cpus", "", "the CPU list the parent pinned this process to")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -171,6 +177,9 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil && *rounds < 1 {
 		err = fmt.Errorf("rounds %d: want at least 1", *rounds)
+	}
+	if err == nil && *cpus != "" {
+		err = checkPinned(*cpus)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ChildCommand, err)
@@ -182,7 +191,7 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer log.Close()
-	res, err := RunModel(cfg, ModelOptions{Rounds: *rounds, Log: log, RecordsDir: *records})
+	res, err := RunModel(cfg, ModelOptions{Rounds: *rounds, Log: log, RecordsDir: *records, CPUs: *cpus})
 	if res != nil {
 		if jerr := json.NewEncoder(stdout).Encode(res); jerr != nil && err == nil {
 			err = jerr
@@ -197,4 +206,22 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// checkPinned refuses to run a block whose process is not pinned to the
+// CPU list it was asked for: the stamp's cpus= says where the block ran,
+// read back from the kernel, not where it was meant to.
+func checkPinned(cpus string) error {
+	want, err := ParseCPUList(cpus)
+	if err != nil {
+		return fmt.Errorf("--cpus %q: %w", cpus, err)
+	}
+	got, err := AllowedCPUs()
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("--cpus %s: this process runs on CPUs %s, not pinned as asked", want, got)
+	}
+	return nil
 }

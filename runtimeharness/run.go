@@ -19,6 +19,9 @@ type ModelOptions struct {
 	Log        io.Writer // receives the log; an *os.File is written directly
 	RecordsDir string    // when set, host_phase_records.jsonl is appended there
 	BindStats  bool      // keep every bind's counters in ModelResult.Stats
+	// CPUs is the CPU list this process was pinned to, for the stamp
+	// (HostFacts.CPUs); "" when it was not.
+	CPUs string
 }
 
 // RunModel runs the embedded model in this process: opts.Rounds binds of
@@ -47,7 +50,9 @@ func RunModel(cfg Config, opts ModelOptions) (*ModelResult, error) {
 		}
 		recordsPath = filepath.Join(opts.RecordsDir, RecordsFile)
 	}
-	stamp := Stamp(cfg, opts.Rounds, Host())
+	host := Host()
+	host.CPUs = opts.CPUs
+	stamp := Stamp(cfg, opts.Rounds, host)
 
 	if f, ok := opts.Log.(*os.File); ok {
 		res, err := runModel(cfg, opts.Rounds, f.Fd(), stamp, recordsPath, opts.BindStats)

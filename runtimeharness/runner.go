@@ -29,6 +29,9 @@ type BlockSpec struct {
 	Out     string        // an empty directory for the block ({out}); created when missing
 	Log     string        // file the block's log goes to; created or truncated
 	Timeout time.Duration // kills the block's whole process group; 0 means no limit
+	// CPUs pins the block's process, and what it forks, to a CPU list
+	// ("0", "0-1", "0,2-3"; see ParseCPUList); "" leaves it unpinned.
+	CPUs string
 }
 
 // BlockResult is what became of one block.
@@ -88,13 +91,24 @@ func blockContext(ctx context.Context, timeout time.Duration) (context.Context, 
 	return context.WithCancel(ctx)
 }
 
-// runGroup starts cmd (built with groupCommand on tctx, a child of ctx),
-// runs started once it is running, waits for it, kills whatever is left of
-// its group, and fills res. It returns an error only when the block could
-// not be run or the caller's ctx ended it.
-func runGroup(ctx, tctx context.Context, cmd *exec.Cmd, started func(), res *BlockResult) error {
+// runGroup starts cmd (built with groupCommand on tctx, a child of ctx)
+// pinned to the CPU list cpus (none when ""), runs started once it is
+// running, waits for it, kills whatever is left of its group, and fills
+// res. It returns an error only when the block could not be run or the
+// caller's ctx ended it.
+func runGroup(ctx, tctx context.Context, cmd *exec.Cmd, cpus string, started func(), res *BlockResult) error {
+	if cpus == "" {
+		return runGroupOn(ctx, tctx, cmd, "", started, res)
+	}
+	// A goroutine of its own for a pinned start (see startPinned).
+	errc := make(chan error, 1)
+	go func() { errc <- runGroupOn(ctx, tctx, cmd, cpus, started, res) }()
+	return <-errc
+}
+
+func runGroupOn(ctx, tctx context.Context, cmd *exec.Cmd, cpus string, started func(), res *BlockResult) error {
 	begin := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startPinned(cmd, cpus); err != nil {
 		if started != nil {
 			started()
 		}
@@ -167,6 +181,11 @@ func checkSpec(spec BlockSpec) error {
 	}
 	if spec.Timeout < 0 {
 		return fmt.Errorf("block spec: negative timeout %v", spec.Timeout)
+	}
+	if spec.CPUs != "" {
+		if _, err := ParseCPUList(spec.CPUs); err != nil {
+			return fmt.Errorf("block spec: CPUs %q: %w", spec.CPUs, err)
+		}
 	}
 	return nil
 }

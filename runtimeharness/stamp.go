@@ -13,6 +13,9 @@ type HostFacts struct {
 	NProc int    // CPUs this process may run on
 	THP   string // transparent huge pages mode: always, madvise, never, unknown
 	Glibc string // glibc version, "unknown" without cgo
+	// CPUs is the CPU list a pinned block runs on (BlockSpec.CPUs), ""
+	// when it is not pinned.
+	CPUs string
 }
 
 // Host reads the facts of this machine.
@@ -43,11 +46,14 @@ func parseTHP(s string) string {
 
 // Stamp returns the text of the [stamp] line the harness writes first
 // (without the "[stamp] " prefix): the harness, the variant's arm spec, the
-// rounds, the host facts and the device, with the model device's constants.
+// rounds, the host facts (cpus= for a pinned block) and the device, with the model device's constants.
 func Stamp(c Config, rounds int, h HostFacts) string {
 	d := c.Device
-	s := fmt.Sprintf("hbgkit-harness %s rounds=%d nproc=%d thp=%s glibc=%s dev=%s",
-		c.Spec(), rounds, h.NProc, h.THP, h.Glibc, d.Kind)
+	s := fmt.Sprintf("hbgkit-harness %s rounds=%d nproc=%d", c.Spec(), rounds, h.NProc)
+	if h.CPUs != "" {
+		s += " cpus=" + h.CPUs
+	}
+	s += fmt.Sprintf(" thp=%s glibc=%s dev=%s", h.THP, h.Glibc, d.Kind)
 	if d.Kind != "model" {
 		return s // a real device: no modelled constants apply
 	}

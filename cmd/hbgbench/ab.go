@@ -39,6 +39,11 @@ type AbOptions struct {
 	BaseCmd string
 	HeadCmd string
 	Dir     string // working directory of command arms
+	// Arms (--arm NAME=SPEC), Sweep (--sweep KEY=V1,V2,...) and Baseline
+	// (--baseline NAME): named arms, the first or Baseline the base.
+	Arms     []string
+	Sweep    string
+	Baseline string
 
 	// Git arms: --base and --head name refs of Repo, built with Build and
 	// run with Run in worktrees under Cache.
@@ -49,7 +54,12 @@ type AbOptions struct {
 	Artifact string
 	Env      []string // KEY=VALUE switches of command and git arms
 	Lock     string   // a lock file held for the whole campaign (a card)
-	Recipe   string   // the hbgbench.toml applied, "" when none
+	// Shard ("I/N") and Campaign make the run shard I of N of campaign
+	// Campaign (docs/ab.md "Shards"); shard is what they resolve to.
+	Shard    string
+	Campaign string
+	shard    *abtest.ShardInfo
+	Recipe   string // the hbgbench.toml applied, "" when none
 	// RecipeSet lists what the recipe set ("rounds = 8"), RecipeEnv its
 	// [env] switches, which reach the git arms only.
 	RecipeSet []string
@@ -79,6 +89,12 @@ type AbOptions struct {
 	// Interrupt, when set, replaces SIGINT/SIGTERM: the campaign stops when
 	// the channel is closed (tests).
 	Interrupt <-chan struct{}
+
+	// UntilDecided, MaxRounds and LookEvery are --until-decided's flags
+	// (untilDecided wires them to Config).
+	UntilDecided bool
+	MaxRounds    int
+	LookEvery    int
 }
 
 // NewCmdAb builds the ab command (aa when aa is true). runF replaces abRun
@@ -107,8 +123,18 @@ holds these settings (flags override it). Embedded specs
 (embedded:workload=...,mirror=...,delay_us=...) run the embedded runtime
 model in a child process; --base-cmd/--head-cmd are shell templates with
 {rounds} and {out}. A block's log is its output plus every host.*.log it
-leaves in {out}. With no arms, ab compares embedded:mirror=per_bind (base)
-with embedded:mirror=retained (head).
+leaves in {out}. --cpus pins every block of both arms, and what it forks,
+to the same CPUs (a git arm's build is not pinned). With no arms, ab
+compares embedded:mirror=per_bind (base) with embedded:mirror=retained
+(head).
+
+More than two arms: --arm NAME=SPEC, repeated (SPEC a git ref,
+embedded:SPEC or cmd:CMD), or --sweep KEY=V1,V2,... (one arm per value:
+of the embedded model's KEY, or with one --arm of that arm's spec or, for
+a command or ref arm, of its environment variable KEY). The first arm, or
+--baseline NAME, is the base; every round runs one block of every arm in a
+seeded random order, and every arm is compared with the base, the primary
+metric's p Holm-adjusted over the arms (docs/ab.md "More than two arms").
 
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
 with --expect-same-work, when the arms' work counts differ; 1 on
@@ -119,10 +145,17 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
       --run './run.sh {rounds} {out}' --rounds 6
   hbgbench ab --rounds 20 --block 5 --format markdown
   hbgbench ab --base embedded: --head embedded:delay_us=2000 --rounds 8
+  hbgbench ab --base embedded: --head embedded:delay_us=2000 --cpus 1
   hbgbench ab --base-cmd 'old/run.sh {rounds} {out}' \
       --head-cmd 'new/run.sh {rounds} {out}' --timeout 10m
+  hbgbench ab --shard 0/8 --campaign nightly --lock /tmp/card0.lock
+  hbgbench ab --base embedded: --head embedded:delay_us=2000 \
+      --until-decided --max-rounds 40 --look-every 5
   hbgbench ab --resume          # the newest campaign in .hbgbench/
-  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl`,
+  hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl
+  hbgbench ab --sweep recorders=prewarm=0,4,8 --rounds 12   # 3 arms
+  hbgbench ab --arm main=main --arm pr1=pr1 --arm pr2=pr2 --baseline main
+  hbgbench ab --arm run=cmd:'./run.sh {rounds} {out}' --sweep PREWARM=0,4,8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Config.Metric == metricList {
@@ -153,7 +186,8 @@ supplies them too), or, with --cmd, a command.`
 		cmd.Example = `  hbgbench aa
   hbgbench aa embedded:mirror=retained --rounds 20
   hbgbench aa main --build make --run './run.sh {rounds} {out}'
-  hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12`
+  hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12
+  hbgbench aa --cpus 1 --rounds 12`
 		cmd.Args = cobra.MaximumNArgs(1)
 	}
 	f := cmd.Flags()
@@ -165,6 +199,9 @@ supplies them too), or, with --cmd, a command.`
 		f.StringVar(&opts.Head, "head", "", "head arm: git `REF` or embedded:SPEC")
 		f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
 		f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
+		f.StringArrayVar(&opts.Arms, "arm", nil, "named arm `NAME=SPEC`: REF, embedded:.., cmd:CMD")
+		f.StringVar(&opts.Baseline, "baseline", "", "the `NAME` of the base arm (default: the first)")
+		f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `K=V1,V2` (delay_us=0,300)")
 	}
 	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
 	f.StringVar(&opts.Repo, "repo", "", "git `DIR` of ref arms (default: this one)")
@@ -174,6 +211,10 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
 	f.StringVar(&opts.Lock, "lock", "", "lock `FILE` held while the campaign runs")
+	if !aa {
+		f.StringVar(&opts.Shard, "shard", "", "run shard `I/N` of --campaign (0/8), --rounds each")
+		f.StringVar(&opts.Campaign, "campaign", "", "campaign `ID` of the shards ($SLURM_ARRAY_JOB_ID)")
+	}
 	f.BoolVar(&opts.NoRecipe, "no-recipe", false, "ignore the repository's hbgbench.toml")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
 	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
@@ -191,6 +232,7 @@ supplies them too), or, with --cmd, a command.`
 	f.IntVar(&opts.Config.Retries, "retries", def.Retries, "`N` more tries of a failed block")
 	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
+	f.StringVar(&opts.Config.CPUs, "cpus", "", "pin all blocks to CPUs `LIST` (0, 0-1, 0,2-3)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "`FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
@@ -198,6 +240,9 @@ supplies them too), or, with --cmd, a command.`
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when the arms' work counts differ")
+	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
+	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (--rounds or 40)")
+	f.IntVar(&opts.LookEvery, "look-every", defaultLookEvery, "`K` rounds between --until-decided's looks")
 	return cmd
 }
 
@@ -241,6 +286,9 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 		}
 		opts.Config.Rounds = (opts.Trials + opts.Config.Block - 1) / opts.Config.Block
 	}
+	if err := untilDecided(cmd, opts); err != nil {
+		return usage("%v", err)
+	}
 	if opts.AA && len(args) == 1 {
 		if opts.BaseCmd != "" {
 			return usage("give ARM or --cmd, not both")
@@ -249,6 +297,12 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 		opts.Changed["arm"] = args[0]
 	}
 	if err := checkFormat(opts.Format); err != nil {
+		return usage("%v", err)
+	}
+	if err := opts.resolveShard(); err != nil {
+		return usage("%v", err)
+	}
+	if err := opts.checkNamedArmFlags(); err != nil {
 		return usage("%v", err)
 	}
 	switch opts.FailOn {
@@ -271,25 +325,32 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 	return abRun(opts)
 }
 
+// resolveShard reads --shard and --campaign: both or neither.
+func (opts *AbOptions) resolveShard() error {
+	switch {
+	case opts.Shard == "" && opts.Campaign == "":
+		return nil
+	case opts.Shard == "":
+		return fmt.Errorf("--campaign %s: give --shard I/N as well (a campaign id names a campaign split into shards)", opts.Campaign)
+	case opts.Campaign == "":
+		return fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", opts.Shard)
+	}
+	i, n, err := abtest.ParseShard(opts.Shard)
+	if err != nil {
+		return err
+	}
+	if _, ok := opts.Changed["until-decided"]; ok {
+		// A shard sees only its own rounds (docs/ab.md "Shards").
+		return fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
+	}
+	opts.shard, err = abtest.NewShard(opts.Campaign, i, n, opts.Seed, opts.SeedSet)
+	return err
+}
+
 // arms resolves the two arms from the options.
 func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 	var arms [2]abtest.Arm
-	one := func(spec, command, side string) (abtest.Arm, bool, error) {
-		switch {
-		case spec != "" && command != "":
-			return abtest.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
-		case command != "":
-			a, err := abtest.CommandArm(command)
-			return a, true, err
-		case strings.HasPrefix(spec, "embedded:"):
-			a, err := abtest.ParseEmbedded(spec)
-			return a, true, err
-		case spec != "":
-			a, err := opts.gitArm(spec)
-			return a, true, err
-		}
-		return abtest.Arm{}, false, nil
-	}
+	one := opts.armOf
 	if opts.AA {
 		a, ok, err := one(opts.Base, opts.BaseCmd, "arm")
 		if err != nil {
@@ -321,6 +382,25 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 		}
 	}
 	return [2]abtest.Arm{b, h}, nil
+}
+
+// armOf is the arm of --base or --head (spec) or of --base-cmd or
+// --head-cmd (command); false when neither is given.
+func (opts *AbOptions) armOf(spec, command, side string) (abtest.Arm, bool, error) {
+	switch {
+	case spec != "" && command != "":
+		return abtest.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
+	case command != "":
+		a, err := abtest.CommandArm(command)
+		return a, true, err
+	case strings.HasPrefix(spec, "embedded:"):
+		a, err := abtest.ParseEmbedded(spec)
+		return a, true, err
+	case spec != "":
+		a, err := opts.gitArm(spec)
+		return a, true, err
+	}
+	return abtest.Arm{}, false, nil
 }
 
 // repoRoot returns the repository of ref arms: --repo, else the one of
@@ -394,6 +474,11 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 // --base or --head (ab), ARM (aa) that is not an embedded spec.
 func refArms(opts *AbOptions, args []string) bool {
 	specs := []string{opts.Base, opts.Head}
+	for _, s := range opts.Arms {
+		if _, spec, ok := strings.Cut(s, "="); ok && !strings.HasPrefix(spec, abtest.CommandPrefix) {
+			specs = append(specs, spec)
+		}
+	}
 	if opts.AA && len(args) == 1 {
 		specs = append(specs, args[0])
 	}
@@ -409,14 +494,24 @@ func refArms(opts *AbOptions, args []string) bool {
 func abRun(opts *AbOptions) error {
 	ctx, stop := opts.context()
 	defer stop()
-	arms, err := opts.arms()
+	var arms [2]abtest.Arm
+	var all []abtest.Arm
+	var err error
+	if opts.namedArmFlags() {
+		all, err = opts.namedArms()
+		if len(all) >= 2 {
+			arms = [2]abtest.Arm{all[0], all[1]}
+		}
+	} else {
+		arms, err = opts.arms()
+	}
 	if err != nil {
 		return &usageError{err: err}
 	}
 	o := abtest.Options{
-		Config: opts.Config, Arms: arms, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
+		Config: opts.Config, Arms: arms, AllArms: all, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
 		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
-		Dir: opts.Dir, Lock: opts.Lock, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
+		Dir: opts.Dir, Lock: opts.Lock, Shard: opts.shard, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
 	}
 	var bar *progress.Line
 	if opts.Progress {
@@ -440,15 +535,22 @@ func abRun(opts *AbOptions) error {
 	}
 	defer s.Close()
 	h := s.Header
-	fmt.Fprintf(opts.Err, "hbgbench: %s vs %s: %d rounds of %d passes per arm, journal %s\n",
-		h.Arms[0].Label(), h.Arms[1].Label(), h.Config.Rounds, h.Config.Block, s.Journal)
+	labels := make([]string, len(h.ArmList()))
+	for i, a := range h.ArmList() {
+		labels[i] = a.Label()
+		if len(h.AllArms) > 0 {
+			labels[i] = a.Name
+		}
+	}
+	fmt.Fprintf(opts.Err, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
+		strings.Join(labels, " vs "), h.Config.Rounds, h.Config.Block, s.Journal)
 	// What will run, before it runs: a command may come from a recipe.
-	for i, a := range h.Arms {
+	for i, a := range h.ArmList() {
 		switch a.Kind {
 		case abtest.KindGit:
-			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", abtest.ArmName(i), a.Run)
+			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
 		case abtest.KindCommand:
-			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", abtest.ArmName(i), a.Spec)
+			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
 		}
 	}
 	if opts.Progress {
@@ -483,20 +585,30 @@ func abRun(opts *AbOptions) error {
 	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
 		return err
 	}
-	if p := a.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 && !a.Partial {
+	extra := 0
+	for _, v := range a.Views() {
+		if p := v.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 {
+			extra = max(extra, p.Extra)
+		}
+	}
+	if extra > 0 && !a.Partial {
 		fmt.Fprintf(opts.Err, "hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
-			opts.command(), runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+p.Extra)
+			opts.command(), runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+extra)
 	}
-	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
-		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", a.SameWorkLine())
-		return &exitError{code: exitFailOn}
-	}
-	// Under --per-rank every rank's verdict counts: a regression on one
-	// rank fails the gate.
-	for _, p := range a.PrimaryResults() {
-		if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
-			(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
+	for _, v := range a.Views() {
+		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {
+			fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", v.SameWorkLine())
 			return &exitError{code: exitFailOn}
+		}
+	}
+	// Under --per-rank every rank's verdict counts, and with more than
+	// two arms every arm's: a regression on one fails the gate.
+	for _, v := range a.Views() {
+		for _, p := range v.PrimaryResults() {
+			if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
+				(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
+				return &exitError{code: exitFailOn}
+			}
 		}
 	}
 	return nil
@@ -542,3 +654,47 @@ func listMetrics(w io.Writer) error {
 	}
 	return ew.Err
 }
+
+// defaultLookEvery is --look-every's default: a look every 5 rounds.
+const defaultLookEvery = 5
+
+// untilDecided wires --until-decided, --max-rounds and --look-every to
+// the config: the most rounds are --max-rounds, or --rounds (--trials)
+// when only it is given, else defaultMaxRounds. On
+// --resume the journal's design holds, and --max-rounds N is --rounds N:
+// it extends the campaign.
+func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
+	fl := cmd.Flags()
+	if !opts.UntilDecided && !opts.Resume {
+		for _, name := range []string{"max-rounds", "look-every"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --until-decided", name)
+			}
+		}
+		return nil
+	}
+	if opts.LookEvery < 1 {
+		return fmt.Errorf("--look-every %d: want 1 or more rounds between looks", opts.LookEvery)
+	}
+	if opts.UntilDecided || fl.Changed("look-every") {
+		opts.Config.LookEvery = opts.LookEvery
+	}
+	rounds := fl.Changed("rounds") || fl.Changed("trials")
+	switch {
+	case fl.Changed("max-rounds") && rounds && opts.Config.Rounds != opts.MaxRounds:
+		return fmt.Errorf("--max-rounds %d and --rounds %d: under --until-decided both are the most rounds; give one", opts.MaxRounds, opts.Config.Rounds)
+	case fl.Changed("max-rounds"):
+		if opts.MaxRounds < 1 {
+			return fmt.Errorf("--max-rounds %d: want 1 or more rounds", opts.MaxRounds)
+		}
+		opts.Config.Rounds = opts.MaxRounds
+		opts.Changed["rounds"] = strconv.Itoa(opts.MaxRounds)
+	case !rounds && !opts.Resume:
+		opts.Config.Rounds = defaultMaxRounds
+	}
+	return nil
+}
+
+// defaultMaxRounds is --max-rounds' default when neither it nor --rounds
+// is given: four times the default fixed design's rounds.
+const defaultMaxRounds = 40

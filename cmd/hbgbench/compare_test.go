@@ -220,6 +220,7 @@ func exampleLines(t *testing.T, example, dir string) [][]string {
 		line, _, _ = strings.Cut(line, "|")
 		line, _, _ = strings.Cut(line, "&&")
 		line, _, _ = strings.Cut(line, ">")
+		line, _, _ = strings.Cut(line, " #")
 		var args []string
 		for _, f := range strings.Fields(line) {
 			if strings.ContainsAny(f, "*?[") {
@@ -264,10 +265,18 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 	require.NoError(t, os.WriteFile("c.jsonl", journal, 0o644))
 	require.NoError(t, os.Mkdir(".hbgbench", 0o755))
 	require.NoError(t, os.WriteFile(".hbgbench/hbgbench-20261202T010000Z.jsonl", journal, 0o644))
+	// The shards of the merge examples: the campaign as shards 0 and 1
+	// of campaign nightly.
+	require.NoError(t, os.MkdirAll(".hbgbench/nightly", 0o755))
+	for i, name := range []string{"shard-0of2-a.jsonl", "shard-1of2-b.jsonl"} {
+		shard := asShard(t, journal, "nightly", i, 2)
+		require.NoError(t, os.WriteFile(name, shard, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(".hbgbench/nightly", name), shard, 0o644))
+	}
 	var cmds [][]string
 	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil).Example, dir)...)
 	cmds = append(cmds, exampleLines(t, NewCmdReport(nil).Example, dir)...)
-	require.Len(t, cmds, 7)
+	require.Len(t, cmds, 9)
 	for _, args := range cmds {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, out, errText := runCLI(args...)

@@ -326,8 +326,12 @@ func TestAbGitInterruptDuringBuild(t *testing.T) {
 	cache := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "build-started")
 	j := filepath.Join(t.TempDir(), "j.jsonl")
+	// A sleep of its own length, so that another test's sleep (or this
+	// test run beside itself) is not taken for this build's.
+	sleep := fmt.Sprintf("sleep %d", 400+rand.IntN(50000))
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "^"+sleep).Run() })
 	cmd := exec.Command(os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
-		"--build", "touch "+marker+"; sleep 300", "--run", "./run.sh {rounds} {out}", "--journal", j, "--cache", cache)
+		"--build", "touch "+marker+"; "+sleep, "--run", "./run.sh {rounds} {out}", "--journal", j, "--cache", cache)
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	var errb strings.Builder
 	cmd.Stderr = &errb
@@ -349,8 +353,7 @@ func TestAbGitInterruptDuringBuild(t *testing.T) {
 	assert.Contains(t, errb.String(), "interrupted while building the worktrees")
 	assert.Empty(t, cacheEntries(t, cache))
 	assert.Equal(t, 1, worktreeCount(t, repo))
-	out, _ := exec.Command("pgrep", "-f", "sleep 300").Output()
-	assert.Empty(t, strings.TrimSpace(string(out)), "the build's sleep outlived it")
+	assert.Empty(t, pgrepGone("^"+sleep), "the build's sleep outlived it")
 }
 
 // TestAaGitRef: aa's help says ARM may be a git ref run with --run, and it

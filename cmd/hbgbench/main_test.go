@@ -2,6 +2,9 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
@@ -19,12 +22,36 @@ const mainEnv = "HBGBENCH_TEST_AS_MAIN"
 // mainEnv set, as the hbgbench binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == runtimeharness.ChildCommand {
+		writeCPUsStatus()
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// cpusStatusEnv names a directory where the test binary, serving as an
+// embedded block's child, writes the Cpus_allowed_list line of its own
+// /proc/PID/status, in a file named by its pid (TestAbCpusPinsEmbeddedBlocks).
+const cpusStatusEnv = "HBGBENCH_TEST_CPUS_STATUS"
+
+func writeCPUsStatus() {
+	dir := os.Getenv(cpusStatusEnv)
+	if dir == "" {
+		return
+	}
+	pid := strconv.Itoa(os.Getpid())
+	status, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		status = []byte(err.Error())
+	}
+	for line := range strings.Lines(string(status)) {
+		if strings.HasPrefix(line, "Cpus_allowed_list:") {
+			status = []byte(line)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(dir, pid), status, 0o644)
 }
 
 // TestVersion: hbgbench names itself as hbgtrace does (cmd/hbgtrace

@@ -12,6 +12,9 @@ import (
 type ReportOptions struct {
 	Out, Err io.Writer
 	Journal  string
+	// Journals are two or more journals, or one directory of them, to
+	// merge as the shards of one campaign.
+	Journals []string
 	Format   string
 	Redact   bool
 }
@@ -21,7 +24,7 @@ type ReportOptions struct {
 func NewCmdReport(runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report [JOURNAL] [--format FORMAT] [--redact]",
+		Use:   "report [JOURNAL... | DIR] [--format FORMAT] [--redact]",
 		Short: "Re-analyse a campaign's journal and print its report",
 		Long: `report re-reads the journal of an ab or aa campaign and prints the report
 ab prints, in any format. With no JOURNAL it reads the newest journal in
@@ -32,17 +35,29 @@ warning. --format markdown gives the pull-request report (a headline, one
 table, a <details> block); json the whole analysis (schema in docs/ab.md);
 csv one row per (metric, arm) and every pass; benchfmt Go benchmark lines
 for benchstat -col /arm. --redact drops host names, absolute paths and
---env values.`,
+--env values.
+
+Given two or more journals, or a directory of them, report merges the
+shards of one campaign (ab --shard I/N --campaign ID): it refuses journals
+whose campaign, config, arms or ruler differ, or one shard given twice,
+and reports the pooled Δ of a stratified analysis (rounds paired within
+their shard) with one row per shard, warning when the shards disagree
+beyond their intervals (docs/ab.md "Shards"). benchfmt is per journal.`,
 		Example: `  hbgbench report
   hbgbench report .hbgbench/hbgbench-20261202T010000Z.jsonl
   hbgbench report c.jsonl --format markdown --redact
   hbgbench report c.jsonl --format benchfmt > c.txt
-  benchstat -col /arm c.txt`,
-		Args: cobra.MaximumNArgs(1),
+  benchstat -col /arm c.txt
+  hbgbench report .hbgbench/nightly/             # merge a campaign's shards
+  hbgbench report shard-0of2-a.jsonl shard-1of2-b.jsonl --format markdown`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if len(args) == 1 {
 				opts.Journal = args[0]
+			}
+			if len(args) > 1 || len(args) == 1 && isDir(args[0]) {
+				opts.Journal, opts.Journals = "", args
 			}
 			if err := checkFormat(opts.Format); err != nil {
 				return &usageError{cmd: cmd, err: fmt.Errorf("report: %w", err)}
@@ -60,6 +75,9 @@ for benchstat -col /arm. --redact drops host names, absolute paths and
 
 // reportRun reads the journal, analyses it and writes the report.
 func reportRun(opts *ReportOptions) error {
+	if len(opts.Journals) > 0 {
+		return mergeRun(opts)
+	}
 	if opts.Journal == "" {
 		home, err := abtest.Home("")
 		if err != nil {

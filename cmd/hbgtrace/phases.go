@@ -53,7 +53,14 @@ HostOrch exclusive of the copies inside it), GraphPack (E3 logs) and
 ControlPlane (Gate + GraphPack + Relocate). Each is the min, median and
 max of per-pass values over the passes of the table that record every
 control-plane stage, so the ControlPlane min is the minimum of per-pass
-sums, never a sum of minima. Passes left out are named on stderr. Without
+sums, never a sum of minima. Passes left out are named on stderr. After
+the table, the counters and work attributes the passes' segments write
+(docs/formats.md: faults, context switches and CPU ns of E2/E3; tasks,
+submissions, defs, bytes, ...): per segment and name, with its unit, the
+min, median and max over the same passes, each counter's pass total,
+and for the discrete counters on how many passes they are > 0 ("k of
+N"). A value a pass does not write is missing, never 0; a bad value is
+left out with a counted warning naming its file and line. Without
 --accounting the output is hbg_bind_phases'.
 
 Output formats (--format):
@@ -67,7 +74,12 @@ Output formats (--format):
             "control_plane": {"phases", "present", "partial", "retired",
             "total"}}; with --accounting also "accounting": {"unit",
             "n", "of", "passes_used", "left_out", "lacking", "rows":
-            [{"stage", "min", "median", "max", "n"}], "warning"}`,
+            [{"stage", "min", "median", "max", "n"}], "warning"} and
+            "evidence": {"columns": [{"segment", "name", "unit", "key",
+            "min", "median", "max", "n"}], "events": [{"segment",
+            "name", "event", "k", "n", "text"}], "warnings"}; csv rows
+            of kind evidence fill the columns name, unit, min, median,
+            max`,
 		Example: `  hbgtrace phases --rounds 6 bind.log
   hbgtrace phases --rounds 4 --accounting bind.log
   hbgtrace phases --rounds 4 --keep-first bind.log
@@ -196,6 +208,11 @@ func phasesRun(opts *phasesOptions) error {
 		rep.AcctWarning = acct.Warning(src.AccountingWhat(opts.keepFirst))
 		if rep.AcctWarning != "" {
 			fmt.Fprintln(opts.Stderr, rep.AcctWarning)
+		}
+		rep.Evidence = rep.Spread.EvidenceTable()
+		rep.EvidenceWhat = src.AccountingWhat(opts.keepFirst)
+		for _, w := range rep.Evidence.Warnings {
+			fmt.Fprintln(opts.Stderr, "warning: "+w.String())
 		}
 	}
 	return report.WriteBindPhases(opts.Stdout, opts.format, rep)

@@ -547,7 +547,9 @@ func TestPhasesAccountingGolden(t *testing.T) {
 		args []string
 	}{
 		{"e1", []string{"--rounds", "4", filepath.Join(fixtures, "hbg-e1.log")}},
+		{"e2", []string{"--rounds", "5", filepath.Join(fixtures, "hbg-e2.log")}},
 		{"e3-spool", []string{filepath.Join(fixtures, "hbg-e3-spool.log")}},
+		{"e1-two-ranks", []string{"--rounds", "4", filepath.Join(fixtures, "hbg-e1-two-ranks-shared-t0x.log")}},
 	} {
 		for _, f := range []string{formatText, formatMarkdown, formatJSON, formatCSV} {
 			t.Run(tc.name+"."+f, func(t *testing.T) {

@@ -17,6 +17,9 @@ type roundsOptions struct {
 	perRank bool
 	format  string
 	records []string // host_phase_records.jsonl artifacts
+	// counters adds the counters block to the text format; the other
+	// formats carry the counters and work whenever the log has them.
+	counters bool
 }
 
 // newRoundsCmd builds the rounds command. runF replaces roundsRun in tests; nil
@@ -56,6 +59,19 @@ stage the block has ("n=K of M"), and the cold-vs-warm line. Rounds a
 block leaves out are named on stderr, after the log's warnings. Without
 HBG data the output is the reference's.
 
+Counters and work (docs/formats.md): the kernel counters E2 and E3 logs
+write per segment (minflt tminflt nivcsw nvcsw: count; cpu_ns
+rec_cpu_ns: ns CPU) and the work attributes (tasks submissions defs
+ntensor count: count; bytes heap_used copied: bytes), per round and
+segment, each counter's pass total, and for the discrete counters on how
+many warm binds they are > 0 ("minflt > 0 in host_orch on 2 of 6 warm
+binds"); heap_used higher than in the pid's previous bind is counted
+the same way. A value a pass does not write is missing, never 0; a
+value that is not a non-negative integer is left out with a counted
+warning naming its file and line. json, csv and markdown carry them
+whenever the log has them; text only with --counters, as a block after
+the reference output, which stays byte for byte.
+
 Output formats (--format):
   text      the reference layout, byte for byte without HBG data
   markdown  a GitHub table of the rounds, then a table of the averages;
@@ -73,11 +89,18 @@ Output formats (--format):
             with --per-rank: {"ranks": [{"pid", ...the same fields}]}
   csv       header round,pid,inv,host_us,...; one line per round (per
             rank with --per-rank, rounds counted per rank); with HBG
-            data the HBG columns (empty: not recorded) and cold`,
+            data the HBG columns (empty: not recorded) and cold; with
+            counters or work one column per <segment>.<name> and
+            pass.<counter> (empty: not written)
+  json and markdown add the counters: json "evidence": {"columns":
+            [{"segment", "name", "unit", "key"}], "rows": [{"round",
+            "pid", "inv", "cold", "<key>": value or null}], "events":
+            [{"segment", "name", "event", "k", "n", "text"}], "warnings"}`,
 		Example: `  hbgtrace rounds host.log
   hbgtrace rounds --per-rank spool/
   hbgtrace rounds --format json host.log.gz
-  hbgtrace rounds host.log --records out/host_phase_records.jsonl`,
+  hbgtrace rounds host.log --records out/host_phase_records.jsonl
+  hbgtrace rounds --counters bind.log`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(cmd, opts.format); err != nil {
@@ -95,14 +118,26 @@ Output formats (--format):
 	cmd.Flags().BoolVar(&opts.perRank, "per-rank", false, "one table per pid")
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
 		"a host_phase_records.jsonl `FILE` (repeatable)")
+	cmd.Flags().BoolVar(&opts.counters, "counters", false,
+		"text: add the counters, work and k-of-N block")
 	return cmd
 }
 
 func roundsRun(opts *roundsOptions) error {
 	// The table keeps per invocation only what a row reads, and the
-	// accounting the bind passes' segments: the log streams through.
+	// accounting the bind passes' segments (with the counters, their
+	// evidence attributes): the log streams through.
 	rc := phases.NewRoundsCollector()
 	bc := phases.NewBindPassCollector()
+	// The counters and work are read when a format shows them: the text
+	// format only with --counters. Without them the lines' attributes
+	// are not kept.
+	evidence := opts.counters || opts.format != report.FormatText
+	noAttrs := trace.Kinds(trace.KindBindPhase)
+	if evidence {
+		bc.KeepEvidence()
+		noAttrs = 0
+	}
 	if len(opts.records) > 0 {
 		rps, warns, err := trace.LoadPhaseRecordsWarn(opts.records)
 		if err != nil {
@@ -118,7 +153,7 @@ func roundsRun(opts *roundsOptions) error {
 		KeepSpan:   phases.RoundsReads,
 		FirstSpans: phases.RoundsSpan,
 		// The passes keep each line's phase and times, never its text.
-		NoAttrs: trace.Kinds(trace.KindBindPhase),
+		NoAttrs: noAttrs,
 	}, trace.Visitors{
 		Span:      func(s *trace.Span) { rc.Add(s); bc.Span(s) },
 		BindPhase: bc.BindPhase,
@@ -136,17 +171,21 @@ func roundsRun(opts *roundsOptions) error {
 		<-attached
 		for _, rr := range ranks {
 			pid := rr.Pid
-			tables = append(tables, report.NewRoundsTable(rr.Rounds, bc, &pid))
+			tables = append(tables, report.NewRoundsTable(rr.Rounds, bc, &pid, evidence))
 		}
 	} else {
 		r := rc.Rounds()
 		<-attached
-		tables = append(tables, report.NewRoundsTable(r, bc, nil))
+		tables = append(tables, report.NewRoundsTable(r, bc, nil, evidence))
 	}
 	for _, t := range tables {
 		for _, w := range t.Warnings() {
 			fmt.Fprintln(opts.Stderr, w)
 		}
+		for _, w := range t.EvidenceWarnings() {
+			fmt.Fprintln(opts.Stderr, w)
+		}
+		t.Counters = opts.counters
 	}
 	// Tables of a long log run to megabytes: write them through a buffer
 	// rather than build them in memory.

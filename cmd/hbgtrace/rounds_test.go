@@ -418,10 +418,46 @@ func TestRoundsHBGGolden(t *testing.T) {
 					recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 					require.NoError(t, err)
 					assert.Contains(t, recs[0], "hostorch_us")
-					assert.Equal(t, "cold", recs[0][len(recs[0])-1])
+					assert.Contains(t, recs[0], "cold")
+					assert.Contains(t, recs[0], "host_orch.tasks", "the work of every generation")
 				}
 			})
 		}
+	}
+}
+
+// TestRoundsCountersGolden runs `hbgtrace rounds --counters` (text) on the
+// fixture of each generation and the two-rank E1 fixture: the reference
+// output, byte for byte as without the flag, then the counters block.
+// E1 and PR-1870 write no counters: their block has work only, no
+// counter column and no k-of-N table.
+func TestRoundsCountersGolden(t *testing.T) {
+	fixtures := append(roundsHBGFixtures[:len(roundsHBGFixtures):len(roundsHBGFixtures)],
+		struct{ name, path string }{"e1-two-ranks", "../../fixtures/hbg-e1-two-ranks-shared-t0x.log"})
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			code, plain, _ := viewsRun(t, "", "rounds", fx.path)
+			require.Equal(t, 0, code)
+			code, out, errs := viewsRun(t, "", "rounds", "--counters", fx.path)
+			require.Equal(t, 0, code, errs)
+			assert.NotContains(t, errs, "evidence:", "the fixtures' values are all good")
+			require.True(t, strings.HasPrefix(out, plain), "the reference output comes first, unchanged")
+			viewsGolden(t, "rounds_hbg-"+fx.name+"_counters.text", out)
+			block := out[len(plain):]
+			if fx.name != "e2" && fx.name != "e3-spool" {
+				assert.NotContains(t, block, "minflt", "E1 and PR-1870 have no counters: no column, not 0")
+				assert.NotContains(t, block, "Discrete events")
+				assert.Contains(t, block, "Work per pass and segment")
+			} else {
+				assert.Contains(t, block, "Counters per pass and segment (minflt tminflt nivcsw nvcsw: count; cpu_ns rec_cpu_ns: ns CPU")
+			}
+			for _, f := range []string{formatJSON, formatCSV, formatMarkdown} {
+				code, o, _ := viewsRun(t, "", "rounds", "--counters", "--format", f, fx.path)
+				require.Equal(t, 0, code)
+				_, want, _ := viewsRun(t, "", "rounds", "--format", f, fx.path)
+				assert.Equal(t, want, o, "--counters changes the text format only")
+			}
+		})
 	}
 }
 

@@ -28,6 +28,11 @@ type BindPhases struct {
 	Acct *phases.AccountingSpread
 	// AcctWarning is Acct's stderr warning, "" when it used every pass.
 	AcctWarning string
+	// Evidence is the counters and work of the summarised passes
+	// (--accounting); nil without the flag. EvidenceWhat names those
+	// passes ("warm passes", phases.BindSource.AccountingWhat).
+	Evidence     *phases.EvidenceTable
+	EvidenceWhat string
 }
 
 // WriteBindPhases writes r in format; FormatText is hbg_bind_phases'
@@ -36,10 +41,27 @@ func WriteBindPhases(w io.Writer, format string, r *BindPhases) error {
 	switch format {
 	case FormatJSON:
 		return WriteJSON(w, r.json())
-	case FormatMarkdown, FormatCSV:
+	case FormatCSV:
 		return writeGrid(w, format, r.table(format))
+	case FormatMarkdown:
+		if err := writeGrid(w, format, r.table(format)); err != nil {
+			return err
+		}
+		if r.Evidence == nil {
+			return nil
+		}
+		s, err := evidenceMarkdown(r.Evidence, nil, evidenceSpreadTable(r.Evidence, shortest1), r.EvidenceWhat)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, s)
+		return err
 	}
-	_, err := io.WriteString(w, r.text())
+	text := r.text()
+	if r.Evidence != nil {
+		text += evidenceText(r.Evidence, nil, evidenceSpreadTable(r.Evidence, shortest1), r.EvidenceWhat)
+	}
+	_, err := io.WriteString(w, text)
 	return err
 }
 
@@ -146,6 +168,9 @@ type phasesJSON struct {
 	ControlPlane phasesJSONControl `json:"control_plane"`
 	// Accounting is present with --accounting.
 	Accounting *phasesJSONAccounting `json:"accounting,omitempty"`
+	// Evidence is the counters and work over the summarised passes;
+	// present with --accounting when some pass writes any.
+	Evidence *phasesEvidenceDoc `json:"evidence,omitempty"`
 }
 
 // phasesJSONAccounting is the HBG accounting of --accounting: the spread
@@ -240,6 +265,9 @@ func (r *BindPhases) json() phasesJSON {
 		}
 		doc.Accounting = ja
 	}
+	if r.Evidence != nil && !r.Evidence.Empty() {
+		doc.Evidence = newPhasesEvidenceDoc(r.Evidence, r.EvidenceWhat)
+	}
 	return doc
 }
 
@@ -272,6 +300,21 @@ func (r *BindPhases) table(format string) *Table {
 	}
 	if tot := sp.Total; tot != nil {
 		t.addRow("total", strings.Join(sp.Present, "+"), "true", ms(tot.Min), ms(tot.Median), ms(tot.Max), strconv.Itoa(tot.N))
+	}
+	if format == FormatCSV && r.Evidence != nil && !r.Evidence.Empty() {
+		// The counters and work as rows of kind "evidence" in columns of
+		// their own: name, unit, and their min, median and max (in that
+		// unit); the *_ms cells of those rows, and their columns' cells
+		// in the other rows, are empty.
+		t.Header = append(t.Header, "name", "unit", "min", "median", "max")
+		for i := range t.Rows {
+			t.Rows[i] = append(t.Rows[i], "", "", "", "", "")
+		}
+		ev := evidenceSpreadTable(r.Evidence, shortest)
+		for _, row := range ev.Rows {
+			// segment, name, unit, min, median, max, n
+			t.addRow("evidence", row[0], "", "", "", "", row[6], row[1], row[2], row[3], row[4], row[5])
+		}
 	}
 	return t
 }

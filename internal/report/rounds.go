@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,19 +26,43 @@ type RoundsTable struct {
 	// acct is the accounting, one pass per row; nil when no pass records
 	// HostOrch, and the table is then the reference's.
 	acct *phases.Accounting
+	// ev is the counters and work of the rows' passes; nil when not asked
+	// for (NewRoundsTable's evidence).
+	ev *phases.EvidenceTable
+	// Counters adds the counters block to the text format (--counters);
+	// the other formats carry the evidence whenever the table has it.
+	Counters bool
 }
 
 // NewRoundsTable pairs r with the accounting of the bind passes of its
-// rows; pid names the rank of a --per-rank table, nil for the one table.
-func NewRoundsTable(r *phases.Rounds, passes *phases.BindPassCollector, pid *int64) *RoundsTable {
+// rows and, with evidence, their counters and work (the collector must
+// keep them: BindPassCollector.KeepEvidence); pid names the rank of a
+// --per-rank table, nil for the one table.
+func NewRoundsTable(r *phases.Rounds, passes *phases.BindPassCollector, pid *int64, evidence bool) *RoundsTable {
 	t := &RoundsTable{pid: pid, r: r}
 	if len(r.Rows) > 0 {
 		if a := passes.Accounting(r.Rows); a.Active() {
 			t.acct = a
 		}
+		if evidence {
+			t.ev = passes.Evidence(r.Rows)
+		}
 	}
 	return t
 }
+
+// EvidenceWarnings returns the counted warnings of the rows' counters and
+// work (for stderr, after Warnings).
+func (t *RoundsTable) EvidenceWarnings() []string {
+	if t.ev == nil {
+		return nil
+	}
+	return evidenceWarningsDoc(t.ev)
+}
+
+// hasEvidence reports whether some row's pass has a counter or work
+// attribute.
+func (t *RoundsTable) hasEvidence() bool { return t.ev != nil && !t.ev.Empty() }
 
 // Warnings returns the accounting's warnings (for stderr), the block
 // named with the pid in a per-rank table.
@@ -193,6 +218,9 @@ func WriteRoundsText(w io.Writer, t *RoundsTable) error {
 	if t.acct != nil {
 		b.WriteString(sharesText(t.acct))
 	}
+	if t.Counters && t.ev != nil {
+		b.WriteString(evidenceText(t.ev, t.evidenceRows(), nil, roundsWhat))
+	}
 	return b.Flush()
 }
 
@@ -255,16 +283,31 @@ func writeRoundsMarkdown(w io.Writer, title string, t *RoundsTable) error {
 	if err := writeGridMarkdown(w, avg); err != nil {
 		return err
 	}
-	if t.acct == nil {
-		return nil
-	}
-	for _, blk := range t.acct.Blocks() {
-		if err := writeRoundsBlockMarkdown(w, blk); err != nil {
+	if t.acct != nil {
+		for _, blk := range t.acct.Blocks() {
+			if err := writeRoundsBlockMarkdown(w, blk); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintf(w, "\n%s\n", coldVsWarm(t.acct)); err != nil {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", coldVsWarm(t.acct))
+	if !t.hasEvidence() {
+		return nil
+	}
+	s, err := evidenceMarkdown(t.ev, t.evidenceRows(), nil, roundsWhat)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, s)
 	return err
+}
+
+// evidenceRows is the rows table of the counters block, rows named by
+// their round.
+func (t *RoundsTable) evidenceRows() []evidenceRows {
+	return evidenceRowsTables(t.ev, "Round", func(i int) string { return strconv.Itoa(t.r.Rows[i].Round) })
 }
 
 // writeRoundsBlockMarkdown writes one share block as a titled table:
@@ -318,6 +361,9 @@ type roundsJSON struct {
 	Trimmed  *roundsTrimmedJSON  `json:"trimmed"`
 	// HBG is the HBG bind accounting of the rows; absent without HBG data.
 	HBG *accountingDoc `json:"hbg_accounting,omitempty"`
+	// Evidence is the counters and work of the rows' passes; absent when
+	// no pass has any.
+	Evidence *roundsEvidenceDoc `json:"evidence,omitempty"`
 }
 
 type roundsRanksJSON struct {
@@ -410,6 +456,9 @@ func roundsDoc(t *RoundsTable) roundsJSON {
 		}
 		doc.HBG = &d
 	}
+	if t.hasEvidence() {
+		doc.Evidence = newRoundsEvidenceDoc(t.ev, r.Rows)
+	}
 	return doc
 }
 
@@ -423,7 +472,15 @@ func roundsCSV(ts []*RoundsTable) *Table {
 	seen := map[string]bool{}
 	var hbg [phases.NumBindStages]bool
 	anyHBG := false
+	var evCols []phases.EvidenceColumn
 	for _, t := range ts {
+		if t.hasEvidence() {
+			for _, c := range t.ev.Columns {
+				if !slices.Contains(evCols, c) {
+					evCols = append(evCols, c)
+				}
+			}
+		}
 		for _, c := range t.r.Columns {
 			if k := roundsKey(c); !seen[k] {
 				seen[k] = true
@@ -464,8 +521,20 @@ func roundsCSV(ts []*RoundsTable) *Table {
 	if anyHBG {
 		header = append(header, "cold")
 	}
+	sort.SliceStable(evCols, func(i, j int) bool { return evCols[i].Less(evCols[j]) })
+	for _, c := range evCols {
+		header = append(header, c.Key())
+	}
 	out := &Table{Header: header}
 	for _, t := range ts {
+		// at[j] is the csv place of the table's evidence column j.
+		var at []int
+		if t.hasEvidence() {
+			at = make([]int, len(t.ev.Columns))
+			for j, c := range t.ev.Columns {
+				at[j] = slices.Index(evCols, c)
+			}
+		}
 		for i, row := range t.r.Rows {
 			cells := []string{strconv.Itoa(row.Round), strconv.FormatInt(row.Pid, 10), strconv.FormatUint(row.Inv, 10)}
 			for _, k := range keys {
@@ -493,7 +562,21 @@ func roundsCSV(ts []*RoundsTable) *Table {
 				}
 				cells = append(cells, cell)
 			}
+			cells = append(cells, evidenceCSVCells(t, i, len(evCols), at)...)
 			out.addRow(cells...)
+		}
+	}
+	return out
+}
+
+// evidenceCSVCells are row i's n cells of the csv's evidence columns,
+// empty where the pass does not have the value; at[j] is the place of the
+// table's column j (nil: the table has no evidence).
+func evidenceCSVCells(t *RoundsTable, i, n int, at []int) []string {
+	out := make([]string, n)
+	for j, k := range at {
+		if v, ok := t.ev.Value(i, j); ok {
+			out[k] = strconv.FormatInt(v, 10)
 		}
 	}
 	return out

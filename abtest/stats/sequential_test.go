@@ -1,0 +1,105 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Five equally spaced looks at two-sided α = 0.05: the first boundary is
+// the spending function's own quantile, the last is above 1.96, and a
+// seeded simulation of 100,000 random walks crosses them 5% of the time.
+func TestBoundariesOBFFiveLooks(t *testing.T) {
+	n := []int{10, 20, 30, 40, 50}
+	c, err := Boundaries(n, 50, 0.05)
+	require.NoError(t, err)
+	assert.InDelta(t, 1.959964/math.Sqrt(0.2), c[0], 1e-6)
+	for k := 1; k < len(c); k++ {
+		assert.Less(t, c[k], c[k-1])
+	}
+	assert.InDelta(t, 2.06, c[4], 0.01)
+	rng := rand.New(rand.NewPCG(24, 3))
+	const walks = 100000
+	crossed := 0
+	for range walks {
+		s, at := 0.0, 0
+		for k, nk := range n {
+			for ; at < nk; at++ {
+				s += rng.NormFloat64()
+			}
+			if math.Abs(s)/math.Sqrt(float64(nk)) >= c[k] {
+				crossed++
+				break
+			}
+		}
+	}
+	assert.InDelta(t, 0.05, float64(crossed)/walks, 0.002)
+}
+
+func TestBoundariesOneLookIsFixed(t *testing.T) {
+	c, err := Boundaries([]int{20}, 20, 0.05)
+	require.NoError(t, err)
+	assert.InDelta(t, 1.959964, c[0], 1e-5)
+}
+
+func TestBoundariesRefuse(t *testing.T) {
+	for _, n := range [][]int{{5, 5}, {10, 5}, {0, 5}} {
+		_, err := Boundaries(n, 20, 0.05)
+		assert.ErrorIs(t, err, ErrBadArg, "%v", n)
+	}
+	_, err := Boundaries([]int{5}, 0, 0.05)
+	assert.ErrorIs(t, err, ErrBadArg)
+	_, err = Boundaries([]int{5}, 20, 1)
+	assert.ErrorIs(t, err, ErrBadArg)
+}
+
+// A re-plan to a larger nMax makes earlier looks' spending exceed the new
+// function's: such a look spends nothing.
+func TestBoundariesReplanSpendsNothing(t *testing.T) {
+	c, err := Boundaries([]int{5, 10, 15}, 1000, 0.05)
+	require.NoError(t, err)
+	for _, v := range c {
+		assert.Greater(t, v, 6.0)
+	}
+}
+
+func TestSpendOBF(t *testing.T) {
+	assert.Equal(t, 0.0, SpendOBF(0, 0.05))
+	assert.Equal(t, 0.05, SpendOBF(1, 0.05))
+	assert.InDelta(t, 0.05, SpendOBF(0.999999, 0.05), 1e-6)
+	assert.Less(t, SpendOBF(0.2, 0.05), 1e-4)
+}
+
+func TestUpperPowerMatchesFixed(t *testing.T) {
+	// One look: the power of a two-sided 5% test at drift θ over n rounds.
+	c, err := Boundaries([]int{16}, 16, 0.05)
+	require.NoError(t, err)
+	p := UpperPower([]int{16}, c, 0.71)
+	assert.InDelta(t, 0.81, p, 0.01) // Φ(0.71·√16 − 1.96)
+	// Student's t on the trimmed mean's degrees of freedom needs more than
+	// the normal rule's 16; a huge effect still needs 2 rounds or more.
+	n := FixedRounds(0.71, 0.05, p)
+	assert.Greater(t, n, 16)
+	assert.Less(t, n, 22)
+	assert.Equal(t, 4, FixedRounds(10, 0.05, 0.999)) // ν = 3: (3.18 + 10.2)/2 ≤ 10
+	assert.Zero(t, FixedRounds(0, 0.05, 0.8))
+	assert.Zero(t, FixedRounds(1, 0.05, 1))
+}
+
+func TestLookAt(t *testing.T) {
+	d := []float64{0.5, 0.52, 0.49, 0.51, 0.5, 0.48}
+	l, err := LookAt(d, 3, 0.01)
+	require.NoError(t, err)
+	assert.Equal(t, Slower, l.Verdict.Call)
+	assert.Greater(t, l.RCI.Lo, 0.5)
+	l, err = LookAt(d, math.Inf(1), 0.01)
+	require.NoError(t, err)
+	assert.Equal(t, Inconclusive, l.Verdict.Call)
+	_, err = LookAt(d[:4], 3, 0.01)
+	assert.ErrorIs(t, err, ErrTooFew)
+	_, err = LookAt([]float64{1, 2, math.NaN(), 3, 4}, 3, 0.01)
+	assert.ErrorIs(t, err, ErrNotFinite)
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
+)
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// shardJournals expands report's arguments: a directory becomes the
+// journals (*.jsonl) in it.
+func shardJournals(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if !isDir(a) {
+			out = append(out, a)
+			continue
+		}
+		js, err := filepath.Glob(filepath.Join(a, "*.jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		if len(js) == 0 {
+			return nil, fmt.Errorf("%s: no journal (*.jsonl) in the directory", a)
+		}
+		sort.Strings(js)
+		out = append(out, js...)
+	}
+	return out, nil
+}
+
+// mergeRun reads the shards' journals, merges them and writes the merged
+// report.
+func mergeRun(opts *ReportOptions) error {
+	if opts.Format == "benchfmt" {
+		return &usageError{err: errors.New("report: --format benchfmt is per journal: run report --format benchfmt on each shard's journal")}
+	}
+	paths, err := shardJournals(opts.Journals)
+	if err != nil {
+		return err
+	}
+	var js []*abtest.Journal
+	for _, p := range paths {
+		j, err := abtest.ReadJournal(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		js = append(js, j)
+	}
+	m, err := abtest.Merge(js)
+	if err != nil {
+		return err
+	}
+	if opts.Redact {
+		m = m.Redacted()
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
+	}
+	switch opts.Format {
+	case "markdown":
+		return report.WriteMarkdown(opts.Out, m.MarkdownDocument())
+	case "json":
+		return report.WriteJSON(opts.Out, m)
+	case "csv":
+		return report.WriteCSV(opts.Out, m.CSVTables()...)
+	}
+	return terminal.WriteText(opts.Out, m.Document())
+}

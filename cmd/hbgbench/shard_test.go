@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The arms of the shard tests: +100% of injected delay (20 ms against
+// 40 ms of busy wait a bind), far beyond the noise of a machine at load 15.
+var shardArms = []string{"--base", "embedded:mirror=retained,delay_us=20000", "--head", "embedded:mirror=retained,delay_us=40000"}
+
+// startShard starts hbgbench (this test binary as main) in dir as shard
+// spec of campaign on host.
+func startShard(t *testing.T, dir, host, spec, campaign string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	args := append([]string{"ab", "--shard", spec, "--campaign", campaign, "--block", "5", "--warmup", "0", "--format", "json"}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainEnv+"=1", abtest.HostEnv+"="+host, abtest.CardEnv+"=")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	return cmd, &errb
+}
+
+// mergedReport runs report on args and decodes its json.
+func mergedReport(t *testing.T, args ...string) *abtest.Merged {
+	t.Helper()
+	code, out, errText := runCLI(append(append([]string{"report"}, args...), "--format", "json")...)
+	require.Equal(t, 0, code, errText)
+	var m abtest.Merged
+	require.NoError(t, json.Unmarshal([]byte(out), &m), out)
+	return &m
+}
+
+// TestShardsMergeAsOneCampaign runs two shards of one campaign as two
+// processes with different host identities, merges their journals, and
+// checks the pooled Δ against the same rounds analysed as one campaign.
+func TestShardsMergeAsOneCampaign(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = "12"
+	a, aErr := startShard(t, dir, "host-a", "0/2", "c25", append([]string{"--rounds", rounds}, shardArms...)...)
+	b, bErr := startShard(t, dir, "host-b", "1/2", "c25", append([]string{"--rounds", rounds}, shardArms...)...)
+	require.NoError(t, a.Wait(), aErr.String())
+	require.NoError(t, b.Wait(), bErr.String())
+
+	home := filepath.Join(dir, abtest.HomeDir, "c25")
+	ja := filepath.Join(home, "shard-0of2-host-a.jsonl")
+	jb := filepath.Join(home, "shard-1of2-host-b.jsonl")
+	m := mergedReport(t, home)
+	require.Len(t, m.Shards, 2)
+	assert.Equal(t, "host-a", m.Shards[0].Shard.Host)
+	assert.Equal(t, "host-b", m.Shards[1].Shard.Host)
+	assert.Equal(t, 24, m.Pooled.Complete)
+	p := m.Pooled.PrimaryResult()
+	require.NotNil(t, p)
+	assert.Equal(t, "slower", p.Verdict)
+
+	// The same rounds as one campaign: shard 1's rounds after shard 0's,
+	// one paired analysis of all 24.
+	j0, err := abtest.ReadJournal(ja)
+	require.NoError(t, err)
+	j1, err := abtest.ReadJournal(jb)
+	require.NoError(t, err)
+	assert.NotEqual(t, j0.Header.Schedule.Seed, j1.Header.Schedule.Seed, "each shard draws its own seed stream")
+	one := *j0
+	one.Header.Config.Rounds = 24
+	for _, blk := range j1.Blocks {
+		if blk.Round > 0 {
+			blk.Round += 12
+		}
+		one.Blocks = append(one.Blocks, blk)
+	}
+	for _, r := range j1.Rounds {
+		r.Round += 12
+		one.Rounds = append(one.Rounds, r)
+	}
+	single := abtest.Analyze(&one).PrimaryResult()
+	require.Equal(t, 24, single.Rounds)
+	assert.True(t, float64(single.CILo) <= float64(p.Delta) && float64(p.Delta) <= float64(single.CIHi),
+		"pooled Δ %v outside the single campaign's interval [%v, %v]", p.Delta, single.CILo, single.CIHi)
+
+	// Every format merges; text names both shards.
+	for _, f := range []string{"text", "markdown", "csv"} {
+		code, out, errText := runCLI("report", ja, jb, "--format", f)
+		require.Equal(t, 0, code, errText)
+		assert.Contains(t, out, "host-a", f)
+		assert.Contains(t, out, "host-b", f)
+	}
+	code, out, _ := runCLI("report", ja, jb)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "pooled: SLOWER: ControlPlane")
+	code, _, errText := runCLI("report", ja, jb, "--format", "benchfmt")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "benchfmt is per journal")
+
+	// The same shard twice is refused, naming both files.
+	dup := filepath.Join(t.TempDir(), "copy.jsonl")
+	data, err := os.ReadFile(ja)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(dup, data, 0o644))
+	code, _, errText = runCLI("report", ja, jb, dup)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errText, "shard 0/2 given twice")
+	assert.Contains(t, errText, "copy.jsonl")
+
+	// One journal alone is the single-campaign report, as before.
+	code, out, errText = runCLI("report", ja)
+	require.Equal(t, 0, code, errText)
+	assert.NotContains(t, out, "MERGED")
+}
+
+// TestShardKilledResumedMerged kills a shard with SIGKILL inside a round,
+// resumes it by its --shard and --campaign alone, and merges it with the
+// other shard: every round of both shards is in the merged report.
+func TestShardKilledResumedMerged(t *testing.T) {
+	dir := t.TempDir()
+	slow := []string{"--rounds", "4", "--base", "embedded:delay_us=150000", "--head", "embedded:delay_us=150000,mirror=retained"}
+	a, _ := startShard(t, dir, "host-k", "0/2", "k25", slow...)
+	ja := filepath.Join(dir, abtest.HomeDir, "k25", "shard-0of2-host-k.jsonl")
+	waitJournal(t, ja, midRound)
+	require.NoError(t, a.Process.Signal(syscall.SIGKILL))
+	_, _ = a.Process.Wait()
+	waitNoOrphans(t, abtest.BlockDir(ja))
+	before, err := abtest.ReadJournal(ja)
+	require.NoError(t, err)
+	require.Less(t, len(before.Rounds), 4, "the kill should land before the last round closed")
+
+	b, bErr := startShard(t, dir, "host-l", "1/2", "k25", slow...)
+	r, rErr := startShard(t, dir, "host-k", "0/2", "k25", append([]string{"--resume"}, slow...)...)
+	require.NoError(t, r.Wait(), rErr.String())
+	require.NoError(t, b.Wait(), bErr.String())
+
+	m := mergedReport(t, filepath.Join(dir, abtest.HomeDir, "k25"))
+	require.Len(t, m.Shards, 2)
+	for _, s := range m.Shards {
+		assert.Equal(t, 4, s.Rounds, "shard %d", s.Shard.Index)
+		assert.Equal(t, 4, s.Planned, "shard %d", s.Shard.Index)
+	}
+	assert.Equal(t, 8, m.Pooled.Complete)
+	assert.False(t, m.Pooled.Partial)
+}
+
+func TestShardFlagsNeedEachOther(t *testing.T) {
+	code, _, errText := runCLI("ab", "--shard", "0/2", "--rounds", "2")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "give --campaign ID as well")
+	code, _, errText = runCLI("ab", "--campaign", "x", "--rounds", "2")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "give --shard I/N as well")
+	code, _, errText = runCLI("ab", "--shard", "2/2", "--campaign", "x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "--shard \"2/2\": want I from 0 to 1")
+	code, _, errText = runCLI("ab", "--shard", "0/2", "--campaign", "a/b")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "--campaign \"a/b\"")
+}
+
+// TestShardsOfGitArms runs two shards of a campaign on git refs at once on
+// one host with one --cache: each checks its worktrees out in a cache
+// directory of its own, and the merge finds the head slower.
+func TestShardsOfGitArms(t *testing.T) {
+	repo, c1, _ := testRepo(t)
+	dir, cache := t.TempDir(), t.TempDir()
+	git := []string{"--repo", repo, "--base", c1[:10], "--head", "pr", "--run", "./run.sh {rounds} {out}", "--rounds", "6", "--cache", cache}
+	a, aErr := startShard(t, dir, "git-a", "0/2", "g25", git...)
+	b, bErr := startShard(t, dir, "git-b", "1/2", "g25", git...)
+	require.NoError(t, a.Wait(), aErr.String())
+	require.NoError(t, b.Wait(), bErr.String())
+	// The journals go to the campaign home of the repository of the arms.
+	m := mergedReport(t, filepath.Join(repo, abtest.HomeDir, "g25"))
+	require.Len(t, m.Shards, 2)
+	assert.Equal(t, "slower", m.Pooled.PrimaryResult().Verdict)
+	assert.Empty(t, cacheEntries(t, filepath.Join(cache, "g25-0of2")))
+	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
+}
+
+// TestShardsOfCommandArms: a command arm runs as a shard as any other.
+func TestShardsOfCommandArms(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HBGBENCH_TEST_BIN", os.Args[0])
+	cmds := []string{"--base-cmd", "env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us 20000 --rounds {rounds} -o {out}/host.run.log",
+		"--head-cmd", "env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us 40000 --rounds {rounds} -o {out}/host.run.log",
+		"--rounds", "6"}
+	a, aErr := startShard(t, dir, "cmd-a", "0/1", "k1", cmds...)
+	require.NoError(t, a.Wait(), aErr.String())
+	j := filepath.Join(dir, abtest.HomeDir, "k1", "shard-0of1-cmd-a.jsonl")
+	jr, err := abtest.ReadJournal(j)
+	require.NoError(t, err)
+	require.NotNil(t, jr.Header.Shard)
+	assert.Equal(t, abtest.KindCommand, jr.Header.Arms[abtest.Base].Kind)
+	assert.Equal(t, 6, len(jr.Rounds))
+}
+
+// asShard returns a journal made shard index of count of campaign: its
+// header given a shard.
+func asShard(t *testing.T, journal []byte, campaign string, index, count int) []byte {
+	t.Helper()
+	head, rest, _ := bytes.Cut(journal, []byte("\n"))
+	var h map[string]any
+	require.NoError(t, json.Unmarshal(head, &h))
+	h["shard"] = abtest.ShardInfo{Campaign: campaign, Index: index, Count: count, CampaignSeed: 1, Host: fmt.Sprintf("host-%d", index)}
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+	return append(append(b, '\n'), rest...)
+}

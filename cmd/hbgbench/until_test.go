@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// slowHead is a head arm whose every bind busy-waits 50 ms in host_orch:
+// about 8 times the embedded model's ControlPlane (about 7 ms), far beyond
+// the noise of a loaded 2-core host.
+const slowHead = "embedded:delay_us=50000"
+
+// untilArgs are the arguments of a sequential campaign of the embedded
+// model against slowHead.
+func untilArgs(journal string, extra ...string) []string {
+	return append([]string{"ab", "--journal", journal, "--base", "embedded:", "--head", slowHead,
+		"--until-decided", "--max-rounds", "40", "--look-every", "5", "--block", "4", "--warmup", "0", "--seed", "24"}, extra...)
+}
+
+// looksOf returns a journal's look lines.
+func looksOf(t *testing.T, path string) []abtest.LookRecord {
+	t.Helper()
+	j, err := abtest.ReadJournal(path)
+	require.NoError(t, err)
+	return j.Looks
+}
+
+// TestAbUntilDecidedStopsEarly: a head 8 times slower stops the campaign
+// at an early look with SLOWER; every format says where it stopped.
+func TestAbUntilDecidedStopsEarly(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "s.jsonl")
+	code, out, errText := runCLI(untilArgs(j)...)
+	require.Equal(t, 0, code, errText)
+	looks := looksOf(t, j)
+	require.NotEmpty(t, looks)
+	last := looks[len(looks)-1]
+	assert.True(t, last.Decided)
+	assert.Equal(t, "slower", last.Decision)
+	assert.Less(t, last.Round, 40, "stopped before --max-rounds")
+	assert.Equal(t, map[int]int{}, roundsAfter(t, j, last.Round), "no round runs after the stop")
+	assert.Contains(t, out, "SLOWER: ControlPlane")
+	assert.Contains(t, out, fmt.Sprintf("stopped early at look %d after %d rounds: slower", last.Look, last.Round))
+	assert.Contains(t, out, "a fixed design of equal power")
+	assert.Contains(t, errText, fmt.Sprintf("hbgbench: look %d after %d rounds", last.Look, last.Round))
+
+	for _, f := range []string{"markdown", "json", "csv", "benchfmt"} {
+		code, out, errText := runCLI("report", j, "--format", f)
+		require.Equal(t, 0, code, errText)
+		switch f {
+		case "markdown":
+			assert.Contains(t, out, fmt.Sprintf("stopped early at look %d after %d rounds", last.Look, last.Round))
+		case "json":
+			var a struct {
+				Sequential abtest.Sequential `json:"sequential"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &a))
+			assert.True(t, a.Sequential.Stopped)
+			assert.Equal(t, last.Look, a.Sequential.StopLook)
+			assert.Equal(t, last.Round, a.Sequential.StopRound)
+			assert.Positive(t, a.Sequential.FixedRounds)
+		case "csv":
+			assert.Contains(t, out, "look,round,n,max_rounds,stat,boundary")
+		case "benchfmt":
+			assert.Contains(t, out, "until-decided: look-every=5 max-rounds=40")
+			assert.Contains(t, out, "stopped-early=true")
+		}
+	}
+
+	// A decided campaign is not extended.
+	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "45")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, "a decided campaign is not extended")
+}
+
+// roundsAfter counts the round lines after round r.
+func roundsAfter(t *testing.T, path string, r int) map[int]int {
+	got := map[int]int{}
+	for k, v := range roundsOK(t, path) {
+		if k > r {
+			got[k] = v
+		}
+	}
+	return got
+}
+
+// TestAaUntilDecided: identical arms run to --max-rounds or stop with no
+// change, never faster or slower.
+func TestAaUntilDecided(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "aa.jsonl")
+	code, out, errText := runCLI("aa", "--journal", j, "--until-decided", "--max-rounds", "10", "--block", "4", "--warmup", "0", "--seed", "25")
+	require.Equal(t, 0, code, errText)
+	looks := looksOf(t, j)
+	require.NotEmpty(t, looks)
+	for _, l := range looks {
+		assert.NotContains(t, []string{"faster", "slower"}, l.Decision)
+	}
+	if last := looks[len(looks)-1]; !last.Decided {
+		assert.Equal(t, 10, last.Round)
+		assert.Contains(t, out, "ran to --max-rounds: look")
+	}
+	assert.NotContains(t, out, "verdict faster")
+	assert.NotContains(t, out, "verdict slower")
+}
+
+// TestAbUntilDecidedResumesAfterAKillBetweenLooks kills hbgbench with
+// SIGKILL after its first look, before the next round's first block is
+// journaled; --resume keeps that look, makes the next ones and reaches the
+// decision a campaign that was not killed reaches.
+func TestAbUntilDecidedResumesAfterAKillBetweenLooks(t *testing.T) {
+	dir := t.TempDir()
+	j := filepath.Join(dir, "k.jsonl")
+	cmd := exec.Command(os.Args[0], untilArgs(j)...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	waitJournal(t, j, func(lines []string) bool {
+		return len(lines) > 0 && strings.Contains(lines[len(lines)-1], `"type":"look"`)
+	})
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = cmd.Process.Wait()
+	waitNoOrphans(t, abtest.BlockDir(j))
+	before := looksOf(t, j)
+	require.Len(t, before, 1, "killed after the first look: %s", errb.String())
+	require.False(t, before[0].Decided, "the first look (5 of at most 40 rounds) cannot decide: its boundary is beyond reach")
+
+	code, out, errText := runCLI("ab", "--resume", "--journal", j)
+	require.Equal(t, 0, code, errText)
+	after := looksOf(t, j)
+	// The journaled look is kept, not made again (its unbounded RCI is
+	// NaN, which Equal would not match).
+	assert.Equal(t, [4]any{before[0].Round, before[0].N, before[0].Stat, before[0].Boundary},
+		[4]any{after[0].Round, after[0].N, after[0].Stat, after[0].Boundary})
+	for k, l := range after {
+		assert.Equal(t, k+1, l.Look)
+	}
+	last := after[len(after)-1]
+	assert.Equal(t, "slower", last.Decision)
+	assert.Contains(t, out, "SLOWER: ControlPlane")
+
+	// The campaign that was not killed decides the same.
+	u := filepath.Join(dir, "u.jsonl")
+	code, out, errText = runCLI(untilArgs(u)...)
+	require.Equal(t, 0, code, errText)
+	ul := looksOf(t, u)
+	assert.Equal(t, last.Decision, ul[len(ul)-1].Decision)
+	assert.Contains(t, out, "SLOWER: ControlPlane")
+}
+
+// TestAbUntilDecidedExtends: an inconclusive --until-decided campaign
+// extended with --resume --rounds N (or --max-rounds N) continues with
+// looks numbered on from its last: one campaign, not a fresh start.
+func TestAbUntilDecidedExtends(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "e.jsonl")
+	cat := catArm(t)
+	// Head: every other block the fixture with every segment ten times as
+	// long, so no look can settle it (deterministic: no timing noise).
+	counter := filepath.Join(t.TempDir(), "n")
+	head := fmt.Sprintf("n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s; "+
+		"if [ $((n %% 2)) = 0 ]; then sed 's/dur_ns=\\([0-9]*\\)/dur_ns=\\15/' %s; else %s; fi",
+		counter, counter, fixtureLog(t, "hbg-e1.log"), cat)
+	code, out, errText := abCmd(t, j, cat, head, "--rounds", "5", "--until-decided")
+	require.Equal(t, 0, code, errText)
+	require.Len(t, looksOf(t, j), 1)
+	assert.Contains(t, out, "INCONCLUSIVE")
+	assert.Contains(t, out, "--resume --rounds N extends it")
+
+	code, out, errText = runCLI("ab", "--resume", "--journal", j, "--max-rounds", "10", "--format", "markdown")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "extending the campaign from 5 to 10 rounds")
+	looks := looksOf(t, j)
+	require.Len(t, looks, 2)
+	assert.Equal(t, 10, looks[1].Round)
+	assert.Equal(t, 2, looks[1].Look)
+	assert.Equal(t, 10, looks[1].MaxRounds)
+	assert.Equal(t, 5, looks[0].MaxRounds)
+	assert.Contains(t, out, "look 2 after 10 rounds")
+
+	// A fixed-design journal is not resumed as a sequential one.
+	f := filepath.Join(t.TempDir(), "f.jsonl")
+	code, _, errText = abCmd(t, f, cat, cat)
+	require.Equal(t, 0, code, errText)
+	code, _, errText = runCLI("ab", "--resume", "--journal", f, "--until-decided")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errText, "--until-decided: the journal is a fixed design")
+}
+
+// --until-decided alone runs at most 40 rounds; with --rounds R, at most R.
+func TestAbUntilDecidedMaxRounds(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--until-decided"}, 40},
+		{[]string{"--until-decided", "--rounds", "20"}, 20},
+		{[]string{"--until-decided", "--trials", "60", "--block", "4"}, 15},
+		{[]string{"--until-decided", "--max-rounds", "30", "--look-every", "3"}, 30},
+		{[]string{"--rounds", "12"}, 12},
+	} {
+		var got *AbOptions
+		cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(io.Discard)
+		require.NoError(t, cmd.Execute(), "%v", tc.args)
+		assert.Equal(t, tc.want, got.Config.Rounds, "%v", tc.args)
+		if got.UntilDecided {
+			assert.Equal(t, got.LookEvery, got.Config.LookEvery)
+		} else {
+			assert.Zero(t, got.Config.LookEvery)
+		}
+	}
+}
+
+func TestAbUntilDecidedUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-rounds", "20"}, "--max-rounds needs --until-decided"},
+		{[]string{"--look-every", "3"}, "--look-every needs --until-decided"},
+		{[]string{"--until-decided", "--max-rounds", "20", "--look-every", "0"}, "--look-every 0: want 1 or more"},
+		{[]string{"--until-decided", "--max-rounds", "20", "--rounds", "10"}, "--max-rounds 20 and --rounds 10"},
+		{[]string{"--until-decided", "--max-rounds", "4"}, "--max-rounds 4: a look needs 5 rounds"},
+		{[]string{"--until-decided", "--max-rounds", "8", "--look-every", "10"}, "the first look would come after the last round"},
+		{[]string{"--until-decided", "--max-rounds", "20", "--per-rank"}, "--until-decided with --per-rank"},
+		{[]string{"--until-decided", "--shard", "0/2", "--campaign", "c"}, "--until-decided with --shard"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"ab", "--journal", filepath.Join(dir, "j.jsonl")}, tc.args...)
+			code, _, errText := runCLI(args...)
+			assert.Equal(t, 2, code, errText)
+			assert.Contains(t, errText, tc.want)
+			_, err := os.Stat(filepath.Join(dir, "j.jsonl"))
+			assert.True(t, os.IsNotExist(err), "a refused campaign writes no journal")
+		})
+	}
+}
