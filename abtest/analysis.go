@@ -62,27 +62,34 @@ type MetricResult struct {
 	Rounds  int           `json:"rounds"`
 	Arms    [2]ArmSummary `json:"arms"` // base, head
 
-	Delta     Num    `json:"delta"` // exp(trimmed mean of d) − 1
-	CILo      Num    `json:"ci_lo"`
-	CIHi      Num    `json:"ci_hi"`
-	BootLo    Num    `json:"boot_lo"`
-	BootHi    Num    `json:"boot_hi"`
-	DeltaMin  Num    `json:"delta_min"`        // paired analysis of block minima
-	MinCILo   Num    `json:"delta_min_ci_lo"`  //
-	MinCIHi   Num    `json:"delta_min_ci_hi"`  //
-	GlobalMin Num    `json:"delta_min_global"` // min(B)/min(A) − 1 over all warm passes
-	SignK     int    `json:"sign_agree"`
-	SignN     int    `json:"sign_n"`
-	SignP     Num    `json:"sign_p"`
-	P         Num    `json:"p"`      // Wilcoxon signed-rank
-	HolmP     Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
-	Zeros     int    `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
-	SigmaD    Num    `json:"sigma_d"`
-	MDE       Num    `json:"mde"`
-	Verdict   string `json:"verdict"`
-	Extra     int    `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
-	Gated     bool   `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
-	Error     string `json:"error,omitempty"`        // why the metric has no analysis
+	Delta     Num `json:"delta"` // exp(trimmed mean of d) − 1
+	CILo      Num `json:"ci_lo"`
+	CIHi      Num `json:"ci_hi"`
+	BootLo    Num `json:"boot_lo"`
+	BootHi    Num `json:"boot_hi"`
+	DeltaMin  Num `json:"delta_min"`        // paired analysis of block minima
+	MinCILo   Num `json:"delta_min_ci_lo"`  //
+	MinCIHi   Num `json:"delta_min_ci_hi"`  //
+	GlobalMin Num `json:"delta_min_global"` // min(B)/min(A) − 1 over all warm passes
+	// DeltaMedian, under --block-stat min, is the same paired analysis on
+	// block medians, with its interval and verdict: the typical pass beside
+	// the floor (medianBeside). Absent (0, "") under any other statistic.
+	DeltaMedian   Num    `json:"delta_median,omitempty"`
+	MedCILo       Num    `json:"delta_median_ci_lo,omitempty"`
+	MedCIHi       Num    `json:"delta_median_ci_hi,omitempty"`
+	MedianVerdict string `json:"verdict_median,omitempty"`
+	SignK         int    `json:"sign_agree"`
+	SignN         int    `json:"sign_n"`
+	SignP         Num    `json:"sign_p"`
+	P             Num    `json:"p"`      // Wilcoxon signed-rank
+	HolmP         Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
+	Zeros         int    `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
+	SigmaD        Num    `json:"sigma_d"`
+	MDE           Num    `json:"mde"`
+	Verdict       string `json:"verdict"`
+	Extra         int    `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
+	Gated         bool   `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
+	Error         string `json:"error,omitempty"`        // why the metric has no analysis
 	// Aliases are the metrics this row stands for as well: they carried
 	// the same value as it in every warm pass analysed, so they are one
 	// quantity, tested once (distinctMetrics).
@@ -96,13 +103,18 @@ type MetricResult struct {
 	// (a discrete event: a fault, a switch), on how many warm passes of
 	// base and of head it was above 0, of Arms[arm].N; nil otherwise.
 	NonZero []int `json:"nonzero,omitempty"`
+
+	// sw is the 20%-winsorized SD of the log-ratios: the spread the
+	// interval and the MDE rest on, and so the rounds-for-margin estimate.
+	sw float64
 }
 
 // Noise is the campaign's noise footer, for its primary metric.
 type Noise struct {
 	SigmaD Num `json:"sigma_d"` // SD of the per-round log-ratios
 	MDE    Num `json:"mde"`     // Δ detectable with 80% power in this many rounds
-	// RoundsForMargin is the rounds the margin would need to be the MDE.
+	// RoundsForMargin is the rounds the margin would need to be the MDE,
+	// from the same spread as MDE (stats.TrimmedRoundsFor).
 	RoundsForMargin int    `json:"rounds_for_margin"`
 	Lag1            [2]Num `json:"lag1"`  // lag-1 autocorrelation of warm pass values, per arm, in time order
 	Drift           [2]Num `json:"drift"` // least-squares slope of ln(block statistic) per round, per arm
@@ -502,7 +514,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
 	}
-	var stat, mins [2][]float64
+	var stat, mins, meds [2][]float64
 	var pooled [2][]float64
 	for _, p := range pairs {
 		var v [2][]float64
@@ -515,6 +527,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 		for arm := range 2 {
 			stat[arm] = append(stat[arm], blockStat(v[arm], cfg.BlockStat))
 			mins[arm] = append(mins[arm], slices.Min(v[arm]))
+			meds[arm] = append(meds[arm], blockStat(v[arm], BlockMedian))
 			pooled[arm] = append(pooled[arm], v[arm]...)
 			res.Arms[arm].Blocks++
 		}
@@ -538,7 +551,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	res.BootLo, res.BootHi = Num(pr.Boot.Lo), Num(pr.Boot.Hi)
 	res.SignK, res.SignN, res.SignP = pr.Sign.Agree, pr.Sign.N, Num(pr.Sign.P)
 	res.P, res.HolmP, res.Zeros = Num(pr.Wilcoxon.P), Num(pr.Wilcoxon.P), pr.Wilcoxon.Zeros
-	res.SigmaD, res.MDE = Num(pr.SigmaD), Num(pr.MDE)
+	res.SigmaD, res.MDE, res.sw = Num(pr.SigmaD), Num(pr.MDE), pr.SW
 	if mr, err := stats.DeltaMin(mins[Base], mins[Head], stats.PairedOptions{}); err == nil {
 		res.DeltaMin, res.MinCILo, res.MinCIHi = Num(mr.Delta), Num(mr.CI.Lo), Num(mr.CI.Hi)
 		res.GlobalMin = Num(mr.Global)
@@ -546,7 +559,28 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 		res.GlobalMin = Num(mr.Global)
 	}
 	withholdInterval(&res, false)
+	if cfg.BlockStat == BlockMin {
+		medianBeside(&res, meds, cfg.Margin)
+	}
 	return res
+}
+
+// medianBeside sets m's DeltaMedian, its interval and its verdict (the
+// interval against the margin, as the primary row's is, without a p gate)
+// from the block medians meds: under --block-stat min the verdict is the
+// floor's, and the report shows the typical pass beside it.
+func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
+	m.DeltaMedian, m.MedCILo, m.MedCIHi, m.MedianVerdict = nan(), nan(), nan(), stats.Inconclusive.String()
+	pr, err := stats.Paired(meds[Base], meds[Head], stats.PairedOptions{})
+	if err != nil {
+		return
+	}
+	m.DeltaMedian = Num(pr.Delta)
+	if m.NoInterval != "" {
+		return
+	}
+	m.MedCILo, m.MedCIHi = Num(pr.CI.Lo), Num(pr.CI.Hi)
+	m.MedianVerdict = m.Kind.callWord(stats.Decide(pr.Delta, pr.CI, m.Rounds, margin).Call)
 }
 
 // nonZero returns, for a count metric that was 0 in some warm pass of
@@ -667,14 +701,7 @@ func decide(m *MetricResult, margin float64, gatePrimary bool) {
 	if !m.Primary || gatePrimary {
 		v = v.Gate(float64(m.HolmP))
 	}
-	m.Verdict = v.Call.String()
-	down, up := m.Kind.changeWords()
-	switch v.Call {
-	case stats.Faster:
-		m.Verdict = down
-	case stats.Slower:
-		m.Verdict = up
-	}
+	m.Verdict = m.Kind.callWord(v.Call)
 	m.Gated = v.Gated
 	if v.Call == stats.Inconclusive && v.ExtraRounds > 0 {
 		m.Extra = v.ExtraRounds
@@ -688,7 +715,7 @@ func noiseOf(a *Analysis, pairs []roundPair, cfg Config) Noise {
 	n.Drift = [2]Num{nan(), nan()}
 	if p := a.PrimaryResult(); p != nil {
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
-		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
+		n.RoundsForMargin = stats.TrimmedRoundsFor(p.sw, cfg.Margin)
 	}
 	primary := a.primaryName()
 	for arm := range 2 {

@@ -2,6 +2,7 @@ package abtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -405,6 +406,41 @@ func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRoundsForMarginAgreesWithTheMDE: the footer's "resolving the margin
+// would take about N rounds" and its MDE come from one spread. One round
+// of 12 is three times slower: the raw σ_d is about 30%, the winsorized
+// spread the interval uses about 2%, and the N of the raw σ_d (over 5,000
+// rounds) disagreed with the MDE beside it.
+func TestRoundsForMarginAgreesWithTheMDE(t *testing.T) {
+	var vals [][2][]float64
+	for i := range 12 {
+		d := 0.02 * float64(i%3-1) * (1 + 0.1*float64(i))
+		if i == 7 {
+			d = math.Log(3)
+		}
+		h := 1000 * math.Exp(d)
+		vals = append(vals, [2][]float64{{1000, 1000, 1000}, {h, h, h}})
+	}
+	a := Analyze(synthJournal(t, vals))
+	p := a.PrimaryResult()
+	require.NotNil(t, p)
+	require.Greater(t, float64(p.SigmaD), 0.25, "the outlier inflates the raw σ_d")
+	n, r, margin, mde := a.Noise.RoundsForMargin, p.Rounds, a.Margin, float64(a.Noise.MDE)
+	require.Positive(t, n)
+	// The MDE falls as 1/√R (give or take the t quantiles, which shrink
+	// with R): the N at which it would be the margin is at most the plain
+	// scaling of the MDE at R, and not far below it.
+	scaled := float64(r) * math.Pow(math.Log1p(mde)/math.Log1p(margin), 2)
+	assert.LessOrEqual(t, float64(n), scaled, "N %d against the MDE's %.0f", n, scaled)
+	assert.Greater(t, float64(n), 0.6*scaled, "N %d against the MDE's %.0f", n, scaled)
+	// Exactly: N is the fewest rounds whose MDE, of the same spread, is
+	// within the margin.
+	sw := math.Log1p(mde) / (math.Log1p(stats.TrimmedMDE(1, r)))
+	assert.LessOrEqual(t, stats.TrimmedMDE(sw, n), margin*(1+1e-9))
+	assert.Greater(t, stats.TrimmedMDE(sw, n-1), margin)
+	assert.Contains(t, strings.Join(a.NoiseLines(), "\n"), fmt.Sprintf("would take about %d rounds", n))
 }
 
 // TestCountsZeroInSomePassSayKOfN: a count that was 0 in some warm pass

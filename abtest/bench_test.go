@@ -14,7 +14,7 @@ import (
 )
 
 // defaultBlock runs one block of the default campaign's base arm
-// (embedded:mirror=per_bind, 5 passes) in a fresh child, as ab runs it.
+// (embedded:mirror=per_bind, DefaultConfig().Block passes) in a fresh child, as ab runs it.
 func defaultBlock(b *testing.B, dir string, i int) runtimeharness.BlockResult {
 	cfg, err := runtimeharness.ParseArmSpec(DefaultBase.Spec)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func compareConfig() Config { return DefaultConfig() }
+func compareConfig() Config { return testConfig() } // compare's --block-stat default is the median
 
 func TestReadLogsOneBlockPerLog(t *testing.T) {
 	j, err := ReadLogs(CompareOptions{Base: []string{fixture("hbg-e1.log"), fixture("hbg-e2.log")},

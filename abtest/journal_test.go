@@ -16,9 +16,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// testConfig is the method the unit tests were written for: 5-pass
+// blocks reduced by their median (the defaults before issue 24), so that
+// what they assert does not move with DefaultConfig.
+func testConfig() Config {
+	c := DefaultConfig()
+	c.Block, c.BlockStat = 5, BlockMedian
+	return c
+}
+
 func testHeader(t *testing.T) Header {
 	t.Helper()
-	h, err := NewHeader(DefaultConfig(), [2]Arm{DefaultBase, DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, Env{Host: "h"})
+	h, err := NewHeader(testConfig(), [2]Arm{DefaultBase, DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, Env{Host: "h"})
 	require.NoError(t, err)
 	h.Primary, h.Ruler = "ControlPlane", "r"
 	return h
@@ -352,4 +361,18 @@ func TestJournalValidatedOnRead(t *testing.T) {
 			assert.Contains(t, err.Error(), p+tc.want)
 		})
 	}
+}
+
+// TestDefaultBlockStat: the minimum from MinWarmForMin warm passes, the
+// median below, so the community recipe's flags (--block 5 --keep-first)
+// keep their median; the default block takes the minimum.
+func TestDefaultBlockStat(t *testing.T) {
+	assert.Equal(t, BlockMin, DefaultConfig().BlockStat)
+	assert.Equal(t, DefaultBlock, DefaultConfig().Block)
+	assert.Equal(t, BlockMedian, DefaultBlockStat(5, 0), "--block 5 --keep-first")
+	assert.Equal(t, BlockMedian, DefaultBlockStat(5, DefaultCold))
+	assert.Equal(t, BlockMedian, DefaultBlockStat(7, DefaultCold))
+	assert.Equal(t, BlockMin, DefaultBlockStat(8, DefaultCold))
+	assert.Equal(t, BlockMin, DefaultBlockStat(10, DefaultCold))
+	assert.Equal(t, BlockMin, DefaultBlockStat(6, 0))
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -72,6 +73,19 @@ func (k MetricKind) changeWords() (down, up string) {
 		return "fewer bytes", "more bytes"
 	}
 	return "faster", "slower"
+}
+
+// callWord is the verdict word of a call on a metric of kind k: its
+// changeWords for faster and slower, else the call's own word.
+func (k MetricKind) callWord(c stats.Call) string {
+	down, up := k.changeWords()
+	switch c {
+	case stats.Faster:
+		return down
+	case stats.Slower:
+		return up
+	}
+	return c.String()
 }
 
 // IsIncrease reports whether a verdict calls an increase beyond the

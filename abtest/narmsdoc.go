@@ -101,28 +101,29 @@ func (a *Analysis) ArmsTable(md bool) *report.Table {
 	unit := base[0].unitOf()
 	t := &report.Table{
 		Title:  fmt.Sprintf("%s, every arm against base %s (per pass, %s; p Holm-adjusted over the %d arms)", base[0].Label, names[Base], unit, a.otherArms()),
-		Header: []string{"arm", "metric", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"},
+		Header: []string{"arm", "metric", "n", "trimmed", "median", "min", "Δ", "95% CI", a.Comparisons[0].besideHeader(), "sign", "p", "verdict"},
 		Align: []report.Align{report.Left, report.Left, report.Right, report.Right, report.Right, report.Right, report.Right,
 			report.Right, report.Right, report.Right, report.Right, report.Left},
 	}
-	row := func(name string, m *MetricResult, arm int) []string {
+	row := func(c *Analysis, name string, m *MetricResult, arm int) []string {
 		s := m.Arms[arm]
 		r := []string{name, m.Label, fmt.Sprint(s.N), value(s.TrimmedMean, m.Kind), value(s.Median, m.Kind), value(s.Min, m.Kind)}
 		if arm == Base {
 			return append(r, "", "", "", "", "", "base")
 		}
-		return append(r, pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), fmt.Sprintf("%d/%d", m.SignK, m.SignN), pval(m.HolmP), m.shownVerdict())
+		return append(r, pct(m.Delta), ci(m.CILo, m.CIHi), c.beside(m), fmt.Sprintf("%d/%d", m.SignK, m.SignN), pval(m.HolmP), m.shownVerdict())
 	}
 	for _, m := range base {
-		t.Rows = append(t.Rows, row(names[Base], m, Base))
+		t.Rows = append(t.Rows, row(a.Comparisons[0], names[Base], m, Base))
 	}
 	for k, c := range a.Comparisons {
 		for _, m := range c.PrimaryResults() {
-			t.Rows = append(t.Rows, row(names[k+1], m, Head))
+			t.Rows = append(t.Rows, row(c, names[k+1], m, Head))
 		}
 	}
 	if md {
-		// The markdown table: arm, metric, trimmed, Δ, CI, Δmin, sign, p, verdict.
+		// The markdown table: arm, metric, trimmed, Δ, CI, Δmin (Δmedian
+		// under the minimum), sign, p, verdict.
 		keep := []int{0, 1, 3, 6, 7, 8, 9, 10, 11}
 		t.Header, t.Align = pick(t.Header, keep), pickAlign(t.Align, keep)
 		for i, r := range t.Rows {

@@ -161,6 +161,16 @@ func (a *Analysis) Redacted() *Analysis {
 			x.Metrics[i].Error = r.str(x.Metrics[i].Error)
 		}
 	}
+	// s_w is not in the JSON; aa's margin interval rests on it.
+	for k, x := range append([]*Analysis{&c}, c.Comparisons...) {
+		src := a
+		if k > 0 {
+			src = a.Comparisons[k-1]
+		}
+		for i := range x.Metrics {
+			x.Metrics[i].sw = src.Metrics[i].sw
+		}
+	}
 	return &c
 }
 

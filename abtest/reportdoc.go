@@ -198,6 +198,65 @@ var familyTitles = map[string]string{
 	FamilyHost:         "host wall (per pass, µs)",
 }
 
+// minPrimary reports whether the block statistic is the minimum: then Δ
+// is already the floor's, and the column beside it (Δmin elsewhere) is
+// Δmedian, the typical pass (medianBeside).
+func (a *Analysis) minPrimary() bool {
+	return a.Design == DesignInterleaved && a.Header.Config.BlockStat == BlockMin
+}
+
+// besideHeader is the header of the column after the 95% CI.
+func (a *Analysis) besideHeader() string {
+	if a.minPrimary() {
+		return "Δmedian"
+	}
+	return "Δmin"
+}
+
+// beside is m's value in that column; "-" under the minimum for a row
+// without a median analysis (a merged campaign's pooled rows).
+func (a *Analysis) beside(m *MetricResult) string {
+	if a.minPrimary() {
+		if m.MedianVerdict == "" {
+			return "-"
+		}
+		return pct(m.DeltaMedian)
+	}
+	return pct(m.DeltaMin)
+}
+
+// withBeside returns header with its "Δmin" column named besideHeader.
+func (a *Analysis) withBeside(header []string) []string {
+	h := slices.Clone(header)
+	h[slices.Index(h, "Δmin")] = a.besideHeader()
+	return h
+}
+
+// FloorLines, under --block-stat min, say when the typical pass did not
+// move as the floor did: for each primary row whose Δ and Δmedian each lie
+// outside the other's 95% interval, one line with both; none otherwise.
+// Two noisy estimates that merely differ in sign, or a floor decided where
+// the noisier median is not, are not a divergence: the table shows them.
+func (a *Analysis) FloorLines() []string {
+	if !a.minPrimary() {
+		return nil
+	}
+	var out []string
+	for _, m := range a.PrimaryResults() {
+		if m.Error != "" || m.MedianVerdict == "" {
+			continue
+		}
+		floor := stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}
+		typical := stats.Interval{Lo: float64(m.MedCILo), Hi: float64(m.MedCIHi)}
+		if math.IsNaN(floor.Lo) || math.IsNaN(typical.Lo) || floor.Contains(float64(m.DeltaMedian)) || typical.Contains(float64(m.Delta)) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("FLOOR AND TYPICAL PASS DIFFER: %s: the verdict is on block minima (--block-stat min), Δ %s, 95%% CI %s (%s); the block medians moved %s, 95%% CI %s (%s): neither lies in the other's interval, so the fastest passes and the typical one changed differently",
+			m.Label, pct(m.Delta), ci(m.CILo, m.CIHi), m.Verdict, pct(m.DeltaMedian), ci(m.MedCILo, m.MedCIHi), m.MedianVerdict))
+	}
+	return out
+}
+
 var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
 
 var resultAlign = []report.Align{report.Left, report.Left, report.Left, report.Right, report.Right, report.Right,
@@ -216,7 +275,7 @@ func (m *MetricResult) unitOf() string {
 // (base, head), the paired results on the head row. nil when the family
 // has no metric.
 func (a *Analysis) FamilyTable(family string) *report.Table {
-	t := &report.Table{Title: familyTitles[family], Header: resultHeader, Align: resultAlign, Merge: []int{0}}
+	t := &report.Table{Title: familyTitles[family], Header: a.withBeside(resultHeader), Align: resultAlign, Merge: []int{0}}
 	for _, m := range a.Metrics {
 		if m.Family != family {
 			continue
@@ -240,7 +299,7 @@ func (a *Analysis) FamilyTable(family string) *report.Table {
 				if m.SignN > 0 || (m.Rounds > 0 && a.Design != DesignUnpaired && a.Design != DesignDescriptive) {
 					sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 				}
-				row = append(row, pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict())
+				row = append(row, pct(m.Delta), ci(m.CILo, m.CIHi), a.beside(&m), sign, pval(m.shownP()), m.shownVerdict())
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -361,12 +420,28 @@ func (a *Analysis) methodLines(md bool) []string {
 		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
 		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
 		perArm,
-		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same paired analysis on block minima", h.Primary),
+		fmt.Sprintf("primary metric: %s (* in the tables); %s", h.Primary, a.besideMethod()),
 	)
 	if !md && a.anyGated() {
 		out = append(out, a.gatedNote())
 	}
 	return out
+}
+
+// besideMethod says what the column after the 95% CI holds.
+func (a *Analysis) besideMethod() string {
+	if a.minPrimary() {
+		return "Δmedian: the same paired analysis on block medians, the typical pass beside the floor the verdict is on"
+	}
+	return "Δmin: the same paired analysis on block minima"
+}
+
+// besideLegend is besideMethod for the markdown legend.
+func (a *Analysis) besideLegend() string {
+	if a.minPrimary() {
+		return "Δmedian: the same on block medians (the verdict is on block minima)"
+	}
+	return "Δmin: the same on block minima"
 }
 
 // anyGated reports whether a row reads "inconclusive (p)".
@@ -422,7 +497,7 @@ func (a *Analysis) Legend() string {
 			"p: Wilcoxon rank-sum test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
 	default:
 		parts = append(parts,
-			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); Δmin: the same on block minima",
+			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); "+a.besideLegend(),
 			"sign: rounds whose change has Δ's sign, of those that changed",
 			"p: Wilcoxon signed-rank test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
 	}
@@ -732,6 +807,9 @@ func (a *Analysis) openDocument() *report.Document {
 	for _, h := range a.Headlines() {
 		d.Add(&report.Paragraph{Text: h})
 	}
+	for _, f := range a.FloorLines() {
+		d.Add(&report.Paragraph{Text: f})
+	}
 	if r := a.RuleLine(); r != "" {
 		d.Add(&report.Paragraph{Text: r})
 	}
@@ -815,7 +893,7 @@ var combinedAlign = []report.Align{report.Left, report.Left, report.Right, repor
 // results of the analysis. Phase rows are named phase.NAME. nil when no
 // metric was analysed.
 func (a *Analysis) CombinedTable() *report.Table {
-	t := &report.Table{Header: combinedHeader, Align: combinedAlign}
+	t := &report.Table{Header: a.withBeside(combinedHeader), Align: combinedAlign}
 	for _, f := range Families() {
 		for _, m := range a.Metrics {
 			if m.Family != f {
@@ -834,7 +912,7 @@ func (a *Analysis) CombinedTable() *report.Table {
 				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 			}
 			t.Rows = append(t.Rows, []string{name, m.unitOf(), value(m.Arms[Base].TrimmedMean, m.Kind), value(m.Arms[Head].TrimmedMean, m.Kind),
-				pct(m.Delta), ci(m.CILo, m.CIHi), pct(m.DeltaMin), sign, pval(m.shownP()), m.shownVerdict()})
+				pct(m.Delta), ci(m.CILo, m.CIHi), a.beside(&m), sign, pval(m.shownP()), m.shownVerdict()})
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -854,6 +932,26 @@ func (a *Analysis) SuggestedMargin() float64 {
 	return math.Ceil(m*200) / 200
 }
 
+// PinFactor is how closely MarginUncertainty asks an A/A campaign to pin
+// its spread: the true spread at most 25% above the measured one.
+const PinFactor = 1.25
+
+// MarginUncertainty says how far SuggestedMargin can be trusted: the 95%
+// interval of the MDE that follows from the uncertainty of the spread it
+// rests on (stats.TrimmedMDEInterval: chi-square on the trimmed-t's h − 1
+// degrees of freedom), each bound rounded up to the next half percent as
+// the margin is, and the rounds an A/A campaign needs to pin the spread
+// within PinFactor. ok is false when there is no suggested margin.
+func (a *Analysis) MarginUncertainty() (iv stats.Interval, df, pinRounds int, ok bool) {
+	p := a.PrimaryResult()
+	if p == nil || math.IsNaN(a.SuggestedMargin()) || !(p.sw > 0) {
+		return iv, 0, 0, false
+	}
+	mi := stats.TrimmedMDEInterval(p.sw, p.Rounds)
+	up := func(x float64) float64 { return math.Ceil(x*200) / 200 }
+	return stats.Interval{Lo: up(mi.Lo), Hi: up(mi.Hi)}, stats.TrimmedDF(p.Rounds), stats.RoundsToPinSpread(PinFactor), true
+}
+
 // CSVTables returns the tables of a csv report: one row per (metric, arm)
 // and then the raw passes of every counted block.
 func (a *Analysis) CSVTables(j *Journal) []*report.Table {
@@ -863,6 +961,11 @@ func (a *Analysis) CSVTables(j *Journal) []*report.Table {
 		a.armsCSV(m)
 	} else {
 		a.csvMetricRows(m)
+	}
+	if a.minPrimary() {
+		// The typical pass beside the floor (csvMetricRows): columns of
+		// their own, only when the verdict is on block minima.
+		m.Header = append(m.Header, "delta_median", "delta_median_ci_lo", "delta_median_ci_hi", "verdict_median")
 	}
 	names := a.Header.ArmNames()
 	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
@@ -898,6 +1001,10 @@ func (a *Analysis) csvMetricRows(m *report.Table) {
 			m.Rows = append(m.Rows, []string{r.Name, r.Family, r.unitOf(), fmt.Sprint(r.Primary), armNames[arm], fmt.Sprint(s.N),
 				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
 				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
+			if a.minPrimary() {
+				row := &m.Rows[len(m.Rows)-1]
+				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), r.MedianVerdict)
+			}
 		}
 	}
 }

@@ -300,3 +300,81 @@ func TestTooFewRoundsForAnInterval(t *testing.T) {
 	assert.Empty(t, a.Noise.NoEstimate)
 	assert.Empty(t, a.PrimaryResult().NoInterval)
 }
+
+// TestMinPrimaryShowsTheMedian: under --block-stat min the verdict is on
+// block minima and every format shows the block medians' Δ beside it; when
+// the floor and the typical pass move apart the report says so, and not
+// when they agree.
+func TestMinPrimaryShowsTheMedian(t *testing.T) {
+	build := func(headMedian float64) *Journal {
+		var vals [][2][]float64
+		for i := range 8 {
+			e, f := 1+0.002*float64(i%3), 1+0.003*float64(i%4)
+			// Head's fastest pass is 20% slower than base's; its median
+			// pass is headMedian× base's.
+			vals = append(vals, [2][]float64{{800 * e, 1200 * e, 1210 * e}, {960 * f, 1200 * headMedian * f, 1210 * headMedian * f}})
+		}
+		j := synthJournal(t, vals)
+		j.Header.Config.BlockStat = BlockMin
+		return j
+	}
+	a := Analyze(build(0.85))
+	m := a.PrimaryResult()
+	require.NotNil(t, m)
+	assert.Equal(t, "slower", m.Verdict, "the floor rose 20%%: %v", m.Delta)
+	assert.InDelta(t, -0.15, float64(m.DeltaMedian), 0.01)
+	assert.Equal(t, "faster", m.MedianVerdict)
+	require.Len(t, a.FloorLines(), 1)
+	assert.Contains(t, a.FloorLines()[0], "FLOOR AND TYPICAL PASS DIFFER: ControlPlane: the verdict is on block minima (--block-stat min), Δ +20.")
+	assert.Contains(t, a.FloorLines()[0], "(slower); the block medians moved -14.")
+	assert.Contains(t, a.FloorLines()[0], "(faster): neither lies in the other's interval")
+
+	text, md, csv, js := renderAll(t, a, build(0.85))
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		assert.Contains(t, out, "FLOOR AND TYPICAL PASS DIFFER", name)
+		assert.Contains(t, out, "Δmedian", name)
+		assert.NotContains(t, out, "Δmin", name)
+		assert.Contains(t, out, "-14.", name)
+	}
+	assert.Contains(t, text.String(), "Δmedian: the same paired analysis on block medians")
+	assert.Contains(t, md.String(), "Δmedian: the same on block medians (the verdict is on block minima)")
+	lines := strings.Split(csv.String(), "\n")
+	assert.True(t, strings.HasSuffix(lines[0], ",aliases,delta_median,delta_median_ci_lo,delta_median_ci_hi,verdict_median"), lines[0])
+	assert.True(t, strings.HasSuffix(lines[2], ",faster"), lines[2])
+	var back map[string]any
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
+	row := back["metrics"].([]any)[0].(map[string]any)
+	assert.InDelta(t, -0.15, row["delta_median"], 0.01)
+	assert.Equal(t, "faster", row["verdict_median"])
+
+	// Noisy medians whose interval holds the floor's Δ, though their own
+	// Δ has the other sign: no divergence, no note.
+	noisy := build(1.2)
+	for i := range noisy.Blocks {
+		if b := &noisy.Blocks[i]; b.Arm == "head" {
+			f := []float64{0.81, 1.2}[b.Round%2]
+			for k := 2; k < len(b.Passes); k++ {
+				b.Passes[k].Values["ControlPlane"] *= f / 1.2
+			}
+		}
+	}
+	a = Analyze(noisy)
+	require.Less(t, float64(a.PrimaryResult().DeltaMedian)*float64(a.PrimaryResult().Delta), 0.0, "signs differ: %v %v", a.PrimaryResult().DeltaMedian, a.PrimaryResult().Delta)
+	assert.Empty(t, a.FloorLines())
+
+	// Both moved the same way: the median is still shown, without the note.
+	a = Analyze(build(1.2))
+	assert.Equal(t, "slower", a.PrimaryResult().MedianVerdict)
+	assert.Empty(t, a.FloorLines())
+	assert.Contains(t, a.Document().Blocks[1].(*report.Table).Header, "Δmedian")
+
+	// Under the median no median columns or fields appear.
+	j := build(0.85)
+	j.Header.Config.BlockStat = BlockMedian
+	a = Analyze(j)
+	assert.Empty(t, a.FloorLines())
+	assert.Empty(t, a.PrimaryResult().MedianVerdict)
+	_, _, csv, js = renderAll(t, a, j)
+	assert.NotContains(t, csv.String(), "delta_median")
+	assert.NotContains(t, js.String(), "delta_median")
+}

@@ -154,7 +154,7 @@ func Paired(a, b []float64, opts PairedOptions) (PairedResult, error) {
 		res.Boot = bootstrapInterval(d, level, opts.Bootstrap, opts.Seed)
 	}
 	res.SigmaD = stat.StdDev(d, nil)
-	res.MDE = math.Expm1((tt.tQuantile(1-(1-level)/2) + tt.tQuantile(Power)) * tt.se)
+	res.MDE = tt.mde(level)
 	if res.Wilcoxon, err = Wilcoxon(d); err != nil {
 		return nanPaired(len(a), level), fmt.Errorf("%s: %w", op, err)
 	}

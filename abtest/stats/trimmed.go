@@ -107,6 +107,18 @@ func (r trimT) tQuantile(p float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.df)}.Quantile(p)
 }
 
+// trimmedSE is the trimmed mean's standard error s_w / ((1 − 2γ)·√n).
+func trimmedSE(sw float64, n int) float64 {
+	return sw / ((1 - 2*TrimPercent/100.0) * math.Sqrt(float64(n)))
+}
+
+// mde returns the Δ an interval of this standard error and degrees of
+// freedom at level excludes 0 for with 80% power:
+// exp((t(1−α/2, df) + t(Power, df))·se) − 1.
+func (r trimT) mde(level float64) float64 {
+	return math.Expm1((r.tQuantile(1-(1-level)/2) + r.tQuantile(Power)) * r.se)
+}
+
 // trimmedT returns the 20%-trimmed mean of x with the Tukey–McLaughlin
 // (1963) confidence interval, as given by Wilcox 2012 §4.4.1 and STATS.md:
 // g = ⌊0.2n⌋, h = n − 2g, standard error s_w / (0.6·√n) with s_w the
@@ -121,7 +133,7 @@ func trimmedT(op string, x []float64, level float64) (trimT, error) {
 	g := trimCount(n)
 	h := n - 2*g
 	r := trimT{est: trimmedMean(s, g), sw: winsorizedSD(s, g), df: h - 1}
-	r.se = r.sw / ((1 - 2*TrimPercent/100.0) * math.Sqrt(float64(n)))
+	r.se = trimmedSE(r.sw, n)
 	t := r.tQuantile(1 - (1-level)/2)
 	r.lo, r.hi = r.est-t*r.se, r.est+t*r.se
 	return r, nil

@@ -135,3 +135,129 @@ func RoundsFor(sigmaD, effect float64) int {
 	}
 	return int(math.Ceil(math.Pow(detectZ()*sigmaD/math.Log1p(effect), 2)))
 }
+
+// TrimmedMDE returns the minimum detectable effect of the paired trimmed-t
+// procedure over rounds rounds whose log-ratios have the 20%-winsorized SD
+// sw: exp((t(1−α/2, h−1) + t(Power, h−1))·sw/(0.6·√R)) − 1 with
+// h = R − 2⌊0.2R⌋ (see Paired). sw is the one spread of a campaign: the
+// interval, the MDE and TrimmedRoundsFor all rest on it, so the rounds a
+// report asks for are the rounds at which its MDE would be the margin. It
+// returns NaN for rounds < 2 or a negative, NaN or infinite sw.
+func TrimmedMDE(sw float64, rounds int) float64 {
+	if rounds < 2 || !(sw >= 0) || math.IsInf(sw, 0) {
+		return math.NaN()
+	}
+	r := trimT{df: rounds - 2*trimCount(rounds) - 1, se: trimmedSE(sw, rounds)}
+	return r.mde(DefaultLevel)
+}
+
+// maxRoundsFor bounds TrimmedRoundsFor's answer: beyond it the answer is
+// "more than any campaign would run", reported as 0 (no estimate).
+const maxRoundsFor = 1 << 24
+
+// TrimmedRoundsFor returns the fewest rounds R ≥ 2 at which TrimmedMDE(sw,
+// R) ≤ effect: the campaign length that detects a relative change of
+// effect with 80% power, by the procedure the report runs and from the
+// spread its interval uses (not the raw σ_d, which one outlying round can
+// inflate several times over). It returns 0 when sw or effect is not
+// positive and finite, or when more than 2²⁴ rounds would be needed.
+func TrimmedRoundsFor(sw, effect float64) int {
+	if !(sw > 0) || !(effect > 0) || math.IsInf(sw, 0) || math.IsInf(effect, 0) {
+		return 0
+	}
+	// TrimmedMDE is not monotone below 6 rounds (at R = 5 the first trim
+	// costs a degree of freedom: MDE(5) > MDE(4)), so scan those; from 6 on
+	// it falls with R (TestTrimmedMDEFallsFromSixRounds), so bracket and
+	// bisect.
+	for r := 2; r <= 6; r++ {
+		if TrimmedMDE(sw, r) <= effect {
+			return r
+		}
+	}
+	lo, hi := 6, 12 // MDE(lo) > effect
+	for TrimmedMDE(sw, hi) > effect {
+		if hi >= maxRoundsFor {
+			return 0
+		}
+		lo, hi = hi, min(2*hi, maxRoundsFor)
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if TrimmedMDE(sw, mid) <= effect {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// SpreadInterval returns the level confidence interval of a standard
+// deviation σ estimated as s with df degrees of freedom, by the chi-square
+// pivot df·s²/σ² ~ χ²(df) of normal theory (Sheskin 2011, Handbook of
+// Parametric and Nonparametric Statistical Procedures, 5th ed., Test 3):
+// [s·√(df/χ²(1−α/2)), s·√(df/χ²(α/2))]. Heavy-tailed rounds spread more
+// than it says; it is a floor on the uncertainty, not a ceiling. NaN
+// bounds for df < 1, a level outside (0, 1) or s not finite and ≥ 0.
+func SpreadInterval(s float64, df int, level float64) Interval {
+	if df < 1 || !(level > 0 && level < 1) || !(s >= 0) || math.IsInf(s, 0) {
+		return nanInterval()
+	}
+	c := distuv.ChiSquared{K: float64(df)}
+	a := (1 - level) / 2
+	return Interval{s * math.Sqrt(float64(df)/c.Quantile(1-a)), s * math.Sqrt(float64(df)/c.Quantile(a))}
+}
+
+// TrimmedDF returns the degrees of freedom of the trimmed-t over rounds
+// rounds, h − 1 with h = R − 2⌊0.2R⌋: those its spread s_w rests on.
+func TrimmedDF(rounds int) int { return rounds - 2*trimCount(rounds) - 1 }
+
+// TrimmedMDEInterval returns the 95% interval of TrimmedMDE(sw, rounds)
+// that follows from the uncertainty of sw itself (SpreadInterval on
+// TrimmedDF(rounds) degrees of freedom): the range of MDEs, and so of
+// margins, that an A/A campaign of this many rounds is consistent with.
+func TrimmedMDEInterval(sw float64, rounds int) Interval {
+	iv := SpreadInterval(sw, TrimmedDF(rounds), DefaultLevel)
+	return Interval{TrimmedMDE(iv.Lo, rounds), TrimmedMDE(iv.Hi, rounds)}
+}
+
+// RoundsToPinSpread returns the fewest rounds whose trimmed spread's 95%
+// upper bound (SpreadInterval) is within factor times the estimate:
+// factor 1.25 asks that the true spread, and so the MDE's log, be at most
+// 25% above what was measured. It returns 0 for factor ≤ 1 or beyond
+// 2²⁴ rounds.
+func RoundsToPinSpread(factor float64) int {
+	if !(factor > 1) || math.IsInf(factor, 0) {
+		return 0
+	}
+	ok := func(r int) bool { return SpreadInterval(1, TrimmedDF(r), DefaultLevel).Hi <= factor }
+	// The bound falls with the degrees of freedom, 3k − 1 at R = 5k (a
+	// local minimum) and at most 3k at the four rounds before: bisect on
+	// the multiples of 5, then scan from the four rounds below the last
+	// one that failed.
+	hi := 5
+	for !ok(hi) {
+		if hi >= maxRoundsFor {
+			return 0
+		}
+		hi *= 2
+	}
+	lo := hi / 2
+	for hi-lo > 5 {
+		mid := (lo + (hi-lo)/2) / 5 * 5
+		if mid <= lo {
+			break
+		}
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	for r := max(2, lo-4); r <= hi; r++ {
+		if ok(r) {
+			return r
+		}
+	}
+	return hi
+}

@@ -225,7 +225,7 @@ supplies them too), or, with --cmd, a command.`
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
-	f.StringVar(&opts.Config.BlockStat, "block-stat", def.BlockStat, "block `stat`: median, mean, min")
+	f.StringVar(&opts.Config.BlockStat, "block-stat", "", "block `stat`: median, mean, min (min from 6 warm)")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.DurationVar(&timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
@@ -309,6 +309,9 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 	case "", "slower", "change":
 	default:
 		return usage("--fail-on %q: want slower or change", opts.FailOn)
+	}
+	if opts.Config.BlockStat == "" {
+		opts.Config.BlockStat = abtest.DefaultBlockStat(opts.Config.Block, opts.Config.Cold)
 	}
 	if !opts.Resume {
 		if err := opts.Config.Validate(); err != nil {

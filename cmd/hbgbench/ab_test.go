@@ -488,3 +488,25 @@ func TestAbSameWorkGuard(t *testing.T) {
 		})
 	}
 }
+
+// TestAbCommunityRecipeKeepsItsMethod: the defaults moved to 20-pass
+// blocks and their minimum (issue 24), but the community recipe's flags
+// still mean 10 rounds of 5 passes reduced by their median; a block of 6
+// warm passes or more takes the minimum unless --block-stat says.
+func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
+	parse := func(args ...string) abtest.Config {
+		var got *AbOptions
+		cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+		cmd.SetArgs(args)
+		require.NoError(t, cmd.Execute())
+		return got.Config
+	}
+	c := parse("--rounds", "10", "--block", "5", "--keep-first", "--trim", "10", "--order", "abab", "--warmup", "0")
+	assert.Equal(t, abtest.Config{Rounds: 10, Block: 5, Warmup: 0, Order: "abab", Cold: 0, BlockStat: "median", Trim: 10,
+		Margin: 0.01, Retries: 1, MaxFail: 0.10}, c)
+	assert.Equal(t, "min", parse().BlockStat)
+	assert.Equal(t, 20, parse().Block)
+	assert.Equal(t, "median", parse("--block", "5").BlockStat)
+	assert.Equal(t, "min", parse("--block", "10").BlockStat)
+	assert.Equal(t, "median", parse("--block", "40", "--block-stat", "median").BlockStat)
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/stretchr/testify/assert"
@@ -548,5 +549,30 @@ func TestJSONSchemaIsDocumented(t *testing.T) {
 	}
 	for k := range seen {
 		assert.Contains(t, sec, "`"+k+"`", "docs/ab.md does not document the json field %s", k)
+	}
+}
+
+// TestAAStatesHowSureItsMarginIs: aa's calibration report gives, beside
+// its one suggested margin, the range of margins its rounds are
+// consistent with (the spread's chi-square interval) and the rounds that
+// would pin the spread, in text and markdown.
+func TestAAStatesHowSureItsMarginIs(t *testing.T) {
+	j, err := abtest.ReadJournal(campaignJournal)
+	require.NoError(t, err)
+	a := abtest.Analyze(j)
+	iv, df, pin, ok := a.MarginUncertainty()
+	require.True(t, ok)
+	m := a.SuggestedMargin()
+	assert.Equal(t, 3, df, "6 rounds: h = 4, h − 1 = 3")
+	assert.True(t, iv.Lo <= m && m <= iv.Hi && iv.Hi > 2*m, "margin %v in %v: 3 degrees of freedom leave it unsure by more than 2×", m, iv)
+	assert.Equal(t, stats.RoundsToPinSpread(abtest.PinFactor), pin)
+	for _, f := range []reportFormat{{Format: "text"}, {Format: "markdown"}, {Format: "text", Redact: true}} {
+		format := f.Format
+		f.AA = true
+		var out bytes.Buffer
+		require.NoError(t, writeReport(&out, f, a, j))
+		want := fmt.Sprintf("how sure: the spread behind it rests on 3 degrees of freedom, so these rounds are consistent with a margin from %.1f%% to %.1f%% (95%%, chi-square; more if the rounds are heavy-tailed); an aa of %d rounds pins the spread within 25%%",
+			100*iv.Lo, 100*iv.Hi, pin)
+		assert.Contains(t, out.String(), want, format)
 	}
 }

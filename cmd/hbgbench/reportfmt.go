@@ -77,6 +77,10 @@ func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
 			100*float64(a.Noise.SigmaD), p.Rounds, mde))
 		if m := a.SuggestedMargin(); m == m {
 			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds))
+			if iv, df, pin, ok := a.MarginUncertainty(); ok {
+				lines = append(lines, fmt.Sprintf("how sure: the spread behind it rests on %d degrees of freedom, so these rounds are consistent with a margin from %.1f%% to %.1f%% (95%%, chi-square; more if the rounds are heavy-tailed); an aa of %d rounds pins the spread within %.0f%%",
+					df, 100*iv.Lo, 100*iv.Hi, pin, 100*(abtest.PinFactor-1)))
+			}
 		}
 	} else {
 		lines = append(lines, "A/A calibration: "+a.Headline())
