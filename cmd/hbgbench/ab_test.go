@@ -101,9 +101,18 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 	require.NotNil(t, p)
 	require.Equal(t, "ControlPlane", p.Name)
 	// The retained mirror saves the per-bind 82 MB allocation and its
-	// faults: head is faster. Under THP=always the kernel hides part of
-	// it; the sign still holds, and the verdict is logged, not asserted.
-	assert.Negative(t, float64(p.Delta), "head (retained) should be faster than base (per_bind)")
+	// faults. Its time is logged, not asserted: 4 rounds of 2 warm passes
+	// gave the wrong sign twice at load 18. The faults are asserted: they
+	// do not depend on the load (docs/ab.md "Noise of wall time, CPU time
+	// and faults, measured").
+	var faults *abtest.MetricResult
+	for i := range a.Metrics {
+		if a.Metrics[i].Name == "minflt" {
+			faults = &a.Metrics[i]
+		}
+	}
+	require.NotNil(t, faults, "a minflt row")
+	assert.Less(t, float64(faults.Delta), -0.9, "head (retained) should fault on under a tenth of base's (per_bind) pages")
 	assert.Equal(t, 8, p.Arms[abtest.Base].N, "4 rounds × 2 warm passes")
 	t.Logf("per_bind vs retained, 4 rounds × 4: Δ %.1f%%, CI [%.1f%%, %.1f%%], verdict %s",
 		100*float64(p.Delta), 100*float64(p.CILo), 100*float64(p.CIHi), p.Verdict)
