@@ -11,7 +11,8 @@
 #   cpus   the same pinned with --cpus 1
 #   seq    --until-decided (its default looks and --max-rounds)
 # Designs and delays are interleaved within each seed, so the machine's
-# load falls on all of them alike. EXTRA is added to every command line.
+# load falls on all of them alike. EXTRA is added to every command line;
+# FIRST (default 1) is the first seed.
 # The true Δ of a delay is reported as the median Δ of cpu_ns (the bind
 # thread's CPU time, which load barely moves; E2 has no cpu.ControlPlane)
 # over its campaigns. Prints the CPU model, the load after each seed and a table:
@@ -22,6 +23,7 @@ set -u
 n=${1:-10}
 delays=${2:-0 125 250 625}
 designs=${3:-fixed cpus seq}
+first=${FIRST:-1}
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -29,7 +31,7 @@ go build -o "$tmp/hbgbench" ./cmd/hbgbench || exit 1
 grep -m1 'model name' /proc/cpuinfo
 echo "cpus: $(nproc)  campaigns per cell: $n  delays: $delays  designs: $designs"
 base=embedded:mirror=retained,epoch=e2
-for i in $(seq 1 "$n"); do
+for i in $(seq "$first" $((first + n - 1))); do
     for delay in $delays; do
         for design in $designs; do
             case $design in
@@ -49,14 +51,14 @@ for i in $(seq 1 "$n"); do
     done
     echo "seed $i: load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-python3 - "$tmp" "$n" "$delays" "$designs" <<'EOF'
+python3 - "$tmp" "$first" "$n" "$delays" "$designs" <<'EOF'
 import json, statistics, sys
-tmp, n, delays, designs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
+tmp, first, n, delays, designs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(), sys.argv[5].split()
 print(f"{'design':<7} {'delay_us':>8} {'true delta':>10} {'verdict':>16} {'rounds':>7} {'wall s':>7}")
 for design in designs:
     for delay in delays:
         called, got, rounds, walls, cpu = 0, 0, [], [], []
-        for i in range(1, n + 1):
+        for i in range(first, first + n):
             f = f"{tmp}/{design}-{delay}-{i}"
             try:
                 d = json.load(open(f + ".json"))
