@@ -121,7 +121,16 @@ func TestGapsOnHarness(t *testing.T) {
 		}
 		return n
 	}
-	assert.Positive(t, created(harnessGaps(t, bench, "prewarm=4"), 0), "prewarm=4: some gap names a created lane")
+	// The signature needs the created recorder to be scheduled while the
+	// submitting thread still waits (its first record inside the gap or the
+	// submission closing it). When the other CPU is busy, as under `go test
+	// ./...`, all four binds of a run can miss it (seen in CI at load 2-4
+	// and at 18): up to three runs, fresh processes each.
+	n := 0
+	for try := 0; try < 3 && n == 0; try++ {
+		n = created(harnessGaps(t, bench, "prewarm=4"), 0)
+	}
+	assert.Positive(t, n, "prewarm=4: some gap names a created lane, in one of three runs")
 	assert.Zero(t, created(harnessGaps(t, bench, "prewarm=8"), 1), "prewarm=8: no gap after the first bind names a lane")
 }
 
