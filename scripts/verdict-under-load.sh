@@ -11,7 +11,7 @@ go test -c -o "$bin" . || exit 1
 ( while :; do :; done ) & b1=$!
 ( while :; do :; done ) & b2=$!
 trap 'kill $b1 $b2 2>/dev/null; rm -rf "$(dirname "$bin")"' EXIT INT TERM
-pattern='TestAbGitRefs$|TestAbFirstTry|TestAbFailOn|TestAbPerRankGatesOnEveryRank|TestAbDefaultPairEndToEnd|TestAbUntilDecided|TestAaUntilDecided'
+pattern='TestAbGitRefs$|TestAbFirstTry|TestAbFailOn|TestAbPerRankGatesOnEveryRank|TestAbDefaultPairEndToEnd|TestAbUntilDecided|TestAaUntilDecided|TestAbNArmsSweepFindsTheSlowArm|TestShardsMergeAsOneCampaign'
 grep -m1 'model name' /proc/cpuinfo
 pass=0
 for i in $(seq 1 "$runs"); do
