@@ -61,6 +61,28 @@ func writeReport(w io.Writer, f reportFormat, a *abtest.Analysis, j *abtest.Jour
 	return terminal.WriteText(w, doc)
 }
 
+// designFlags returns the flags of c's design that a campaign must repeat
+// for aa's margin to hold there: its --block, --block-stat and --cold when
+// they are not the defaults, and its --cpus. Each changes the noise the
+// margin was measured on.
+func designFlags(c abtest.Config) string {
+	def := abtest.DefaultConfig()
+	var f strings.Builder
+	if c.Block != def.Block {
+		fmt.Fprintf(&f, " --block %d", c.Block)
+	}
+	if c.Cold != def.Cold {
+		fmt.Fprintf(&f, " --cold %d", c.Cold)
+	}
+	if c.BlockStat != abtest.DefaultBlockStat(c.Block, c.Cold) {
+		fmt.Fprintf(&f, " --block-stat %s", c.BlockStat)
+	}
+	if c.CPUs != "" {
+		fmt.Fprintf(&f, " --cpus %s", c.CPUs)
+	}
+	return f.String()
+}
+
 // aaDocument is the calibration report: the campaign's report full with
 // the noise figures and the suggested margin in place of its headline.
 func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
@@ -76,7 +98,7 @@ func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
 		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
 			100*float64(a.Noise.SigmaD), p.Rounds, mde))
 		if m := a.SuggestedMargin(); m == m {
-			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds))
+			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d%s (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds, designFlags(a.Header.Config)))
 			if iv, df, pin, ok := a.MarginUncertainty(); ok {
 				lines = append(lines, fmt.Sprintf("how sure: the spread behind it rests on %d degrees of freedom, so these rounds are consistent with a margin from %.1f%% to %.1f%% (95%%, chi-square; more if the rounds are heavy-tailed); an aa of %d rounds pins the spread within %.0f%%",
 					df, 100*iv.Lo, 100*iv.Hi, pin, 100*(abtest.PinFactor-1)))
