@@ -255,3 +255,28 @@ func TestAaSuggestionRepeatsTheDesign(t *testing.T) {
 	c.Cold, c.CPUs = 0, "0-1"
 	assert.Equal(t, " --block 5 --cold 0 --block-stat mean --cpus 0-1", designFlags(c))
 }
+
+// TestRecipeCpus: hbgbench.toml's cpus pins the blocks as --cpus does,
+// and --cpus on the command line overrides it.
+func TestRecipeCpus(t *testing.T) {
+	pinnable(t)
+	repo, _, _ := testRepo(t)
+	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", RecipeFile)
+	gitT(t, repo, "commit", "-q", "-m", "recipe pins CPU 0")
+	cache := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{{nil, "0"}, {[]string{"--cpus", "0-1"}, "0-1"}} {
+		j := filepath.Join(t.TempDir(), "j.jsonl")
+		args := append([]string{"ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", cache}, tc.args...)
+		code, _, errText := runCLI(args...)
+		require.Equal(t, 0, code, errText)
+		jr, err := abtest.ReadJournal(j)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, jr.Header.Config.CPUs, "args %v", tc.args)
+		assert.Contains(t, jr.Header.Ruler, " cpus="+tc.want+" ")
+	}
+}

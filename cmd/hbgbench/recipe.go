@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -38,6 +39,19 @@ type Recipe struct {
 	MaxFail   any               `toml:"max_fail"`
 	Artifact  string            `toml:"artifact"`
 	Lock      string            `toml:"lock"`
+	CPUs      string            `toml:"cpus"` // "0", "0-1", "0,2-3"
+}
+
+// recipeKeys returns the keys a recipe knows, in the order of Recipe's
+// fields: read off its toml tags, so that the list an error prints cannot
+// fall behind the struct.
+func recipeKeys() string {
+	t := reflect.TypeOf(Recipe{})
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		keys = append(keys, t.Field(i).Tag.Get("toml"))
+	}
+	return strings.Join(keys, ", ")
 }
 
 // A RecipeError names the file, line and key of a bad recipe.
@@ -100,7 +114,7 @@ func LoadRecipe(path string) (*Recipe, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return nil, &RecipeError{File: path, Line: keyLine(data, k), Key: k,
-			Msg: "unknown key (known: build, run, env, rounds, block, cold, warmup, metric, margin, order, block_stat, trim, timeout, retries, max_fail, artifact, lock)"}
+			Msg: "unknown key (known: " + recipeKeys() + ")"}
 	}
 	check := func(key string, v any) error {
 		switch v.(type) {
@@ -162,6 +176,7 @@ func applyRecipe(cmd *cobra.Command, r *Recipe, path string) (set []string, env 
 		{"cold", num(r.Cold)}, {"warmup", num(r.Warmup)}, {"metric", r.Metric}, {"margin", share(r.Margin)},
 		{"order", r.Order}, {"block-stat", r.BlockStat}, {"trim", num(r.Trim)}, {"timeout", r.Timeout},
 		{"retries", num(r.Retries)}, {"max-fail", share(r.MaxFail)}, {"artifact", r.Artifact}, {"lock", r.Lock},
+		{"cpus", r.CPUs},
 	}
 	for _, p := range pairs {
 		if cmd.Flags().Lookup(p[0]) == nil {
