@@ -485,6 +485,11 @@ func TestCountsZeroInSomePassSayKOfN(t *testing.T) {
 	if strings.Contains(lines, "(minflt)") {
 		t.Errorf("minflt was above 0 in every pass, yet has a line:\n%s", lines)
 	}
+	// Named arms (--arm NAME=SPEC, and each arm of an N-arm campaign
+	// against its base) are named in the lines.
+	j.Header.Arms[Base].Name, j.Header.Arms[Head].Name = "old", "new"
+	assert.Contains(t, strings.Join(Analyze(j).EventLines(), "\n"),
+		"voluntary switches (nvcsw) > 0 on 0 of 24 warm passes of old, 5 of 24 of new")
 	var text, md strings.Builder
 	require.NoError(t, terminal.WriteText(&text, a.Document()))
 	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))

@@ -299,6 +299,7 @@ func (a *Analysis) armsDocument() *report.Document {
 		for _, t := range a.armTables(k, ts, 2) {
 			d.Add(t)
 		}
+		d.Add(c.eventBlocks()...)
 	}
 	d.Add(&report.List{Items: a.armsNoise()})
 	if len(a.Warnings) > 0 {

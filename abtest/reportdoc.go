@@ -358,12 +358,18 @@ func (a *Analysis) NoiseLines() []string {
 // each arm they happened. nil when there is none.
 func (a *Analysis) EventLines() []string {
 	var out []string
+	names := [2]string{armNames[Base], armNames[Head]}
+	for arm := range 2 {
+		if n := a.Header.Arms[arm].Name; n != "" {
+			names[arm] = n
+		}
+	}
 	for _, m := range a.Metrics {
 		if len(m.NonZero) != 2 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s > 0 on %d of %d warm passes of base, %d of %d of head",
-			m.Label, m.NonZero[Base], m.Arms[Base].N, m.NonZero[Head], m.Arms[Head].N))
+		out = append(out, fmt.Sprintf("%s > 0 on %d of %d warm passes of %s, %d of %d of %s",
+			m.Label, m.NonZero[Base], m.Arms[Base].N, names[Base], m.NonZero[Head], m.Arms[Head].N, names[Head]))
 	}
 	return out
 }
