@@ -78,6 +78,11 @@ type MetricResult struct {
 	MedCILo       Num    `json:"delta_median_ci_lo,omitempty"`
 	MedCIHi       Num    `json:"delta_median_ci_hi,omitempty"`
 	MedianVerdict string `json:"verdict_median,omitempty"`
+	// floorLevel and typicalLevel are, under --block-stat min, base's
+	// block minima and block medians over rounds (geometric means, in the
+	// metric's stored unit): what Δ and Δmedian are ratios to, so that
+	// FloorLines can tell an added constant from a divergence.
+	floorLevel, typicalLevel float64
 	SignK         int    `json:"sign_agree"`
 	SignN         int    `json:"sign_n"`
 	SignP         Num    `json:"sign_p"`
@@ -561,8 +566,22 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	withholdInterval(&res, false)
 	if cfg.BlockStat == BlockMin {
 		medianBeside(&res, meds, cfg.Margin)
+		res.floorLevel, res.typicalLevel = geoMean(stat[Base]), geoMean(meds[Base])
 	}
 	return res
+}
+
+// geoMean returns the geometric mean of v, all above 0 (as the log-ratios
+// need them); NaN for none.
+func geoMean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
 }
 
 // medianBeside sets m's DeltaMedian, its interval and its verdict (the

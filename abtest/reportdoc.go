@@ -232,11 +232,28 @@ func (a *Analysis) withBeside(header []string) []string {
 	return h
 }
 
+// sameAddedTime reports whether the floor and the typical pass moved by
+// the same time, as a constant added to every pass moves them (a delay, a
+// copy): then their ratios differ only because the floor is the smaller
+// base, and the shift of each, in the metric's unit, lies in the other's
+// interval. false when the levels are unknown.
+func (m *MetricResult) sameAddedTime() bool {
+	f, t := m.floorLevel, m.typicalLevel
+	if !(f > 0 && t > 0) {
+		return false
+	}
+	floor := stats.Interval{Lo: f * float64(m.CILo), Hi: f * float64(m.CIHi)}
+	typical := stats.Interval{Lo: t * float64(m.MedCILo), Hi: t * float64(m.MedCIHi)}
+	return floor.Contains(t*float64(m.DeltaMedian)) || typical.Contains(f*float64(m.Delta))
+}
+
 // FloorLines, under --block-stat min, say when the typical pass did not
 // move as the floor did: for each primary row whose Δ and Δmedian each lie
 // outside the other's 95% interval, one line with both; none otherwise.
 // Two noisy estimates that merely differ in sign, or a floor decided where
-// the noisier median is not, are not a divergence: the table shows them.
+// the noisier median is not, are not a divergence: the table shows them;
+// nor is a constant added to every pass, which moves the floor by a larger
+// share of a smaller base (sameAddedTime).
 func (a *Analysis) FloorLines() []string {
 	if !a.minPrimary() {
 		return nil
@@ -249,6 +266,9 @@ func (a *Analysis) FloorLines() []string {
 		floor := stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}
 		typical := stats.Interval{Lo: float64(m.MedCILo), Hi: float64(m.MedCIHi)}
 		if math.IsNaN(floor.Lo) || math.IsNaN(typical.Lo) || floor.Contains(float64(m.DeltaMedian)) || typical.Contains(float64(m.Delta)) {
+			continue
+		}
+		if m.sameAddedTime() {
 			continue
 		}
 		out = append(out, fmt.Sprintf("FLOOR AND TYPICAL PASS DIFFER: %s: the verdict is on block minima (--block-stat min), Δ %s, 95%% CI %s (%s); the block medians moved %s, 95%% CI %s (%s): neither lies in the other's interval, so the fastest passes and the typical one changed differently",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
@@ -361,6 +362,23 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	a = Analyze(noisy)
 	require.Less(t, float64(a.PrimaryResult().DeltaMedian)*float64(a.PrimaryResult().Delta), 0.0, "signs differ: %v %v", a.PrimaryResult().DeltaMedian, a.PrimaryResult().Delta)
 	assert.Empty(t, a.FloorLines())
+
+	// A constant added to every pass of head (a 300 µs delay) moves the
+	// floor (800 µs) by 37.5% and the median (1200 µs) by 25%: the ratios
+	// part, each outside the other's interval, but the time added is the
+	// same, so there is no divergence to report.
+	var added [][2][]float64
+	for i := range 8 {
+		e, f := 1+0.002*float64(i%3), 1+0.003*float64(i%4)
+		added = append(added, [2][]float64{{800 * e, 1200 * e, 1210 * e}, {800*f + 300, 1200*f + 300, 1210*f + 300}})
+	}
+	ja := synthJournal(t, added)
+	ja.Header.Config.BlockStat = BlockMin
+	a = Analyze(ja)
+	m = a.PrimaryResult()
+	require.False(t, stats.Interval{Lo: float64(m.MedCILo), Hi: float64(m.MedCIHi)}.Contains(float64(m.Delta)),
+		"the ratios part: Δ %v, Δmedian %v [%v, %v]", m.Delta, m.DeltaMedian, m.MedCILo, m.MedCIHi)
+	assert.Empty(t, a.FloorLines(), "the same 300 µs added to the floor and the typical pass")
 
 	// Both moved the same way: the median is still shown, without the note.
 	a = Analyze(build(1.2))
