@@ -78,23 +78,18 @@ type MetricResult struct {
 	MedCILo       Num    `json:"delta_median_ci_lo,omitempty"`
 	MedCIHi       Num    `json:"delta_median_ci_hi,omitempty"`
 	MedianVerdict string `json:"verdict_median,omitempty"`
-	// floorLevel and typicalLevel are, under --block-stat min, base's
-	// block minima and block medians over rounds (geometric means, in the
-	// metric's stored unit): what Δ and Δmedian are ratios to, so that
-	// FloorLines can tell an added constant from a divergence.
-	floorLevel, typicalLevel float64
-	SignK                    int    `json:"sign_agree"`
-	SignN                    int    `json:"sign_n"`
-	SignP                    Num    `json:"sign_p"`
-	P                        Num    `json:"p"`      // Wilcoxon signed-rank
-	HolmP                    Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
-	Zeros                    int    `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
-	SigmaD                   Num    `json:"sigma_d"`
-	MDE                      Num    `json:"mde"`
-	Verdict                  string `json:"verdict"`
-	Extra                    int    `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
-	Gated                    bool   `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
-	Error                    string `json:"error,omitempty"`        // why the metric has no analysis
+	SignK         int    `json:"sign_agree"`
+	SignN         int    `json:"sign_n"`
+	SignP         Num    `json:"sign_p"`
+	P             Num    `json:"p"`      // Wilcoxon signed-rank
+	HolmP         Num    `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
+	Zeros         int    `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
+	SigmaD        Num    `json:"sigma_d"`
+	MDE           Num    `json:"mde"`
+	Verdict       string `json:"verdict"`
+	Extra         int    `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
+	Gated         bool   `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
+	Error         string `json:"error,omitempty"`        // why the metric has no analysis
 	// Aliases are the metrics this row stands for as well: they carried
 	// the same value as it in every warm pass analysed, so they are one
 	// quantity, tested once (distinctMetrics).
@@ -112,6 +107,11 @@ type MetricResult struct {
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
 	// interval and the MDE rest on, and so the rounds-for-margin estimate.
 	sw float64
+	// floorLevel and typicalLevel are, under --block-stat min, base's
+	// block minima and block medians over rounds (geometric means, in the
+	// metric's stored unit): what Δ and Δmedian are ratios to, so that
+	// FloorLines can tell an added constant from a divergence.
+	floorLevel, typicalLevel float64
 }
 
 // Noise is the campaign's noise footer, for its primary metric.
