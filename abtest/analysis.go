@@ -512,34 +512,52 @@ const nsPerUs = 1000
 
 func nan() Num { return Num(math.NaN()) }
 
-func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) MetricResult {
-	res := MetricResult{
+// newResult returns m's row with no analysis yet: every estimate NaN
+// (null in json), so that a row an analysis stops short on shows "-".
+func newResult(m MetricInfo, primary bool) MetricResult {
+	return MetricResult{
 		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
 	}
-	var stat, mins, meds [2][]float64
-	var pooled [2][]float64
+}
+
+// A roundSeries is one metric over the round pairs in which both arms
+// recorded it: per arm, each round's block statistic, block minimum and
+// block median, and every warm pass.
+type roundSeries struct {
+	stat, mins, meds, pooled [2][]float64
+}
+
+// seriesOf gathers metric's roundSeries from pairs, the rounds in order.
+func seriesOf(pairs []roundPair, metric string, cfg Config) roundSeries {
+	var s roundSeries
 	for _, p := range pairs {
 		var v [2][]float64
 		for arm := range 2 {
-			v[arm] = warmValues(p.blocks[arm], m.Name, cfg.Cold)
+			v[arm] = warmValues(p.blocks[arm], metric, cfg.Cold)
 		}
 		if len(v[Base]) == 0 || len(v[Head]) == 0 {
 			continue
 		}
 		for arm := range 2 {
-			stat[arm] = append(stat[arm], blockStat(v[arm], cfg.BlockStat))
-			mins[arm] = append(mins[arm], slices.Min(v[arm]))
-			meds[arm] = append(meds[arm], blockStat(v[arm], BlockMedian))
-			pooled[arm] = append(pooled[arm], v[arm]...)
-			res.Arms[arm].Blocks++
+			s.stat[arm] = append(s.stat[arm], blockStat(v[arm], cfg.BlockStat))
+			s.mins[arm] = append(s.mins[arm], slices.Min(v[arm]))
+			s.meds[arm] = append(s.meds[arm], blockStat(v[arm], BlockMedian))
+			s.pooled[arm] = append(s.pooled[arm], v[arm]...)
 		}
 	}
+	return s
+}
+
+func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) MetricResult {
+	res := newResult(m, primary)
+	s := seriesOf(pairs, m.Name, cfg)
+	stat, mins, meds, pooled := s.stat, s.mins, s.meds, s.pooled
 	res.Rounds = len(stat[Base])
 	for arm := range 2 {
-		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, res.Arms[arm].Blocks, m.Kind.scale())
+		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.scale())
 	}
 	res.NonZero = nonZero(m.Kind, pooled)
 	if res.Rounds == 0 {

@@ -124,12 +124,7 @@ func warmOf(ps []Pass, metric string, cold int) []float64 {
 }
 
 func analyseUnpaired(m MetricInfo, logs [2][][]Pass, cfg Config, primary bool, design string) MetricResult {
-	res := MetricResult{
-		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
-		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
-		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
-		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
-	}
+	res := newResult(m, primary)
 	var stat, mins, pooled [2][]float64
 	for arm := range 2 {
 		for _, ps := range logs[arm] {

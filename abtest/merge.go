@@ -307,32 +307,17 @@ func metricsOfShards(as []*Analysis) []MetricInfo {
 // stats.Stratified; the arms' columns describe the warm passes of every
 // shard together.
 func poolMetric(mi MetricInfo, pairs [][]roundPair, cfg Config, primary bool) (MetricResult, *stats.StratifiedResult) {
-	res := MetricResult{
-		Name: mi.Name, Label: mi.Label, Family: mi.Family, Kind: mi.Kind, Unit: mi.Kind.Unit(), Primary: primary,
-		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
-		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
-		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
-	}
+	res := newResult(mi, primary)
 	var d [][]float64
 	var all []float64
 	var passes [2][]float64
 	for k, ps := range pairs {
-		var stat [2][]float64
-		for _, p := range ps {
-			var v [2][]float64
-			for arm := range 2 {
-				v[arm] = warmValues(p.blocks[arm], mi.Name, cfg.Cold)
-			}
-			if len(v[Base]) == 0 || len(v[Head]) == 0 {
-				continue
-			}
-			for arm := range 2 {
-				stat[arm] = append(stat[arm], blockStat(v[arm], cfg.BlockStat))
-				passes[arm] = append(passes[arm], v[arm]...)
-				res.Arms[arm].Blocks++
-			}
+		s := seriesOf(ps, mi.Name, cfg)
+		for arm := range 2 {
+			passes[arm] = append(passes[arm], s.pooled[arm]...)
+			res.Arms[arm].Blocks += len(s.stat[arm])
 		}
-		lr, err := stats.LogRatios(stat[Base], stat[Head])
+		lr, err := stats.LogRatios(s.stat[Base], s.stat[Head])
 		if err != nil {
 			res.Error = fmt.Sprintf("shard %d: %v", k, err)
 		}
