@@ -16,8 +16,7 @@ import (
 
 // gapsOptions are the flags of `hbgtrace gaps`.
 type gapsOptions struct {
-	ioStreams
-	logs    []string
+	logInput
 	records []string
 	minGap  string
 	format  string
@@ -58,12 +57,7 @@ See docs/swimlanes.md.`,
 				return &usageError{cmd: cmd, err: err}
 			}
 			opts.minGapNs = minGap
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return gapsRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, gapsRun)
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,

@@ -13,8 +13,7 @@ import (
 
 // orchOptions are the flags and arguments of `hbgtrace orch`.
 type orchOptions struct {
-	ioStreams
-	logs    []string
+	logInput
 	records []string // host_phase_records.jsonl artifacts
 	format  string
 }
@@ -53,12 +52,7 @@ Output formats (--format):
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return orchRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, orchRun)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)

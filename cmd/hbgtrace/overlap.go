@@ -12,8 +12,7 @@ import (
 
 // overlapOptions are the flags of `hbgtrace overlap`.
 type overlapOptions struct {
-	ioStreams
-	logs          []string
+	logInput
 	requireHidden bool
 }
 
@@ -36,12 +35,7 @@ exits with status 2. Legacy simpler_run* span names are accepted.`,
   hbgtrace overlap --require-hidden spool/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return overlapRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, overlapRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.requireHidden, "require-hidden", false,

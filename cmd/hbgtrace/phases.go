@@ -13,8 +13,7 @@ import (
 
 // phasesOptions are the flags of `hbgtrace phases`.
 type phasesOptions struct {
-	ioStreams
-	logs      []string
+	logInput
 	rounds    int
 	ranks     int
 	ranksSet  bool
@@ -93,12 +92,7 @@ Output formats (--format):
 				return &usageError{cmd: cmd, err: errors.New("--rounds and --ranks must not be negative")}
 			}
 			opts.ranksSet = cmd.Flags().Changed("ranks")
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return phasesRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, phasesRun)
 		},
 	}
 	f := cmd.Flags()

@@ -12,8 +12,7 @@ import (
 
 // pprofOptions are the flags of `hbgtrace pprof`.
 type pprofOptions struct {
-	ioStreams
-	logs    []string
+	logInput
 	out     string
 	records []string
 }
@@ -42,12 +41,7 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 			if opts.out == "" {
 				return &usageError{cmd: cmd, err: errors.New("pprof: -o OUT.pb.gz is required")}
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return pprofRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, pprofRun)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the profile to write (gzip-compressed protobuf)")

@@ -12,8 +12,7 @@ import (
 
 // roundsOptions are the flags and arguments of `hbgtrace rounds`.
 type roundsOptions struct {
-	ioStreams
-	logs    []string
+	logInput
 	perRank bool
 	format  string
 	records []string // host_phase_records.jsonl artifacts
@@ -106,12 +105,7 @@ Output formats (--format):
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return roundsRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, roundsRun)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)

@@ -26,6 +26,23 @@ func streamsOf(cmd *cobra.Command) ioStreams {
 	return ioStreams{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 }
 
+// A logInput is what every hbgtrace command reads: its streams and the
+// LOG arguments it was given.
+type logInput struct {
+	ioStreams
+	logs []string
+}
+
+// runWith takes cmd's streams and its LOG arguments args into in (the
+// logInput of opts), then runs opts: with runF in tests, else with run.
+func runWith[O any](cmd *cobra.Command, args []string, in *logInput, opts *O, runF, run func(*O) error) error {
+	in.ioStreams, in.logs = streamsOf(cmd), args
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}
+
 // streamLog reads the logs named by args (see trace.Inputs; "-" is
 // st.Stdin) as one stream on every processor, handing the records v takes
 // to v as they come (see trace.StreamLog): the table views keep what they

@@ -12,8 +12,7 @@ import (
 
 // swimlaneOptions are the flags of `hbgtrace swimlane`.
 type swimlaneOptions struct {
-	ioStreams
-	logs    []string
+	logInput
 	out     string
 	html    string
 	records []string
@@ -56,12 +55,7 @@ utilisation strip and, with --records, the gaps of hbgtrace gaps.
 			if opts.out == "" && opts.html == "" {
 				return &usageError{cmd: cmd, err: errors.New("swimlane: -o OUT.json is required")}
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return swimlaneRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, swimlaneRun)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the swimlane file to write (.gz: gzip)")

@@ -9,8 +9,7 @@ import (
 
 // tpotOptions are the flags and arguments of `hbgtrace tpot`.
 type tpotOptions struct {
-	ioStreams
-	logs   []string
+	logInput
 	format string
 }
 
@@ -46,12 +45,7 @@ Output formats (--format):
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return tpotRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, tpotRun)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)

@@ -11,9 +11,8 @@ import (
 
 // traceOptions are the flags of `hbgtrace trace`.
 type traceOptions struct {
-	ioStreams
-	logs []string
-	out  string
+	logInput
+	out string
 }
 
 // newTraceCmd builds the trace command. runF replaces traceRun in tests; nil
@@ -42,12 +41,7 @@ An output that is one of the logs is refused.`,
 			if opts.out == "" {
 				return &usageError{cmd: cmd, err: errors.New("trace: -o OUT.json is required")}
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return traceRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, traceRun)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the trace file to write (.gz: gzip)")

@@ -9,8 +9,7 @@ import (
 
 // treeOptions are the flags and arguments of `hbgtrace tree`.
 type treeOptions struct {
-	ioStreams
-	logs   []string
+	logInput
 	format string
 }
 
@@ -50,12 +49,7 @@ Output formats (--format):
 			if err := checkFormat(cmd, opts.format); err != nil {
 				return err
 			}
-			opts.logs = args
-			opts.ioStreams = streamsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return treeRun(opts)
+			return runWith(cmd, args, &opts.logInput, opts, runF, treeRun)
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
