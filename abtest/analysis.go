@@ -107,11 +107,12 @@ type MetricResult struct {
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
 	// interval and the MDE rest on, and so the rounds-for-margin estimate.
 	sw float64
-	// floorLevel and typicalLevel are, under --block-stat min, base's
-	// block minima and block medians over rounds (geometric means, in the
-	// metric's stored unit): what Δ and Δmedian are ratios to, so that
-	// FloorLines can tell an added constant from a divergence.
-	floorLevel, typicalLevel float64
+	// baseLevel is base's block statistic over the rounds analysed (their
+	// geometric mean, in the metric's stored unit): what Δ is a ratio to
+	// (BaseLevel). typicalLevel, under --block-stat min, is the same of
+	// the block medians, what Δmedian is a ratio to, so that FloorLines
+	// can tell an added constant from a divergence.
+	baseLevel, typicalLevel float64
 }
 
 // Noise is the campaign's noise footer, for its primary metric.
@@ -575,6 +576,7 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	res.SignK, res.SignN, res.SignP = pr.Sign.Agree, pr.Sign.N, Num(pr.Sign.P)
 	res.P, res.HolmP, res.Zeros = Num(pr.Wilcoxon.P), Num(pr.Wilcoxon.P), pr.Wilcoxon.Zeros
 	res.SigmaD, res.MDE, res.sw = Num(pr.SigmaD), Num(pr.MDE), pr.SW
+	res.baseLevel = geoMean(stat[Base])
 	if mr, err := stats.DeltaMin(mins[Base], mins[Head], stats.PairedOptions{}); err == nil {
 		res.DeltaMin, res.MinCILo, res.MinCIHi = Num(mr.Delta), Num(mr.CI.Lo), Num(mr.CI.Hi)
 		res.GlobalMin = Num(mr.Global)
@@ -584,9 +586,20 @@ func analyseMetric(m MetricInfo, pairs []roundPair, cfg Config, primary bool) Me
 	withholdInterval(&res, false)
 	if cfg.BlockStat == BlockMin {
 		medianBeside(&res, meds, cfg.Margin)
-		res.floorLevel, res.typicalLevel = geoMean(stat[Base]), geoMean(meds[Base])
+		res.typicalLevel = geoMean(meds[Base])
 	}
 	return res
+}
+
+// BaseLevel returns base's block statistic over the rounds of the paired
+// analysis, in the unit of the arms' columns (µs for a time): the level Δ
+// is a ratio to, so that Δ·BaseLevel is the change in that unit. NaN
+// when the row has no paired analysis.
+func (m *MetricResult) BaseLevel() float64 {
+	if !(m.baseLevel > 0) {
+		return math.NaN()
+	}
+	return m.baseLevel / m.Kind.scale()
 }
 
 // geoMean returns the geometric mean of v, all above 0 (as the log-ratios

@@ -71,6 +71,13 @@ func TestAnalyzeMatchesThePairedStatistics(t *testing.T) {
 	assert.InDelta(t, 990, float64(m.Arms[Base].Min), 1e-9)
 	assert.InDelta(t, 890, float64(m.Arms[Head].Min), 1e-9)
 	assert.Equal(t, 24*20/100, m.Arms[Base].Trim)
+	// Δ is a ratio to base's block statistic over rounds (geometric mean),
+	// given in µs.
+	logSum := 0.0
+	for _, x := range a {
+		logSum += math.Log(x)
+	}
+	assert.InDelta(t, math.Exp(logSum/float64(len(a))), m.BaseLevel(), 1e-9)
 	assert.Contains(t, an.Headline(), "FASTER: ControlPlane: head takes")
 	// A constant phase: every d is 0, no change.
 	var args *MetricResult

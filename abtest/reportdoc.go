@@ -238,7 +238,7 @@ func (a *Analysis) withBeside(header []string) []string {
 // base, and the shift of each, in the metric's unit, lies in the other's
 // interval. false when the levels are unknown.
 func (m *MetricResult) sameAddedTime() bool {
-	f, t := m.floorLevel, m.typicalLevel
+	f, t := m.baseLevel, m.typicalLevel
 	if !(f > 0 && t > 0) {
 		return false
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest"
@@ -45,40 +44,6 @@ func TestCalibrationAA(t *testing.T) {
 		100*float64(p.Delta), 100*float64(p.CILo), 100*float64(p.CIHi))
 }
 
-// baseLevel returns the median over rounds of base's block statistic of
-// metric (µs): the level Δ is a ratio to, whatever --block-stat is (the
-// block minimum by default, whose level is below the passes' median).
-func baseLevel(t *testing.T, journal, metric string) float64 {
-	t.Helper()
-	j, err := abtest.ReadJournal(journal)
-	require.NoError(t, err)
-	cfg := j.Header.Config
-	var stats []float64
-	for _, cb := range j.Counted() {
-		if cb.Arm != abtest.Base {
-			continue
-		}
-		var warm []float64
-		for _, p := range cb.Block.Passes {
-			if v, ok := p.Values[metric]; ok && p.Index >= cfg.Cold {
-				warm = append(warm, v/1000)
-			}
-		}
-		require.NotEmpty(t, warm, "a base block without a warm %s", metric)
-		slices.Sort(warm)
-		switch cfg.BlockStat {
-		case abtest.BlockMin:
-			stats = append(stats, warm[0])
-		case abtest.BlockMedian:
-			stats = append(stats, (warm[(len(warm)-1)/2]+warm[len(warm)/2])/2)
-		default:
-			t.Fatalf("block statistic %q: this test knows min and median", cfg.BlockStat)
-		}
-	}
-	slices.Sort(stats)
-	return (stats[(len(stats)-1)/2] + stats[len(stats)/2]) / 2
-}
-
 // TestCalibrationInjectedDelay: 2000 µs of busy work added to host_orch in
 // head is called slower, and the CI of the ControlPlane difference (the CI
 // of Δ scaled by the level of base's block statistic) meets [2000, 2400]
@@ -97,9 +62,9 @@ func TestCalibrationInjectedDelay(t *testing.T) {
 	t.Log("\n" + out)
 	p := analyse(t, j).PrimaryResult()
 	assert.Equal(t, "slower", p.Verdict)
-	base := baseLevel(t, j, "ControlPlane")
+	base := p.BaseLevel()
 	lo, hi := float64(p.CILo)*base, float64(p.CIHi)*base
-	t.Logf("ControlPlane difference: %.0f µs, 95%% CI [%.0f, %.0f] µs (base's block %s over rounds, median %.0f µs)",
+	t.Logf("ControlPlane difference: %.0f µs, 95%% CI [%.0f, %.0f] µs (base's block %s over rounds, geometric mean %.0f µs)",
 		float64(p.Delta)*base, lo, hi, analyse(t, j).Header.Config.BlockStat, base)
 	assert.LessOrEqual(t, lo, 2400.0)
 	assert.GreaterOrEqual(t, hi, 2000.0)
