@@ -161,13 +161,7 @@ func TestAbUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			args := append([]string{"ab", "--journal", filepath.Join(dir, "j.jsonl")}, tc.args...)
-			code, _, errText := runCLI(args...)
-			assert.Equal(t, 2, code, errText)
-			assert.Contains(t, errText, tc.want)
-			_, err := os.Stat(filepath.Join(dir, "j.jsonl"))
-			assert.True(t, os.IsNotExist(err), "a refused campaign writes no journal")
+			assertAbRefused(t, tc.args, tc.want)
 		})
 	}
 }
@@ -518,4 +512,17 @@ func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
 	assert.Equal(t, "median", parse("--block", "5").BlockStat)
 	assert.Equal(t, "min", parse("--block", "10").BlockStat)
 	assert.Equal(t, "median", parse("--block", "40", "--block-stat", "median").BlockStat)
+}
+
+// assertAbRefused runs `hbgbench ab ARGS` with a journal of its own and
+// checks it is a usage error (exit 2) saying want, with no journal
+// written.
+func assertAbRefused(t *testing.T, args []string, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	code, _, errText := runCLI(append([]string{"ab", "--journal", filepath.Join(dir, "j.jsonl")}, args...)...)
+	assert.Equal(t, 2, code, errText)
+	assert.Contains(t, errText, want)
+	_, err := os.Stat(filepath.Join(dir, "j.jsonl"))
+	assert.True(t, os.IsNotExist(err), "a refused campaign writes no journal")
 }

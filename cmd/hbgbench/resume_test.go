@@ -269,12 +269,8 @@ func TestAbFullDiskIsNotTheArms(t *testing.T) {
 func TestAbExtend(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	cat := catArm(t)
-	// Head: every other block the fixture with every segment ten times as
-	// long (a digit appended to each dur_ns), so 6 rounds cannot settle it.
-	counter := filepath.Join(t.TempDir(), "n")
-	head := fmt.Sprintf("n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s; "+
-		"if [ $((n %% 2)) = 0 ]; then sed 's/dur_ns=\\([0-9]*\\)/dur_ns=\\15/' %s; else %s; fi",
-		counter, counter, fixtureLog(t, "hbg-e1.log"), cat)
+	// 6 rounds cannot settle it.
+	head := alternatingHead(t, cat)
 	code, _, errText := abCmd(t, j, cat, head, "--rounds", "6")
 	require.Equal(t, 0, code, errText)
 	require.Regexp(t, `hbgbench: to settle it, extend this campaign: hbgbench ab --resume --journal \S+ --rounds \d+\n`, errText)
@@ -315,4 +311,16 @@ func killMidRound(t *testing.T, cmd *exec.Cmd, j string) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = cmd.Process.Wait()
 	waitNoOrphans(t, abtest.BlockDir(j))
+}
+
+// alternatingHead is a command arm that prints, every other block, the
+// E1 fixture with every segment ten times as long (a digit appended to
+// each dur_ns), and otherwise runs cat: a head no number of rounds
+// settles, deterministically (no timing noise).
+func alternatingHead(t *testing.T, cat string) string {
+	t.Helper()
+	counter := filepath.Join(t.TempDir(), "n")
+	return fmt.Sprintf("n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s; "+
+		"if [ $((n %% 2)) = 0 ]; then sed 's/dur_ns=\\([0-9]*\\)/dur_ns=\\15/' %s; else %s; fi",
+		counter, counter, fixtureLog(t, "hbg-e1.log"), cat)
 }

@@ -166,12 +166,8 @@ func TestAbUntilDecidedResumesAfterAKillBetweenLooks(t *testing.T) {
 func TestAbUntilDecidedExtends(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "e.jsonl")
 	cat := catArm(t)
-	// Head: every other block the fixture with every segment ten times as
-	// long, so no look can settle it (deterministic: no timing noise).
-	counter := filepath.Join(t.TempDir(), "n")
-	head := fmt.Sprintf("n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s; "+
-		"if [ $((n %% 2)) = 0 ]; then sed 's/dur_ns=\\([0-9]*\\)/dur_ns=\\15/' %s; else %s; fi",
-		counter, counter, fixtureLog(t, "hbg-e1.log"), cat)
+	// No look can settle it (deterministic: no timing noise).
+	head := alternatingHead(t, cat)
 	code, out, errText := abCmd(t, j, cat, head, "--rounds", "5", "--until-decided")
 	require.Equal(t, 0, code, errText)
 	require.Len(t, looksOf(t, j), 1)
@@ -240,13 +236,7 @@ func TestAbUntilDecidedUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			dir := t.TempDir()
-			args := append([]string{"ab", "--journal", filepath.Join(dir, "j.jsonl")}, tc.args...)
-			code, _, errText := runCLI(args...)
-			assert.Equal(t, 2, code, errText)
-			assert.Contains(t, errText, tc.want)
-			_, err := os.Stat(filepath.Join(dir, "j.jsonl"))
-			assert.True(t, os.IsNotExist(err), "a refused campaign writes no journal")
+			assertAbRefused(t, tc.args, tc.want)
 		})
 	}
 }
