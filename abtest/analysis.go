@@ -1,7 +1,6 @@
 package abtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -10,33 +9,6 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
 )
-
-// Num is a float that encodes NaN and ±Inf as JSON null: a number that
-// could not be computed is absent, never a plausible 0.
-type Num float64
-
-// MarshalJSON writes the number, or null when it is not finite.
-func (n Num) MarshalJSON() ([]byte, error) {
-	f := float64(n)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
-
-// UnmarshalJSON reads a number or null (NaN).
-func (n *Num) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*n = Num(math.NaN())
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	*n = Num(f)
-	return nil
-}
 
 // An ArmSummary describes one arm's warm passes of one metric, in the
 // metric's unit (µs for time; the _us of the JSON names is kept for them):
@@ -508,8 +480,6 @@ func blockStat(v []float64, kind string) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
-
-const nsPerUs = 1000
 
 func nan() Num { return Num(math.NaN()) }
 

@@ -85,25 +85,6 @@ func CommandArm(template string) (Arm, error) {
 	return Arm{Kind: KindCommand, Spec: template}, nil
 }
 
-// Runner returns the runner of the arm. exe is the binary an embedded arm
-// re-executes (hbgbench itself; "" means os.Executable), dir the working
-// directory of a command arm.
-func (a Arm) Runner(exe, dir string) (runtimeharness.Runner, error) {
-	switch a.Kind {
-	case KindEmbedded:
-		cfg, err := runtimeharness.ParseArmSpec(a.Spec)
-		if err != nil {
-			return nil, err
-		}
-		return &runtimeharness.EmbeddedRunner{Config: cfg, Exe: exe}, nil
-	case KindCommand:
-		return &runtimeharness.CommandRunner{Template: a.Spec, Worktree: dir, Env: a.Env}, nil
-	case KindGit:
-		return &runtimeharness.CommandRunner{Template: a.Run, Worktree: dir, Commit: a.Sha, Env: a.Env}, nil
-	}
-	return nil, fmt.Errorf("arm kind %q: want embedded or command", a.Kind)
-}
-
 // Equal reports whether two arms are the same arm, field by field.
 func (a Arm) Equal(b Arm) bool {
 	return a.Kind == b.Kind && a.Spec == b.Spec && a.Sha == b.Sha && a.Build == b.Build && a.Sweep == b.Sweep &&

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
@@ -345,18 +344,6 @@ func worktreeOf(r runtimeharness.Runner) string {
 		return cr.Worktree
 	}
 	return ""
-}
-
-// choosePrimary is STATS.md's default: ControlPlane when the block's log
-// has HBG bind data, else the chip.run host wall.
-func choosePrimary(ps []Pass) string {
-	cp := phases.StageControlPlane.Label()
-	for _, p := range ps {
-		if _, ok := p.Values[cp]; ok {
-			return cp
-		}
-	}
-	return MetricHost
 }
 
 // NewHeader returns the header of a new campaign.

@@ -2,12 +2,13 @@ package abtest
 
 import (
 	"fmt"
-	"github.com/hbgkit/hbgkit/runtimeharness"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
 // Env is what the journal records about the host a campaign ran on.

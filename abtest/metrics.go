@@ -428,3 +428,17 @@ func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.Pass
 		}
 	}
 }
+
+const nsPerUs = 1000
+
+// choosePrimary is STATS.md's default: ControlPlane when the block's log
+// has HBG bind data, else the chip.run host wall.
+func choosePrimary(ps []Pass) string {
+	cp := phases.StageControlPlane.Label()
+	for _, p := range ps {
+		if _, ok := p.Values[cp]; ok {
+			return cp
+		}
+	}
+	return MetricHost
+}

@@ -33,7 +33,7 @@ func probeMetric(ctx context.Context, h Header, exe string) error {
 		if slices.ContainsFunc(arms[:arm], a.Equal) {
 			continue
 		}
-		r, err := a.Runner(exe, dir)
+		r, err := armRunner(a, exe, dir)
 		if err != nil {
 			return fmt.Errorf("probing --metric %s: %w", metric, err)
 		}

@@ -3,7 +3,6 @@ package abtest
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -74,18 +73,4 @@ func workText(metric string, med [2]float64) string {
 		return fmt.Sprintf("head "+p+" per bind, base %s", num(med[Head]), num(med[Base]))
 	}
 	return fmt.Sprintf("head's %s is %s per bind, base's %s", metric, num(med[Head]), num(med[Base]))
-}
-
-// SameWorkLine is the line a report prints above the verdict when the
-// arms did different work, "" when they did the same (or the logs say
-// nothing of it).
-func (a *Analysis) SameWorkLine() string {
-	if len(a.WorkDiffs) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, d := range a.WorkDiffs {
-		parts = append(parts, d.Text)
-	}
-	return "DIFFERENT WORK: the arms did not do the same work, so the verdict below compares different jobs: " + strings.Join(parts, "; ")
 }

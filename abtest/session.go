@@ -293,7 +293,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	s.runners = make([]runtimeharness.Runner, len(dirs))
 	for i, a := range s.Header.ArmList() {
-		if s.runners[i], err = a.Runner(o.Exe, dirs[i]); err != nil {
+		if s.runners[i], err = armRunner(a, o.Exe, dirs[i]); err != nil {
 			return s, err
 		}
 	}

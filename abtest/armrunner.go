@@ -1,0 +1,26 @@
+package abtest
+
+import (
+	"fmt"
+
+	"github.com/hbgkit/hbgkit/runtimeharness"
+)
+
+// armRunner returns the runner of arm a. exe is the binary an embedded arm
+// re-executes (hbgbench itself; "" means os.Executable), dir the working
+// directory of a command arm.
+func armRunner(a Arm, exe, dir string) (runtimeharness.Runner, error) {
+	switch a.Kind {
+	case KindEmbedded:
+		cfg, err := runtimeharness.ParseArmSpec(a.Spec)
+		if err != nil {
+			return nil, err
+		}
+		return &runtimeharness.EmbeddedRunner{Config: cfg, Exe: exe}, nil
+	case KindCommand:
+		return &runtimeharness.CommandRunner{Template: a.Spec, Worktree: dir, Env: a.Env}, nil
+	case KindGit:
+		return &runtimeharness.CommandRunner{Template: a.Run, Worktree: dir, Commit: a.Sha, Env: a.Env}, nil
+	}
+	return nil, fmt.Errorf("arm kind %q: want embedded or command", a.Kind)
+}
