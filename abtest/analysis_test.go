@@ -15,32 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// synthJournal builds the journal of a campaign whose blocks hold the
-// given ControlPlane values in µs (one cold pass of 10× first), round by
-// round: vals[i][arm] are the warm passes of that block.
-func synthJournal(t *testing.T, vals [][2][]float64) *Journal {
-	t.Helper()
-	h := testHeader(t)
-	h.Config.Rounds = len(vals)
-	h.Config.Cold = 1
-	j := &Journal{Header: h}
-	for i, r := range vals {
-		round := i + 1
-		for arm := range 2 {
-			b := BlockRecord{Type: lineBlock, Round: round, Arm: armNames[arm], Attempt: 1, Try: 1}
-			b.Passes = append(b.Passes, Pass{Pid: 1, Inv: 1, Cold: true, Values: map[string]float64{"ControlPlane": 10 * r[arm][0] * nsPerUs}})
-			for k, v := range r[arm] {
-				b.Passes = append(b.Passes, Pass{Pid: 1, Inv: uint64(k + 2), Index: k + 1, Values: map[string]float64{
-					"ControlPlane": v * nsPerUs, "phase.args": 100 * nsPerUs,
-				}})
-			}
-			j.Blocks = append(j.Blocks, b)
-		}
-		j.Rounds = append(j.Rounds, RoundRecord{Type: lineRound, Round: round, Attempt: 1, Status: RoundOK})
-	}
-	return j
-}
-
 func TestAnalyzeMatchesThePairedStatistics(t *testing.T) {
 	var vals [][2][]float64
 	var a, b []float64
@@ -177,7 +151,7 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 // moves from round to round so that the intervals have a width.
 func perRankJournal(t *testing.T, rounds int) *Journal {
 	t.Helper()
-	h := testHeader(t)
+	h := jtHeader(t)
 	h.Config.Rounds, h.Config.Cold, h.Config.PerRank = rounds, 1, true
 	j := &Journal{Header: h}
 	for i := range rounds {
@@ -251,45 +225,6 @@ func TestOnePrimaryIsNotGated(t *testing.T) {
 	require.Len(t, ps, 1)
 	assert.False(t, ps[0].Gated)
 	assert.Len(t, a.Headlines(), 1)
-}
-
-// twinJournal is a campaign of 8 rounds of blocks of 1 cold and 3 warm
-// passes per rank, head faster than base in every round by a different
-// amount, so that every metric has the same exact Wilcoxon p (2/256). Gate
-// is ControlPlane and phase.host_orch is HostOrch, pass for pass, unless
-// tweak changes a value: tweak(round, arm, rank, pass, values).
-func twinJournal(t *testing.T, ranks int, tweak func(round, arm, rank, pass int, v map[string]float64)) *Journal {
-	t.Helper()
-	h := testHeader(t)
-	h.Config.Rounds, h.Config.Cold, h.Config.PerRank = 8, 1, ranks > 1
-	j := &Journal{Header: h}
-	for i := range h.Config.Rounds {
-		round := i + 1
-		for arm := range 2 {
-			b := BlockRecord{Type: lineBlock, Round: round, Arm: armNames[arm], Attempt: 1, Try: 1}
-			for rank := range ranks {
-				for k := range 4 {
-					scale := 1.0
-					if arm == Head {
-						scale = 0.9 - 0.01*float64(i)
-					}
-					base := (1000 + 3*float64(k) + 5*float64(rank)) * scale * nsPerUs
-					v := map[string]float64{
-						"ControlPlane": base, "Gate": base,
-						"HostOrch": base / 2, "phase.host_orch": base / 2,
-						"phase.args": base / 4, "phase.shared_mem": base / 8,
-					}
-					if tweak != nil {
-						tweak(round, arm, rank, k, v)
-					}
-					b.Passes = append(b.Passes, Pass{Pid: int64(100 + rank), Inv: uint64(k + 1), Rank: rank, Index: k, Cold: k == 0, Values: v})
-				}
-			}
-			j.Blocks = append(j.Blocks, b)
-		}
-		j.Rounds = append(j.Rounds, RoundRecord{Type: lineRound, Round: round, Attempt: 1, Status: RoundOK})
-	}
-	return j
 }
 
 // TestIdenticalMetricsAreTestedOnce: two metrics with the same value in

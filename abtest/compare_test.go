@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func compareConfig() Config { return testConfig() } // compare's --block-stat default is the median
+func compareConfig() Config { return jtConfig() } // compare's --block-stat default is the median
 
 func TestReadLogsOneBlockPerLog(t *testing.T) {
-	j, err := ReadLogs(CompareOptions{Base: []string{fixture("hbg-e1.log"), fixture("hbg-e2.log")},
-		Head: []string{fixture("hbg-e3-spool.log")}, Config: compareConfig()})
+	j, err := ReadLogs(CompareOptions{Base: []string{jtFixture("hbg-e1.log"), jtFixture("hbg-e2.log")},
+		Head: []string{jtFixture("hbg-e3-spool.log")}, Config: compareConfig()})
 	require.NoError(t, err)
 	require.Len(t, j.Blocks, 3)
 	c := j.Counted()
@@ -33,10 +33,10 @@ func TestReadLogsErrors(t *testing.T) {
 		opts CompareOptions
 		want string
 	}{
-		"no head":        {CompareOptions{Base: []string{fixture("hbg-e1.log")}}, "at least one --base and one --head"},
-		"missing":        {CompareOptions{Base: []string{"nope.log"}, Head: []string{fixture("hbg-e1.log")}}, "nope.log"},
-		"no passes":      {CompareOptions{Base: []string{empty}, Head: []string{fixture("hbg-e1.log")}}, "empty.log has no passes"},
-		"unknown metric": {CompareOptions{Base: []string{fixture("hbg-e1.log")}, Head: []string{fixture("hbg-e1.log")}, Config: Config{Metric: "latency"}}, `--metric "latency"`},
+		"no head":        {CompareOptions{Base: []string{jtFixture("hbg-e1.log")}}, "at least one --base and one --head"},
+		"missing":        {CompareOptions{Base: []string{"nope.log"}, Head: []string{jtFixture("hbg-e1.log")}}, "nope.log"},
+		"no passes":      {CompareOptions{Base: []string{empty}, Head: []string{jtFixture("hbg-e1.log")}}, "empty.log has no passes"},
+		"unknown metric": {CompareOptions{Base: []string{jtFixture("hbg-e1.log")}, Head: []string{jtFixture("hbg-e1.log")}, Config: Config{Metric: "latency"}}, `--metric "latency"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ReadLogs(tc.opts)
@@ -49,7 +49,7 @@ func TestReadLogsErrors(t *testing.T) {
 // TestAnalyzeUnpairedOneLogPerArm: one log per arm gives descriptives
 // only, no interval, no p, no verdict.
 func TestAnalyzeUnpairedOneLogPerArm(t *testing.T) {
-	j, err := ReadLogs(CompareOptions{Base: []string{fixture("hbg-e1.log")}, Head: []string{fixture("hbg-e1-two-ranks-shared-t0x.log")}, Config: compareConfig()})
+	j, err := ReadLogs(CompareOptions{Base: []string{jtFixture("hbg-e1.log")}, Head: []string{jtFixture("hbg-e1-two-ranks-shared-t0x.log")}, Config: compareConfig()})
 	require.NoError(t, err)
 	a := AnalyzeUnpaired(j)
 	assert.Equal(t, DesignDescriptive, a.Design)
@@ -66,7 +66,7 @@ func TestAnalyzeUnpairedOneLogPerArm(t *testing.T) {
 // TestAnalyzeUnpairedIdenticalArms: the same logs on both sides give
 // Δ = 0, p = 1 and no change.
 func TestAnalyzeUnpairedIdenticalArms(t *testing.T) {
-	logs := []string{fixture("hbg-e1.log"), fixture("hbg-e2.log"), fixture("hbg-e3-spool.log")}
+	logs := []string{jtFixture("hbg-e1.log"), jtFixture("hbg-e2.log"), jtFixture("hbg-e3-spool.log")}
 	j, err := ReadLogs(CompareOptions{Base: logs, Head: logs, Config: compareConfig()})
 	require.NoError(t, err)
 	a := AnalyzeUnpaired(j)
@@ -79,28 +79,4 @@ func TestAnalyzeUnpairedIdenticalArms(t *testing.T) {
 	assert.Greater(t, float64(p.CIHi), 0.0)
 	assert.Equal(t, 0, p.SignN)
 	assert.Contains(t, a.Warnings[len(a.Warnings)-1], "fewer than 4 per arm")
-}
-
-func TestRedactor(t *testing.T) {
-	r := newRedactor("box7")
-	for in, want := range map[string]string{
-		"/home/a/x.log":                       "<path>/x.log",
-		"cat /home/a/x.log {out}":             "cat <path>/x.log {out}",
-		"--journal=/tmp/j/c.jsonl":            "--journal=<path>/c.jsonl",
-		"relative/x.log stays":                "relative/x.log stays",
-		"host box7 ran host=other.example":    "host <host> ran host=<host>",
-		"box70 is another word":               "box70 is another word",
-		"'/opt/simpler/run.sh' and \"/a/b\"":  "'<path>/run.sh' and \"<path>/b\"",
-		"root /":                              "root <path>",
-		"/a/b:12: ignoring a torn last line":  "<path>/b:12: ignoring a torn last line",
-		"embedded:mirror=retained,delay_us=0": "embedded:mirror=retained,delay_us=0",
-	} {
-		assert.Equal(t, want, r.str(in), in)
-	}
-}
-
-func TestBenchName(t *testing.T) {
-	assert.Equal(t, "BenchmarkControlPlane", BenchName("ControlPlane"))
-	assert.Equal(t, "BenchmarkPhase_host_orch", BenchName("phase.host_orch"))
-	assert.Equal(t, "BenchmarkControlPlane@rank1", BenchName("ControlPlane@rank1"))
 }

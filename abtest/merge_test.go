@@ -23,7 +23,7 @@ func shardJournal(t *testing.T, path, campaign string, index int) *Journal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Journal{Path: path, Header: Header{Config: testConfig(), Arms: [2]Arm{b, h}, Primary: "ControlPlane",
+	return &Journal{Path: path, Header: Header{Config: jtConfig(), Arms: [2]Arm{b, h}, Primary: "ControlPlane",
 		Ruler: "hbgkit-harness {arm} rounds=5 nproc=2", RulerHash: "r1",
 		Shard: &ShardInfo{Campaign: campaign, Index: index, Count: 2, CampaignSeed: 7, Host: "h" + path}}}
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func fixture(name string) string { return filepath.Join("..", "fixtures", name) }
-
 // TestReadBlockLogE1 reads the two-rank E1 fixture: its ControlPlane per
 // pass is the column `hbgtrace rounds` prints for it (README), the first
 // pass of each pid is cold, and the ranks are told apart.
@@ -184,3 +182,5 @@ func TestVerdictWordsByKind(t *testing.T) {
 		})
 	}
 }
+
+func fixture(name string) string { return filepath.Join("..", "fixtures", name) }

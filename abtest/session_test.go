@@ -28,7 +28,7 @@ func TestOneCampaignOneBlockDirectory(t *testing.T) {
 	open := func(journal string) (*Session, error) {
 		base, err := ParseEmbedded("embedded:")
 		require.NoError(t, err)
-		return Open(context.Background(), Options{Config: testConfig(), Arms: [2]Arm{base, base},
+		return Open(context.Background(), Options{Config: jtConfig(), Arms: [2]Arm{base, base},
 			Journal: filepath.Join(dir, journal), Warn: io.Discard, SeedSet: true})
 	}
 	s, err := open("x.jsonl")
