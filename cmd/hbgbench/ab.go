@@ -13,7 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/progress"
 	"github.com/hbgkit/hbgkit/internal/report"
@@ -58,7 +62,7 @@ type AbOptions struct {
 	// Campaign (docs/ab.md "Shards"); shard is what they resolve to.
 	Shard    string
 	Campaign string
-	shard    *abtest.ShardInfo
+	shard    *journal.ShardInfo
 	Recipe   string // the hbgbench.toml applied, "" when none
 	// RecipeSet lists what the recipe set ("rounds = 8"), RecipeEnv its
 	// [env] switches, which reach the git arms only.
@@ -66,7 +70,7 @@ type AbOptions struct {
 	RecipeEnv []string
 	NoRecipe  bool // --no-recipe
 
-	Config  abtest.Config
+	Config  journal.Config
 	Trials  int // alternative to --rounds: Trials / Block rounds
 	Seed    uint64
 	SeedSet bool
@@ -100,7 +104,7 @@ type AbOptions struct {
 // NewCmdAb builds the ab command (aa when aa is true). runF replaces abRun
 // in tests; nil means abRun.
 func NewCmdAb(aa bool, runF func(*AbOptions) error) *cobra.Command {
-	opts := &AbOptions{AA: aa, Config: abtest.DefaultConfig()}
+	opts := &AbOptions{AA: aa, Config: journal.DefaultConfig()}
 	var margin, maxFail string
 	var keepFirst bool
 	var timeout time.Duration
@@ -191,7 +195,7 @@ supplies them too), or, with --cmd, a command.`
 		cmd.Args = cobra.MaximumNArgs(1)
 	}
 	f := cmd.Flags()
-	def := abtest.DefaultConfig()
+	def := journal.DefaultConfig()
 	if aa {
 		f.StringVar(&opts.BaseCmd, "cmd", "", "`CMD` template to run on both sides")
 	} else {
@@ -311,7 +315,7 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 		return usage("--fail-on %q: want slower or change", opts.FailOn)
 	}
 	if opts.Config.BlockStat == "" {
-		opts.Config.BlockStat = abtest.DefaultBlockStat(opts.Config.Block, opts.Config.Cold)
+		opts.Config.BlockStat = journal.DefaultBlockStat(opts.Config.Block, opts.Config.Cold)
 	}
 	if !opts.Resume {
 		if err := opts.Config.Validate(); err != nil {
@@ -335,7 +339,7 @@ func (opts *AbOptions) resolveShard() error {
 	case opts.Campaign == "":
 		return fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", opts.Shard)
 	}
-	i, n, err := abtest.ParseShard(opts.Shard)
+	i, n, err := journal.ParseShard(opts.Shard)
 	if err != nil {
 		return err
 	}
@@ -343,13 +347,13 @@ func (opts *AbOptions) resolveShard() error {
 		// A shard sees only its own rounds (docs/ab.md "Shards").
 		return fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
 	}
-	opts.shard, err = abtest.NewShard(opts.Campaign, i, n, opts.Seed, opts.SeedSet)
+	opts.shard, err = journal.NewShard(opts.Campaign, i, n, opts.Seed, opts.SeedSet)
 	return err
 }
 
 // arms resolves the two arms from the options.
-func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
-	var arms [2]abtest.Arm
+func (opts *AbOptions) arms() ([2]journal.Arm, error) {
+	var arms [2]journal.Arm
 	one := opts.armOf
 	if opts.AA {
 		a, ok, err := one(opts.Base, opts.BaseCmd, "arm")
@@ -357,9 +361,9 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 			return arms, err
 		}
 		if !ok {
-			a, _ = abtest.ParseEmbedded("embedded:")
+			a, _ = journal.ParseEmbedded("embedded:")
 		}
-		return [2]abtest.Arm{a, a}, nil
+		return [2]journal.Arm{a, a}, nil
 	}
 	b, okB, err := one(opts.Base, opts.BaseCmd, "base")
 	if err != nil {
@@ -371,36 +375,36 @@ func (opts *AbOptions) arms() ([2]abtest.Arm, error) {
 	}
 	switch {
 	case !okB && !okH:
-		b, _ = abtest.ParseEmbedded(abtest.DefaultBase.Spec)
-		h, _ = abtest.ParseEmbedded(abtest.DefaultHead.Spec)
+		b, _ = journal.ParseEmbedded(journal.DefaultBase.Spec)
+		h, _ = journal.ParseEmbedded(journal.DefaultHead.Spec)
 	case !okB || !okH:
 		return arms, errors.New("give both arms (--base and --head, or --base-cmd and --head-cmd), or none for the embedded default")
 	}
-	for _, a := range []*abtest.Arm{&b, &h} {
-		if a.Kind == abtest.KindCommand {
+	for _, a := range []*journal.Arm{&b, &h} {
+		if a.Kind == journal.KindCommand {
 			a.Env = opts.Env
 		}
 	}
-	return [2]abtest.Arm{b, h}, nil
+	return [2]journal.Arm{b, h}, nil
 }
 
 // armOf is the arm of --base or --head (spec) or of --base-cmd or
 // --head-cmd (command); false when neither is given.
-func (opts *AbOptions) armOf(spec, command, side string) (abtest.Arm, bool, error) {
+func (opts *AbOptions) armOf(spec, command, side string) (journal.Arm, bool, error) {
 	switch {
 	case spec != "" && command != "":
-		return abtest.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
+		return journal.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
 	case command != "":
-		a, err := abtest.CommandArm(command)
+		a, err := journal.CommandArm(command)
 		return a, true, err
 	case strings.HasPrefix(spec, "embedded:"):
-		a, err := abtest.ParseEmbedded(spec)
+		a, err := journal.ParseEmbedded(spec)
 		return a, true, err
 	case spec != "":
 		a, err := opts.gitArm(spec)
 		return a, true, err
 	}
-	return abtest.Arm{}, false, nil
+	return journal.Arm{}, false, nil
 }
 
 // repoRoot returns the repository of ref arms: --repo, else the one of
@@ -410,28 +414,28 @@ func (opts *AbOptions) repoRoot() (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	return abtest.RepoRoot(dir)
+	return campaign.RepoRoot(dir)
 }
 
 // gitArm resolves a ref to its commit before anything runs.
-func (opts *AbOptions) gitArm(ref string) (abtest.Arm, error) {
+func (opts *AbOptions) gitArm(ref string) (journal.Arm, error) {
 	repo, err := opts.repoRoot()
 	if err != nil {
-		return abtest.Arm{}, err
+		return journal.Arm{}, err
 	}
 	opts.Repo = repo
 	if opts.Run == "" {
-		return abtest.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, RecipeFile)
+		return journal.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, RecipeFile)
 	}
-	sha, err := abtest.ResolveRef(repo, ref)
+	sha, err := campaign.ResolveRef(repo, ref)
 	if err != nil {
-		return abtest.Arm{}, err
+		return journal.Arm{}, err
 	}
 	env := opts.Env
 	if len(env) == 0 {
 		env = opts.RecipeEnv
 	}
-	return abtest.GitArm(ref, sha, opts.Build, opts.Run, env)
+	return journal.GitArm(ref, sha, opts.Build, opts.Run, env)
 }
 
 // loadRecipe applies the repository's hbgbench.toml to the flags the
@@ -475,7 +479,7 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 func refArms(opts *AbOptions, args []string) bool {
 	specs := []string{opts.Base, opts.Head}
 	for _, s := range opts.Arms {
-		if _, spec, ok := strings.Cut(s, "="); ok && !strings.HasPrefix(spec, abtest.CommandPrefix) {
+		if _, spec, ok := strings.Cut(s, "="); ok && !strings.HasPrefix(spec, journal.CommandPrefix) {
 			specs = append(specs, spec)
 		}
 	}
@@ -494,13 +498,13 @@ func refArms(opts *AbOptions, args []string) bool {
 func abRun(opts *AbOptions) error {
 	ctx, stop := opts.context()
 	defer stop()
-	var arms [2]abtest.Arm
-	var all []abtest.Arm
+	var arms [2]journal.Arm
+	var all []journal.Arm
 	var err error
 	if opts.namedArmFlags() {
 		all, err = opts.namedArms()
 		if len(all) >= 2 {
-			arms = [2]abtest.Arm{all[0], all[1]}
+			arms = [2]journal.Arm{all[0], all[1]}
 		}
 	} else {
 		arms, err = opts.arms()
@@ -508,7 +512,7 @@ func abRun(opts *AbOptions) error {
 	if err != nil {
 		return &usageError{err: err}
 	}
-	o := abtest.Options{
+	o := campaign.Options{
 		Config: opts.Config, Arms: arms, AllArms: all, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
 		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
 		Dir: opts.Dir, Lock: opts.Lock, Shard: opts.shard, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
@@ -518,14 +522,14 @@ func abRun(opts *AbOptions) error {
 		o.Progress = func(done, total int, label string) { bar.Set(int64(done), label) }
 	} else {
 		start := time.Now()
-		o.RoundDone = func(r abtest.RoundRecord, total int) {
+		o.RoundDone = func(r journal.RoundRecord, total int) {
 			fmt.Fprintf(opts.Err, "hbgbench: round %d of %d %s (%s)\n", r.Round, total, r.Status, time.Since(start).Round(time.Second))
 		}
 	}
-	s, err := abtest.Open(ctx, o)
-	var se *abtest.SettingsError
+	s, err := campaign.Open(ctx, o)
+	var se *campaign.SettingsError
 	switch {
-	case errors.Is(err, abtest.ErrInterrupted):
+	case errors.Is(err, campaign.ErrInterrupted):
 		fmt.Fprintln(opts.Err, "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed")
 		return &exitError{code: exitInterrupted}
 	case errors.As(err, &se):
@@ -547,9 +551,9 @@ func abRun(opts *AbOptions) error {
 	// What will run, before it runs: a command may come from a recipe.
 	for i, a := range h.ArmList() {
 		switch a.Kind {
-		case abtest.KindGit:
+		case journal.KindGit:
 			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
-		case abtest.KindCommand:
+		case journal.KindCommand:
 			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
 		}
 	}
@@ -560,16 +564,16 @@ func abRun(opts *AbOptions) error {
 	runErr := s.Run(ctx)
 	bar.Finish()
 
-	j, rerr := abtest.ReadJournal(s.Journal)
+	j, rerr := journal.ReadJournal(s.Journal)
 	if rerr != nil {
 		if runErr != nil {
 			return runErr
 		}
 		return rerr
 	}
-	a := abtest.Analyze(j)
+	a := analysis.Analyze(j)
 	switch {
-	case errors.Is(runErr, abtest.ErrInterrupted):
+	case errors.Is(runErr, campaign.ErrInterrupted):
 		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
 			opts.command(), s.Journal)
 		if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
@@ -597,7 +601,7 @@ func abRun(opts *AbOptions) error {
 	}
 	for _, v := range a.Views() {
 		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {
-			fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", v.SameWorkLine())
+			fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", abreport.For(v).SameWorkLine())
 			return &exitError{code: exitFailOn}
 		}
 	}
@@ -605,8 +609,8 @@ func abRun(opts *AbOptions) error {
 	// two arms every arm's: a regression on one fails the gate.
 	for _, v := range a.Views() {
 		for _, p := range v.PrimaryResults() {
-			if (opts.FailOn == "slower" && abtest.IsIncrease(p.Verdict)) ||
-				(opts.FailOn == "change" && (abtest.IsIncrease(p.Verdict) || abtest.IsDecrease(p.Verdict))) {
+			if (opts.FailOn == "slower" && metric.IsIncrease(p.Verdict)) ||
+				(opts.FailOn == "change" && (metric.IsIncrease(p.Verdict) || metric.IsDecrease(p.Verdict))) {
 				return &exitError{code: exitFailOn}
 			}
 		}
@@ -649,7 +653,7 @@ const metricList = "list"
 // listMetrics prints every metric --metric takes: name, unit, family.
 func listMetrics(w io.Writer) error {
 	ew := &report.ErrWriter{W: w}
-	for _, l := range abtest.MetricList() {
+	for _, l := range metric.MetricList() {
 		ew.Printf("%s\n", l)
 	}
 	return ew.Err

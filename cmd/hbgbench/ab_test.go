@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/ptytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,9 +97,9 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 	}
 	assert.Equal(t, 2+8, blocks, "one warm-up per arm and two blocks per round")
 
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
-	a := abtest.Analyze(jr)
+	a := analysis.Analyze(jr)
 	p := a.PrimaryResult()
 	require.NotNil(t, p)
 	require.Equal(t, "ControlPlane", p.Name)
@@ -105,7 +108,7 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 	// gave the wrong sign twice at load 18. The faults are asserted: they
 	// do not depend on the load (docs/ab.md "Noise of wall time, CPU time
 	// and faults, measured").
-	var faults *abtest.MetricResult
+	var faults *analysis.MetricResult
 	for i := range a.Metrics {
 		if a.Metrics[i].Name == "minflt" {
 			faults = &a.Metrics[i]
@@ -113,7 +116,7 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 	}
 	require.NotNil(t, faults, "a minflt row")
 	assert.Less(t, float64(faults.Delta), -0.9, "head (retained) should fault on under a tenth of base's (per_bind) pages")
-	assert.Equal(t, 8, p.Arms[abtest.Base].N, "4 rounds × 2 warm passes")
+	assert.Equal(t, 8, p.Arms[journal.Base].N, "4 rounds × 2 warm passes")
 	t.Logf("per_bind vs retained, 4 rounds × 4: Δ %.1f%%, CI [%.1f%%, %.1f%%], verdict %s",
 		100*float64(p.Delta), 100*float64(p.CILo), 100*float64(p.CIHi), p.Verdict)
 
@@ -191,7 +194,7 @@ func TestAbOptionsFromFlags(t *testing.T) {
 	cmd = NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{}) // not nil: cobra then parses os.Args, the test binary's flags (-update)
 	require.NoError(t, cmd.Execute())
-	assert.Equal(t, abtest.DefaultConfig(), got.Config)
+	assert.Equal(t, journal.DefaultConfig(), got.Config)
 	arms, err := got.arms()
 	require.NoError(t, err)
 	assert.Contains(t, arms[0].Spec, "mirror=per_bind")
@@ -254,7 +257,7 @@ func TestAbCommandArmsAA(t *testing.T) {
 	assert.Contains(t, out, "NO CHANGE: ControlPlane")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
 	// The kept logs hold the block's own [stamp] line.
-	b := readGz(t, filepath.Join(abtest.BlockDir(j), "r001-base-a1-t1.log.gz"))
+	b := readGz(t, filepath.Join(campaign.BlockDir(j), "r001-base-a1-t1.log.gz"))
 	assert.True(t, strings.HasPrefix(b, "[stamp] cat "))
 }
 
@@ -270,7 +273,7 @@ func TestAbStampMismatch(t *testing.T) {
 
 func TestAbLockedJournal(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "j.jsonl")
-	f, err := os.OpenFile(abtest.LockPath(j), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(journal.LockPath(j), os.O_RDWR|os.O_CREATE, 0o644)
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
@@ -281,7 +284,7 @@ func TestAbLockedJournal(t *testing.T) {
 	cat := catArm(t)
 	code, _, errText := abCmd(t, j, cat, cat)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errText, "journal is in use by another hbgbench ("+abtest.LockPath(j)+": pid "+strconv.Itoa(os.Getpid())+" holds it)")
+	assert.Contains(t, errText, "journal is in use by another hbgbench ("+journal.LockPath(j)+": pid "+strconv.Itoa(os.Getpid())+" holds it)")
 }
 
 func TestAbResumeChecks(t *testing.T) {
@@ -346,7 +349,7 @@ func TestAACommand(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.True(t, strings.HasPrefix(out, "A/A calibration of ControlPlane: verdict no change"), out)
 	assert.Contains(t, out, "A/A: both arms are the same")
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, jr.Header.Arms[0], jr.Header.Arms[1])
 
@@ -436,12 +439,12 @@ func TestAbMetricList(t *testing.T) {
 			code, out, errText := runCLI(append(cmd, "--metric", "list")...)
 			require.Equal(t, 0, code, errText)
 			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-			require.Len(t, lines, len(abtest.KnownMetrics()))
+			require.Len(t, lines, len(metric.KnownMetrics()))
 			units := map[string]string{}
 			for _, l := range lines {
 				f := strings.Fields(l)
 				require.GreaterOrEqual(t, len(f), 3, l)
-				m, ok := abtest.LookupMetric(f[0])
+				m, ok := metric.LookupMetric(f[0])
 				require.True(t, ok, f[0])
 				units[m.Name] = m.Kind.Unit()
 				assert.Contains(t, l, m.Kind.Unit())
@@ -497,7 +500,7 @@ func TestAbSameWorkGuard(t *testing.T) {
 // still mean 10 rounds of 5 passes reduced by their median; a block of 6
 // warm passes or more takes the minimum unless --block-stat says.
 func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
-	parse := func(args ...string) abtest.Config {
+	parse := func(args ...string) journal.Config {
 		var got *AbOptions
 		cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
 		cmd.SetArgs(args)
@@ -505,7 +508,7 @@ func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
 		return got.Config
 	}
 	c := parse("--rounds", "10", "--block", "5", "--keep-first", "--trim", "10", "--order", "abab", "--warmup", "0")
-	assert.Equal(t, abtest.Config{Rounds: 10, Block: 5, Warmup: 0, Order: "abab", Cold: 0, BlockStat: "median", Trim: 10,
+	assert.Equal(t, journal.Config{Rounds: 10, Block: 5, Warmup: 0, Order: "abab", Cold: 0, BlockStat: "median", Trim: 10,
 		Margin: 0.01, Retries: 1, MaxFail: 0.10}, c)
 	assert.Equal(t, "min", parse().BlockStat)
 	assert.Equal(t, 20, parse().Block)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
@@ -38,13 +38,13 @@ func (opts *AbOptions) checkNamedArmFlags() error {
 
 // namedArms resolves the arms of --arm and --sweep, base first (the first,
 // or --baseline's).
-func (opts *AbOptions) namedArms() ([]abtest.Arm, error) {
+func (opts *AbOptions) namedArms() ([]journal.Arm, error) {
 	if err := opts.checkNamedArmFlags(); err != nil {
 		return nil, err
 	}
-	var arms []abtest.Arm
+	var arms []journal.Arm
 	for _, s := range opts.Arms {
-		name, spec, err := abtest.ParseNamedArm(s)
+		name, spec, err := journal.ParseNamedArm(s)
 		if err != nil {
 			return nil, err
 		}
@@ -61,11 +61,11 @@ func (opts *AbOptions) namedArms() ([]abtest.Arm, error) {
 			return nil, err
 		}
 	}
-	if err := abtest.CheckArms(arms); err != nil {
+	if err := journal.CheckArms(arms); err != nil {
 		return nil, err
 	}
 	if opts.Baseline != "" {
-		i := slices.IndexFunc(arms, func(a abtest.Arm) bool { return a.Name == opts.Baseline })
+		i := slices.IndexFunc(arms, func(a journal.Arm) bool { return a.Name == opts.Baseline })
 		if i < 0 {
 			names := make([]string, len(arms))
 			for k, a := range arms {
@@ -74,7 +74,7 @@ func (opts *AbOptions) namedArms() ([]abtest.Arm, error) {
 			return nil, fmt.Errorf("--baseline %s: no arm has that name; the arms: %s", opts.Baseline, strings.Join(names, ", "))
 		}
 		base := arms[i]
-		arms = append([]abtest.Arm{base}, slices.Delete(arms, i, i+1)...)
+		arms = append([]journal.Arm{base}, slices.Delete(arms, i, i+1)...)
 	}
 	if len(arms) > 2 && opts.Artifact != "" {
 		return nil, errors.New("--artifact compares the builds of two arms; it is not available with more than two")
@@ -84,8 +84,8 @@ func (opts *AbOptions) namedArms() ([]abtest.Arm, error) {
 
 // specArm is the arm of --arm's SPEC: cmd:TEMPLATE, an embedded spec or
 // a git ref, as --base-cmd, --base and --head read theirs.
-func (opts *AbOptions) specArm(spec string) (abtest.Arm, error) {
-	if t, ok := strings.CutPrefix(spec, abtest.CommandPrefix); ok {
+func (opts *AbOptions) specArm(spec string) (journal.Arm, error) {
+	if t, ok := strings.CutPrefix(spec, journal.CommandPrefix); ok {
 		a, _, err := opts.armOf("", t, "arm")
 		a.Env = opts.Env
 		return a, err
@@ -101,27 +101,27 @@ var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // (embedded:SETTING=V); with one --arm, that arm: a setting of its
 // embedded spec, or an environment variable of its command or git ref
 // (KEY=V, replacing the KEY of --env or hbgbench.toml's [env]).
-func (opts *AbOptions) sweepArms(given []abtest.Arm) ([]abtest.Arm, error) {
-	sw, err := abtest.ParseSweep(opts.Sweep)
+func (opts *AbOptions) sweepArms(given []journal.Arm) ([]journal.Arm, error) {
+	sw, err := journal.ParseSweep(opts.Sweep)
 	if err != nil {
 		return nil, err
 	}
-	tmpl := abtest.Arm{Kind: abtest.KindEmbedded, Spec: "embedded:"}
+	tmpl := journal.Arm{Kind: journal.KindEmbedded, Spec: "embedded:"}
 	var tmplSpec string
 	if len(given) == 1 {
 		tmpl = given[0]
-		_, tmplSpec, _ = abtest.ParseNamedArm(opts.Arms[0])
+		_, tmplSpec, _ = journal.ParseNamedArm(opts.Arms[0])
 	}
 	key, _, _ := strings.Cut(sw.Setting, "=")
 	embeddedKey := runtimeharness.DefaultConfig().Get(key) != ""
-	var out []abtest.Arm
+	var out []journal.Arm
 	for i, v := range sw.Values {
 		setting := sw.Setting + "=" + v
-		var a abtest.Arm
+		var a journal.Arm
 		switch {
-		case tmpl.Kind == abtest.KindEmbedded && !embeddedKey:
+		case tmpl.Kind == journal.KindEmbedded && !embeddedKey:
 			return nil, fmt.Errorf("--sweep %s: %s is not a setting of the embedded model; to sweep an environment variable, give the command or ref arm it reaches with --arm NAME=SPEC", opts.Sweep, key)
-		case tmpl.Kind == abtest.KindEmbedded:
+		case tmpl.Kind == journal.KindEmbedded:
 			spec := "embedded:" + setting
 			if len(given) == 1 {
 				spec = strings.TrimSuffix(tmplSpec, ",")
@@ -130,7 +130,7 @@ func (opts *AbOptions) sweepArms(given []abtest.Arm) ([]abtest.Arm, error) {
 				}
 				spec += setting
 			}
-			if a, err = abtest.ParseEmbedded(spec); err != nil {
+			if a, err = journal.ParseEmbedded(spec); err != nil {
 				return nil, fmt.Errorf("--sweep %s: %w", opts.Sweep, err)
 			}
 		default:

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,11 +22,11 @@ func calibrating(t *testing.T) {
 	}
 }
 
-func analyse(t *testing.T, journal string) *abtest.Analysis {
+func analyse(t *testing.T, path string) *analysis.Analysis {
 	t.Helper()
-	j, err := abtest.ReadJournal(journal)
+	j, err := journal.ReadJournal(path)
 	require.NoError(t, err)
-	a := abtest.Analyze(j)
+	a := analysis.Analyze(j)
 	require.NotNil(t, a.PrimaryResult())
 	return a
 }

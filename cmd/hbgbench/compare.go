@@ -5,7 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
@@ -15,7 +17,7 @@ type CompareOptions struct {
 	Out, Err   io.Writer
 	Argv       []string
 	Base, Head []string // logs, one block each
-	Config     abtest.Config
+	Config     journal.Config
 	Format     string
 	Redact     bool
 }
@@ -27,7 +29,7 @@ type CompareOptions struct {
 // up to the next flag, so that `--base old/*.log --head new/*.log` works as
 // the shell expands it. The other flags are cobra's.
 func NewCmdCompare(runF func(*CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{Config: abtest.DefaultConfig()}
+	opts := &CompareOptions{Config: journal.DefaultConfig()}
 	var margin string
 	var keepFirst bool
 	var baseHelp, headHelp []string
@@ -101,7 +103,7 @@ passes only: no interval can be computed honestly.`,
 		},
 	}
 	f := cmd.Flags()
-	def := abtest.DefaultConfig()
+	def := journal.DefaultConfig()
 	// --base and --head are consumed by splitLogArgs; they are declared
 	// for the help text and for --base=LOG.
 	f.StringArrayVar(&baseHelp, "base", nil, "base `LOG` files (every argument up to the next flag)")
@@ -109,7 +111,7 @@ passes only: no interval can be computed honestly.`,
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
-	f.StringVar(&opts.Config.BlockStat, "block-stat", abtest.BlockMedian, "`stat` of a log: median, mean, min")
+	f.StringVar(&opts.Config.BlockStat, "block-stat", journal.BlockMedian, "`stat` of a log: median, mean, min")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
@@ -159,15 +161,15 @@ func splitLogArgs(args []string) (base, head, rest []string, err error) {
 
 // compareRun reads the logs, analyses them unpaired and writes the report.
 func compareRun(opts *CompareOptions) error {
-	j, err := abtest.ReadLogs(abtest.CompareOptions{Base: opts.Base, Head: opts.Head, Config: opts.Config,
+	j, err := analysis.ReadLogs(analysis.CompareOptions{Base: opts.Base, Head: opts.Head, Config: opts.Config,
 		Version: buildinfo.Read().String(), Command: opts.Argv})
 	if err != nil {
 		return err
 	}
-	a := abtest.AnalyzeUnpaired(j)
+	a := analysis.AnalyzeUnpaired(j)
 	ws := a.Warnings
 	if opts.Redact {
-		ws = a.Redacted().Warnings
+		ws = abreport.Redacted(a).Warnings
 	}
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)

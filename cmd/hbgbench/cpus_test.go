@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,7 +83,7 @@ func TestAbCpusPinsCommandBlocks(t *testing.T) {
 	allOn(t, statusLines(t, filepath.Join(pinned, "child")), 6, "0")
 	assert.Contains(t, out, "Pinned (--cpus 0): every block of both arms, and every process it forked, ran on CPUs 0 only")
 
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, "0", jr.Header.Config.CPUs)
 	assert.Equal(t, "cpus=0 {arm}", jr.Header.Ruler)
@@ -148,7 +149,7 @@ func TestAbCpusPinsEmbeddedBlocks(t *testing.T) {
 			for _, f := range files {
 				assert.Equal(t, "Cpus_allowed_list:\t0\n", readRaw(t, filepath.Join(status, f.Name())), "child pid %s", f.Name())
 			}
-			jr, err := abtest.ReadJournal(j)
+			jr, err := journal.ReadJournal(j)
 			require.NoError(t, err)
 			for _, b := range jr.Blocks {
 				assert.Contains(t, b.Stamp, " nproc=1 cpus=0 ")
@@ -213,7 +214,7 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 	allOn(t, statusLines(t, filepath.Join(status, "self")), 4, "0")
 	allOn(t, statusLines(t, filepath.Join(status, "child")), 4, "0")
 	allOn(t, statusLines(t, filepath.Join(status, "build")), 1, allowed)
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, "{arm} cpus=0 {arm}", jr.Header.Ruler)
 }
@@ -228,7 +229,7 @@ func TestShardsCpus(t *testing.T) {
 	b, bErr := startShard(t, dir, "host-b", "1/2", "c24cpus", extra...)
 	require.NoError(t, a.Wait(), aErr.String())
 	require.NoError(t, b.Wait(), bErr.String())
-	home := filepath.Join(dir, abtest.HomeDir, "c24cpus")
+	home := filepath.Join(dir, campaign.HomeDir, "c24cpus")
 	m := mergedReport(t, home)
 	assert.Equal(t, "0", m.Pooled.Header.Config.CPUs)
 	for _, format := range []string{"text", "markdown"} {
@@ -243,15 +244,15 @@ func TestShardsCpus(t *testing.T) {
 // block size, statistic or cold count off the defaults), and nothing for
 // a default design.
 func TestAaSuggestionRepeatsTheDesign(t *testing.T) {
-	def := abtest.DefaultConfig()
+	def := journal.DefaultConfig()
 	assert.Empty(t, designFlags(def))
 	c := def
 	c.CPUs = "1"
 	assert.Equal(t, " --cpus 1", designFlags(c))
 	c = def
-	c.Block, c.BlockStat = 5, abtest.DefaultBlockStat(5, def.Cold)
+	c.Block, c.BlockStat = 5, journal.DefaultBlockStat(5, def.Cold)
 	assert.Equal(t, " --block 5", designFlags(c))
-	c.BlockStat = abtest.BlockMean
+	c.BlockStat = journal.BlockMean
 	c.Cold, c.CPUs = 0, "0-1"
 	assert.Equal(t, " --block 5 --cold 0 --block-stat mean --cpus 0-1", designFlags(c))
 }
@@ -274,7 +275,7 @@ func TestRecipeCpus(t *testing.T) {
 		args := append([]string{"ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", cache}, tc.args...)
 		code, _, errText := runCLI(args...)
 		require.Equal(t, 0, code, errText)
-		jr, err := abtest.ReadJournal(j)
+		jr, err := journal.ReadJournal(j)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, jr.Header.Config.CPUs, "args %v", tc.args)
 		assert.Contains(t, jr.Header.Ruler, " cpus="+tc.want+" ")

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,10 +41,10 @@ func outRepo(t *testing.T) string {
 // .hbgbench, and checks the lock file is gone.
 func campaignHome(t *testing.T, dir string) string {
 	t.Helper()
-	js, err := filepath.Glob(filepath.Join(dir, abtest.HomeDir, "hbgbench-*.jsonl"))
+	js, err := filepath.Glob(filepath.Join(dir, campaign.HomeDir, "hbgbench-*.jsonl"))
 	require.NoError(t, err)
-	require.Len(t, js, 1, "one journal in %s", abtest.HomeDir)
-	_, err = os.Stat(abtest.LockPath(js[0]))
+	require.Len(t, js, 1, "one journal in %s", campaign.HomeDir)
+	_, err = os.Stat(journal.LockPath(js[0]))
 	assert.True(t, os.IsNotExist(err), "the journal's lock file is removed when the campaign ends")
 	return js[0]
 }
@@ -140,7 +141,7 @@ func TestAbCommandArmDir(t *testing.T) {
 		"--dir", "case", "--rounds", "2", "--block", "3", "--warmup", "0", "--seed", "3")
 	require.Equal(t, 0, code, errText)
 	j := campaignHome(t, here)
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Len(t, jr.Counted(), 4)
 
@@ -158,7 +159,7 @@ func TestAbResumeWithNothingToResume(t *testing.T) {
 	t.Chdir(dir)
 	code, _, errText := runCLI("ab", "--resume")
 	assert.Equal(t, 1, code, errText)
-	assert.Contains(t, errText, "--resume: no campaign journal in "+filepath.Join(dir, abtest.HomeDir))
+	assert.Contains(t, errText, "--resume: no campaign journal in "+filepath.Join(dir, campaign.HomeDir))
 }
 
 // TestAbFailedBlockShowsItsLog: a block that fails is named with its log

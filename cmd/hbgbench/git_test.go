@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -153,10 +154,10 @@ func TestAbGitRefs(t *testing.T) {
 	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
 	assert.Empty(t, cacheEntries(t, cache))
 
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
-	assert.Equal(t, c1, jr.Header.Arms[abtest.Base].Sha)
-	assert.Equal(t, c2, jr.Header.Arms[abtest.Head].Sha)
+	assert.Equal(t, c1, jr.Header.Arms[journal.Base].Sha)
+	assert.Equal(t, c2, jr.Header.Arms[journal.Head].Sha)
 	assert.Equal(t, "echo built > build.txt", jr.Header.Env.Build)
 	// The ruler set aside the shas, refs and worktree paths.
 	assert.NotContains(t, jr.Header.Ruler, c1[:7])
@@ -216,7 +217,7 @@ SIMPLER_LOG_LEVEL = "TIMING"
 	// Both builds wrote the same artifact: the report says A/A instead of
 	// claiming the change the run scripts make.
 	assert.Contains(t, out, "A/A (identical binaries): no change can be claimed")
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, 3, jr.Header.Config.Rounds)
 	assert.InDelta(t, 0.02, jr.Header.Config.Margin, 1e-12)
@@ -228,7 +229,7 @@ SIMPLER_LOG_LEVEL = "TIMING"
 	j2 := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText = runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j2, "--cache", cache, "--rounds", "2")
 	require.Equal(t, 0, code, errText)
-	jr, err = abtest.ReadJournal(j2)
+	jr, err = journal.ReadJournal(j2)
 	require.NoError(t, err)
 	assert.Equal(t, 2, jr.Header.Config.Rounds)
 }
@@ -306,12 +307,12 @@ func TestAbGitKilledResumes(t *testing.T) {
 func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
 	repo, c1, _ := testRepo(t)
 	cache := t.TempDir()
-	w := abtest.NewWorktrees(repo, cache)
+	w := campaign.NewWorktrees(repo, cache)
 	_, err := w.Ensure(context.Background(), c1)
 	require.NoError(t, err)
 	// Simulate the kill: forget the manager without closing (the lock file
 	// descriptor is closed as the dead process's would be).
-	abtest.DropLocksForTest(w)
+	campaign.DropLocksForTest(w)
 	require.Len(t, cacheEntries(t, cache), 1)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
@@ -372,10 +373,10 @@ func TestAaGitRef(t *testing.T) {
 		"--journal", j, "--cache", t.TempDir(), "--seed", "1")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "A/A calibration of ControlPlane")
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	for _, arm := range jr.Header.Arms {
-		assert.Equal(t, abtest.KindGit, arm.Kind)
+		assert.Equal(t, journal.KindGit, arm.Kind)
 		assert.Equal(t, c1, arm.Sha)
 		assert.Equal(t, "./run.sh {rounds} {out}", arm.Run)
 	}
@@ -471,9 +472,9 @@ func TestRecipeScope(t *testing.T) {
 	assert.Contains(t, errText, "  env LD_PRELOAD_TEST=/evil/lib.so (git arms only)\n")
 	assert.Contains(t, errText, "hbgbench: each base block runs in its worktree: ./run.sh {rounds} {out}\n")
 	assert.Contains(t, out, "recipe "+filepath.Join(repo, RecipeFile)+" set: run = ./run.sh {rounds} {out}; rounds = 2")
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"LD_PRELOAD_TEST=/evil/lib.so"}, jr.Header.Arms[abtest.Base].Env)
+	assert.Equal(t, []string{"LD_PRELOAD_TEST=/evil/lib.so"}, jr.Header.Arms[journal.Base].Env)
 
 	// --no-recipe: the recipe's rounds and env are not taken.
 	j = filepath.Join(t.TempDir(), "no.jsonl")
@@ -481,9 +482,9 @@ func TestRecipeScope(t *testing.T) {
 		"--rounds", "1", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
 	require.Equal(t, 0, code, errText)
 	assert.NotContains(t, errText, "applying")
-	jr, err = abtest.ReadJournal(j)
+	jr, err = journal.ReadJournal(j)
 	require.NoError(t, err)
-	assert.Empty(t, jr.Header.Arms[abtest.Base].Env)
+	assert.Empty(t, jr.Header.Arms[journal.Base].Env)
 	assert.Empty(t, jr.Header.Recipe)
 
 	// Command arms run inside the repository: not applied, and said.
@@ -492,8 +493,8 @@ func TestRecipeScope(t *testing.T) {
 		"--warmup", "0", "--journal", j)
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, errText, RecipeFile+" not applied: it configures campaigns on this repository's git refs, and no arm is one")
-	jr, err = abtest.ReadJournal(j)
+	jr, err = journal.ReadJournal(j)
 	require.NoError(t, err)
-	assert.Empty(t, jr.Header.Arms[abtest.Base].Env, "the recipe's env reached a command arm")
+	assert.Empty(t, jr.Header.Arms[journal.Base].Env, "the recipe's env reached a command arm")
 	assert.Equal(t, 1, jr.Header.Config.Rounds)
 }

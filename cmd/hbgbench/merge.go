@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
@@ -50,31 +52,31 @@ func mergeRun(opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	var js []*abtest.Journal
+	var js []*journal.Journal
 	for _, p := range paths {
-		j, err := abtest.ReadJournal(p)
+		j, err := journal.ReadJournal(p)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		js = append(js, j)
 	}
-	m, err := abtest.Merge(js)
+	m, err := analysis.Merge(js)
 	if err != nil {
 		return err
 	}
 	if opts.Redact {
-		m = m.Redacted()
+		m = abreport.RedactedMerged(m)
 	}
 	for _, w := range m.Warnings {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
 	switch opts.Format {
 	case "markdown":
-		return report.WriteMarkdown(opts.Out, m.MarkdownDocument())
+		return report.WriteMarkdown(opts.Out, abreport.ForMerged(m).MarkdownDocument())
 	case "json":
 		return report.WriteJSON(opts.Out, m)
 	case "csv":
-		return report.WriteCSV(opts.Out, m.CSVTables()...)
+		return report.WriteCSV(opts.Out, abreport.ForMerged(m).CSVTables()...)
 	}
-	return terminal.WriteText(opts.Out, m.Document())
+	return terminal.WriteText(opts.Out, abreport.ForMerged(m).Document())
 }

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,11 +43,11 @@ func TestReportGoldenNArms(t *testing.T) {
 
 	code, out, _ = runCLI("report", narmsJournal, "--format", "json")
 	require.Equal(t, 0, code)
-	var a abtest.Analysis
+	var a analysis.Analysis
 	require.NoError(t, json.Unmarshal([]byte(out), &a))
 	require.Len(t, a.Comparisons, 2)
-	assert.Equal(t, "same", a.Comparisons[0].Header.Arms[abtest.Head].Name)
-	assert.Equal(t, "slow", a.Comparisons[1].Header.Arms[abtest.Head].Name)
+	assert.Equal(t, "same", a.Comparisons[0].Header.Arms[journal.Head].Name)
+	assert.Equal(t, "slow", a.Comparisons[1].Header.Arms[journal.Head].Name)
 	// The primary p is Holm-adjusted over the two arms.
 	var ps []float64
 	for _, c := range a.Comparisons {
@@ -76,9 +77,9 @@ func TestAbNArmsSweepFindsTheSlowArm(t *testing.T) {
 	assert.Regexp(t, `(?m)^SLOWER: delay_us-200000 against delay_us-0: ControlPlane: Δ \+`, out)
 	assert.Contains(t, out, "ControlPlane, every arm against base delay_us-0")
 
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
-	a := abtest.Analyze(jr)
+	a := analysis.Analyze(jr)
 	require.Len(t, a.Comparisons, 2)
 	same, slow := a.Comparisons[0].PrimaryResult(), a.Comparisons[1].PrimaryResult()
 	assert.Equal(t, "slower", slow.Verdict, "Δ %.1f%%", 100*float64(slow.Delta))
@@ -118,7 +119,7 @@ func TestAbNArmsKilledResumes(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	killMidRound(t, cmd, j)
 
-	before, err := abtest.ReadJournal(j)
+	before, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	interrupted := len(before.Rounds) + 1
 	require.Equal(t, interrupted, before.Blocks[len(before.Blocks)-1].Round)
@@ -129,10 +130,10 @@ func TestAbNArmsKilledResumes(t *testing.T) {
 	assert.Contains(t, out, "every arm against base p")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
 
-	after, err := abtest.ReadJournal(j)
+	after, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, before.Header.Schedule, after.Header.Schedule)
-	want, err := abtest.NewScheduleN(abtest.OrderRMIT, 23, 3, 0, 3)
+	want, err := journal.NewScheduleN(journal.OrderRMIT, 23, 3, 0, 3)
 	require.NoError(t, err)
 	assert.Equal(t, want.Orders, after.Header.Schedule.Orders)
 	names := after.Header.ArmNames()
@@ -145,7 +146,7 @@ func TestAbNArmsKilledResumes(t *testing.T) {
 	for r := 1; r <= 3; r++ {
 		assert.Equal(t, names, counted[r], "round %d counts one block of every arm", r)
 	}
-	a := abtest.Analyze(after)
+	a := analysis.Analyze(after)
 	assert.Equal(t, 3, a.Complete)
 	assert.False(t, a.Partial)
 }
@@ -161,12 +162,12 @@ func TestAbNArmsExtend(t *testing.T) {
 		"--rounds", "3", "--block", "3", "--warmup", "0", "--seed", "4")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "every arm against base HBG_NARMS_T-x")
-	before, err := abtest.ReadJournal(j)
+	before, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	require.Len(t, before.Header.AllArms, 3)
 	for i, v := range []string{"x", "y", "z"} {
 		a := before.Header.AllArms[i]
-		assert.Equal(t, abtest.KindCommand, a.Kind)
+		assert.Equal(t, journal.KindCommand, a.Kind)
 		assert.Equal(t, []string{"HBG_NARMS_T=" + v}, a.Env)
 	}
 
@@ -175,9 +176,9 @@ func TestAbNArmsExtend(t *testing.T) {
 	assert.Contains(t, errText, "extending the campaign from 3 to 5 rounds")
 	assert.Contains(t, out, "5 of 5 rounds")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1}, roundsOK(t, j))
-	after, err := abtest.ReadJournal(j)
+	after, err := journal.ReadJournal(j)
 	require.NoError(t, err)
-	want, err := abtest.NewScheduleN(abtest.OrderRMIT, 4, 5, 0, 3)
+	want, err := journal.NewScheduleN(journal.OrderRMIT, 4, 5, 0, 3)
 	require.NoError(t, err)
 	assert.Equal(t, want.Orders, after.Header.Schedule.Orders)
 	assert.Equal(t, before.Header.Schedule.Orders, after.Header.Schedule.Orders[:3])
@@ -245,11 +246,11 @@ func TestAbTwoNamedArmsAreATwoArmCampaign(t *testing.T) {
 	code, out, errText := runCLI("ab", "--journal", j, "--arm", "new=cmd:"+cat, "--arm", "old=cmd:"+cat, "--baseline", "old",
 		"--rounds", "3", "--block", "3", "--warmup", "0", "--seed", "3")
 	require.Equal(t, 0, code, errText)
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Empty(t, jr.Header.AllArms)
-	assert.Equal(t, "old", jr.Header.Arms[abtest.Base].Name)
-	assert.Equal(t, "new", jr.Header.Arms[abtest.Head].Name)
+	assert.Equal(t, "old", jr.Header.Arms[journal.Base].Name)
+	assert.Equal(t, "new", jr.Header.Arms[journal.Head].Name)
 	assert.Equal(t, []string{"base", "head"}, jr.Header.ArmNames())
 	assert.Contains(t, out, "ControlPlane *")
 	assert.False(t, strings.Contains(out, "every arm against"))

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/spf13/cobra"
 )
 
@@ -79,24 +82,24 @@ func reportRun(opts *ReportOptions) error {
 		return mergeRun(opts)
 	}
 	if opts.Journal == "" {
-		home, err := abtest.Home("")
+		home, err := campaign.Home("")
 		if err != nil {
 			return err
 		}
-		if opts.Journal, err = abtest.NewestJournal(home); err != nil {
+		if opts.Journal, err = campaign.NewestJournal(home); err != nil {
 			return err
 		}
 		fmt.Fprintf(opts.Err, "hbgbench: report of %s\n", opts.Journal)
 	}
-	j, err := abtest.ReadJournal(opts.Journal)
+	j, err := journal.ReadJournal(opts.Journal)
 	if err != nil {
 		return err
 	}
-	a := abtest.Analyze(j)
+	a := analysis.Analyze(j)
 	// The journal's warnings lead the analysis's (Analyze copies them).
 	ws := j.Warnings
 	if opts.Redact {
-		ws = a.Redacted().Warnings[:len(j.Warnings)]
+		ws = abreport.Redacted(a).Warnings[:len(j.Warnings)]
 	}
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/report"
@@ -167,7 +170,7 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 				assert.Len(t, cellTexts([]byte(out), r), 10)
 			}
 			// One row per metric of the JSON analysis.
-			var a abtest.Analysis
+			var a analysis.Analysis
 			jargs := append([]string{}, args...)
 			for i := range jargs {
 				if jargs[i] == "markdown" {
@@ -187,12 +190,12 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 // TestMarkdownTableEscapesPipes puts a | into a metric label: the table
 // still has 10 cells per row and the cell reads a|b.
 func TestMarkdownTableEscapesPipes(t *testing.T) {
-	j, err := abtest.ReadJournal(campaignJournal)
+	j, err := journal.ReadJournal(campaignJournal)
 	require.NoError(t, err)
-	a := abtest.Analyze(j)
+	a := analysis.Analyze(j)
 	a.Metrics[0].Label = "a|b"
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, a.MarkdownDocument()))
+	require.NoError(t, report.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
 	tables := markdownShape(t, md.String())
 	require.Len(t, tables, 1)
 	row := tables[0].FirstChild().NextSibling()
@@ -208,8 +211,8 @@ func TestReportJSONSchema(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	assert.Equal(t, float64(abtest.AnalysisSchema), m["schema"])
-	assert.Equal(t, abtest.DesignInterleaved, m["design"])
+	assert.Equal(t, float64(analysis.AnalysisSchema), m["schema"])
+	assert.Equal(t, analysis.DesignInterleaved, m["design"])
 	assert.Equal(t, "wilcoxon signed-rank", m["test"])
 	for _, k := range []string{"header", "planned_rounds", "complete_rounds", "partial", "aa", "primary", "margin", "metrics", "noise", "warnings"} {
 		assert.Contains(t, m, k)
@@ -222,7 +225,7 @@ func TestReportJSONSchema(t *testing.T) {
 	code, out, errText = runCLI(append([]string{"compare", "--format", "json"}, compareSets["compare-4v4"]...)...)
 	require.Equal(t, 0, code, errText)
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	assert.Equal(t, abtest.DesignUnpaired, m["design"])
+	assert.Equal(t, analysis.DesignUnpaired, m["design"])
 	assert.Equal(t, "wilcoxon rank-sum", m["test"])
 	logs := m["logs"].([]any)
 	assert.Len(t, logs[0], 4)
@@ -242,7 +245,7 @@ func TestReportBenchfmt(t *testing.T) {
 			require.Equal(t, 0, code, errText)
 			code, js, errText := runCLI(append(args, "--format", "json")...)
 			require.Equal(t, 0, code, errText)
-			var a abtest.Analysis
+			var a analysis.Analysis
 			require.NoError(t, json.Unmarshal([]byte(js), &a))
 
 			var filter benchproc.ProjectionParser
@@ -282,7 +285,7 @@ func TestReportBenchfmt(t *testing.T) {
 			require.NoError(t, r.Err())
 			require.NotZero(t, n)
 			for _, m := range a.Metrics {
-				bench := strings.TrimPrefix(abtest.BenchName(m.Name), "Benchmark")
+				bench := strings.TrimPrefix(abreport.BenchName(m.Name), "Benchmark")
 				require.Contains(t, samples, bench)
 				for arm, armName := range []string{"base", "head"} {
 					s := samples[bench][armName]
@@ -290,7 +293,7 @@ func TestReportBenchfmt(t *testing.T) {
 					sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(s, &benchmath.DefaultThresholds), 0.95)
 					assert.InDelta(t, float64(m.Arms[arm].Median), sum.Center, 1e-6*float64(m.Arms[arm].Median), "%s %s", m.Name, armName)
 				}
-				want := map[abtest.MetricKind]string{abtest.KindTime: "sec/op", abtest.KindCPU: "cpu-ns/op", abtest.KindCount: "count/op", abtest.KindBytes: "B/op"}
+				want := map[metric.MetricKind]string{metric.KindTime: "sec/op", metric.KindCPU: "cpu-ns/op", metric.KindCount: "count/op", metric.KindBytes: "B/op"}
 				assert.Equal(t, want[m.Kind], units[bench], m.Name)
 			}
 		})
@@ -341,12 +344,12 @@ func redactJournal(t *testing.T) string {
 	env["build"] = "make -C /home/alice/src/simpler"
 	h["ruler"] = "hbgkit-harness {arm} host=secret-box-17 out=/home/alice/out"
 	arms := h["arms"].([]any)
-	arms[0].(map[string]any)["kind"] = abtest.KindCommand
+	arms[0].(map[string]any)["kind"] = journal.KindCommand
 	arms[0].(map[string]any)["spec"] = "/home/alice/old/run.sh {rounds} {out}"
 	arms[0].(map[string]any)["env"] = []string{"DATA=/home/alice/data"}
 	// A token passed with --env, in every place it lands: the command
 	// line, the arm, the ruler; the repository and the recipe's path.
-	arms[1].(map[string]any)["kind"] = abtest.KindCommand
+	arms[1].(map[string]any)["kind"] = journal.KindCommand
 	arms[1].(map[string]any)["spec"] = "./run.sh {rounds} {out}"
 	arms[1].(map[string]any)["env"] = []string{"TOKEN=tok-9f8e7d6c"}
 	h["command"] = append(h["command"].([]string), "--env", "TOKEN=tok-9f8e7d6c")
@@ -380,7 +383,7 @@ func TestReportRedact(t *testing.T) {
 			assert.NotRegexp(t, secret, errText)
 			if f == "markdown" || f == "json" || f == "text" {
 				assert.Contains(t, out, "<path>/run.sh")
-				assert.Contains(t, out, abtest.RedactedHost)
+				assert.Contains(t, out, abreport.RedactedHost)
 			}
 		})
 	}
@@ -410,7 +413,7 @@ func TestReportReadOnly(t *testing.T) {
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
 	// Hold the journal's lock as a running campaign does.
-	lock, err := os.OpenFile(abtest.LockPath(path), os.O_RDWR|os.O_CREATE, 0o644)
+	lock, err := os.OpenFile(journal.LockPath(path), os.O_RDWR|os.O_CREATE, 0o644)
 	require.NoError(t, err)
 	defer lock.Close()
 	require.NoError(t, flock(lock))
@@ -515,7 +518,7 @@ func TestJSONSchemaIsDocumented(t *testing.T) {
 	_, sec, ok := strings.Cut(string(doc), "### The json schema")
 	require.True(t, ok)
 	sec, _, _ = strings.Cut(sec, "\n## ")
-	assert.Contains(t, sec, fmt.Sprintf("version, **%d**", abtest.AnalysisSchema))
+	assert.Contains(t, sec, fmt.Sprintf("version, **%d**", analysis.AnalysisSchema))
 	seen := map[string]bool{}
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
@@ -557,15 +560,15 @@ func TestJSONSchemaIsDocumented(t *testing.T) {
 // consistent with (the spread's chi-square interval) and the rounds that
 // would pin the spread, in text and markdown.
 func TestAAStatesHowSureItsMarginIs(t *testing.T) {
-	j, err := abtest.ReadJournal(campaignJournal)
+	j, err := journal.ReadJournal(campaignJournal)
 	require.NoError(t, err)
-	a := abtest.Analyze(j)
+	a := analysis.Analyze(j)
 	iv, df, pin, ok := a.MarginUncertainty()
 	require.True(t, ok)
 	m := a.SuggestedMargin()
 	assert.Equal(t, 3, df, "6 rounds: h = 4, h − 1 = 3")
 	assert.True(t, iv.Lo <= m && m <= iv.Hi && iv.Hi > 2*m, "margin %v in %v: 3 degrees of freedom leave it unsure by more than 2×", m, iv)
-	assert.Equal(t, stats.RoundsToPinSpread(abtest.PinFactor), pin)
+	assert.Equal(t, stats.RoundsToPinSpread(analysis.PinFactor), pin)
 	for _, f := range []reportFormat{{Format: "text"}, {Format: "markdown"}, {Format: "text", Redact: true}} {
 		format := f.Format
 		f.AA = true

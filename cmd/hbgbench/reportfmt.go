@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
@@ -36,13 +38,13 @@ type reportFormat struct {
 // writeReport writes the analysis of journal j in the chosen format:
 // text and markdown documents, the Analysis as JSON, CSV tables, or Go
 // benchmark lines.
-func writeReport(w io.Writer, f reportFormat, a *abtest.Analysis, j *abtest.Journal) error {
+func writeReport(w io.Writer, f reportFormat, a *analysis.Analysis, j *journal.Journal) error {
 	if f.Redact {
-		a, j = a.Redacted(), j.Redacted()
+		a, j = abreport.Redacted(a), abreport.RedactedJournal(j)
 	}
 	switch f.Format {
 	case "markdown":
-		doc := a.MarkdownDocument()
+		doc := abreport.For(a).MarkdownDocument()
 		if f.AA {
 			doc = aaDocument(a, doc)
 		}
@@ -50,11 +52,11 @@ func writeReport(w io.Writer, f reportFormat, a *abtest.Analysis, j *abtest.Jour
 	case "json":
 		return report.WriteJSON(w, a)
 	case "csv":
-		return report.WriteCSV(w, a.CSVTables(j)...)
+		return report.WriteCSV(w, abreport.For(a).CSVTables(j)...)
 	case "benchfmt":
-		return abtest.WriteBenchfmt(w, a, j)
+		return abreport.WriteBenchfmt(w, a, j)
 	}
-	doc := a.Document()
+	doc := abreport.For(a).Document()
 	if f.AA {
 		doc = aaDocument(a, doc)
 	}
@@ -65,8 +67,8 @@ func writeReport(w io.Writer, f reportFormat, a *abtest.Analysis, j *abtest.Jour
 // for aa's margin to hold there: its --block, --block-stat and --cold when
 // they are not the defaults, and its --cpus. Each changes the noise the
 // margin was measured on.
-func designFlags(c abtest.Config) string {
-	def := abtest.DefaultConfig()
+func designFlags(c journal.Config) string {
+	def := journal.DefaultConfig()
 	var f strings.Builder
 	if c.Block != def.Block {
 		fmt.Fprintf(&f, " --block %d", c.Block)
@@ -74,7 +76,7 @@ func designFlags(c abtest.Config) string {
 	if c.Cold != def.Cold {
 		fmt.Fprintf(&f, " --cold %d", c.Cold)
 	}
-	if c.BlockStat != abtest.DefaultBlockStat(c.Block, c.Cold) {
+	if c.BlockStat != journal.DefaultBlockStat(c.Block, c.Cold) {
 		fmt.Fprintf(&f, " --block-stat %s", c.BlockStat)
 	}
 	if c.CPUs != "" {
@@ -85,7 +87,7 @@ func designFlags(c abtest.Config) string {
 
 // aaDocument is the calibration report: the campaign's report full with
 // the noise figures and the suggested margin in place of its headline.
-func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
+func aaDocument(a *analysis.Analysis, full *report.Document) *report.Document {
 	d := &report.Document{}
 	p := a.PrimaryResult()
 	lines := []string{}
@@ -101,16 +103,16 @@ func aaDocument(a *abtest.Analysis, full *report.Document) *report.Document {
 			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d%s (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds, designFlags(a.Header.Config)))
 			if iv, df, pin, ok := a.MarginUncertainty(); ok {
 				lines = append(lines, fmt.Sprintf("how sure: the spread behind it rests on %d degrees of freedom, so these rounds are consistent with a margin from %.1f%% to %.1f%% (95%%, chi-square; more if the rounds are heavy-tailed); an aa of %d rounds pins the spread within %.0f%%",
-					df, 100*iv.Lo, 100*iv.Hi, pin, 100*(abtest.PinFactor-1)))
+					df, 100*iv.Lo, 100*iv.Hi, pin, 100*(analysis.PinFactor-1)))
 			}
 		}
 	} else {
-		lines = append(lines, "A/A calibration: "+a.Headline())
+		lines = append(lines, "A/A calibration: "+abreport.For(a).Headline())
 	}
 	// full opens with the different-work line, when there is one, and
 	// the headline this replaces.
 	skip := 1
-	if w := a.SameWorkLine(); w != "" {
+	if w := abreport.For(a).SameWorkLine(); w != "" {
 		lines = append([]string{w}, lines...)
 		skip = 2
 	}

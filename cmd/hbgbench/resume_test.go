@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -104,7 +106,7 @@ func TestAbKilledCampaignResumes(t *testing.T) {
 	cmd, _, _ := startCampaign(t, j)
 	killMidRound(t, cmd, j)
 
-	before, err := abtest.ReadJournal(j)
+	before, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	interrupted := len(before.Rounds) + 1
 	last := before.Blocks[len(before.Blocks)-1]
@@ -118,7 +120,7 @@ func TestAbKilledCampaignResumes(t *testing.T) {
 	assert.Contains(t, out, "ControlPlane *")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1}, roundsOK(t, j))
 
-	after, err := abtest.ReadJournal(j)
+	after, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, before.Header.Schedule, after.Header.Schedule)
 	for _, r := range after.Rounds {
@@ -136,7 +138,7 @@ func TestAbKilledCampaignResumes(t *testing.T) {
 		first := after.Header.Schedule.Firsts[b.Round-1]
 		assert.Equal(t, b.Arm == first, b.Pos == 0, "round %d %s at position %d", b.Round, b.Arm, b.Pos)
 	}
-	a := abtest.Analyze(after)
+	a := analysis.Analyze(after)
 	assert.Equal(t, 4, a.Complete)
 	assert.False(t, a.Partial)
 }
@@ -159,8 +161,8 @@ func TestAbInterruptPrintsPartialReport(t *testing.T) {
 	// after it closed).
 	assert.Regexp(t, `PARTIAL: [12] of 4 rounds complete`, out.String())
 	assert.Contains(t, out.String(), "ControlPlane *")
-	waitNoOrphans(t, abtest.BlockDir(j))
-	_, err = os.Stat(abtest.LockPath(j))
+	waitNoOrphans(t, campaign.BlockDir(j))
+	_, err = os.Stat(journal.LockPath(j))
 	assert.True(t, os.IsNotExist(err), "Ctrl-C leaves the journal's lock file: %v", err)
 }
 
@@ -215,7 +217,7 @@ func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
 
 			code, _, errText := runCLI("ab", "--resume", "--journal", j)
 			require.Equal(t, 0, code, errText)
-			jr, err := abtest.ReadJournal(j)
+			jr, err := journal.ReadJournal(j)
 			require.NoError(t, err)
 			assert.Equal(t, "ControlPlane", jr.Header.Primary)
 			assert.NotEmpty(t, jr.Header.Ruler)
@@ -274,7 +276,7 @@ func TestAbExtend(t *testing.T) {
 	code, _, errText := abCmd(t, j, cat, head, "--rounds", "6")
 	require.Equal(t, 0, code, errText)
 	require.Regexp(t, `hbgbench: to settle it, extend this campaign: hbgbench ab --resume --journal \S+ --rounds \d+\n`, errText)
-	before, err := abtest.ReadJournal(j)
+	before, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 
 	code, out, errText := runCLI("ab", "--resume", "--journal", j, "--rounds", "8", "--format", "markdown")
@@ -282,11 +284,11 @@ func TestAbExtend(t *testing.T) {
 	assert.Contains(t, errText, "hbgbench: extending the campaign from 6 to 8 rounds (same seed stream, ruler and config)")
 	assert.Contains(t, out, "8 of 8 rounds")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1}, roundsOK(t, j))
-	after, err := abtest.ReadJournal(j)
+	after, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, 8, after.Header.Config.Rounds)
 	assert.Equal(t, before.Header.Schedule.Firsts, after.Header.Schedule.Firsts[:6], "the first rounds' schedule is kept")
-	want, err := abtest.NewSchedule(before.Header.Schedule.Order, before.Header.Schedule.Seed, 8, 0)
+	want, err := journal.NewSchedule(before.Header.Schedule.Order, before.Header.Schedule.Seed, 8, 0)
 	require.NoError(t, err)
 	assert.Equal(t, want.Firsts, after.Header.Schedule.Firsts, "the new rounds come from the same seed stream")
 	for _, b := range after.Blocks {
@@ -310,7 +312,7 @@ func killMidRound(t *testing.T, cmd *exec.Cmd, j string) {
 	waitJournal(t, j, midRound)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = cmd.Process.Wait()
-	waitNoOrphans(t, abtest.BlockDir(j))
+	waitNoOrphans(t, campaign.BlockDir(j))
 }
 
 // alternatingHead is a command arm that prints, every other block, the

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +27,7 @@ func startShard(t *testing.T, dir, host, spec, campaign string, extra ...string)
 	args := append([]string{"ab", "--shard", spec, "--campaign", campaign, "--block", "5", "--warmup", "0", "--format", "json"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), mainEnv+"=1", abtest.HostEnv+"="+host, abtest.CardEnv+"=")
+	cmd.Env = append(os.Environ(), mainEnv+"=1", journal.HostEnv+"="+host, journal.CardEnv+"=")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	require.NoError(t, cmd.Start())
@@ -34,11 +36,11 @@ func startShard(t *testing.T, dir, host, spec, campaign string, extra ...string)
 }
 
 // mergedReport runs report on args and decodes its json.
-func mergedReport(t *testing.T, args ...string) *abtest.Merged {
+func mergedReport(t *testing.T, args ...string) *analysis.Merged {
 	t.Helper()
 	code, out, errText := runCLI(append(append([]string{"report"}, args...), "--format", "json")...)
 	require.Equal(t, 0, code, errText)
-	var m abtest.Merged
+	var m analysis.Merged
 	require.NoError(t, json.Unmarshal([]byte(out), &m), out)
 	return &m
 }
@@ -54,7 +56,7 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 	require.NoError(t, a.Wait(), aErr.String())
 	require.NoError(t, b.Wait(), bErr.String())
 
-	home := filepath.Join(dir, abtest.HomeDir, "c25")
+	home := filepath.Join(dir, campaign.HomeDir, "c25")
 	ja := filepath.Join(home, "shard-0of2-host-a.jsonl")
 	jb := filepath.Join(home, "shard-1of2-host-b.jsonl")
 	m := mergedReport(t, home)
@@ -68,9 +70,9 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 
 	// The same rounds as one campaign: shard 1's rounds after shard 0's,
 	// one paired analysis of all 24.
-	j0, err := abtest.ReadJournal(ja)
+	j0, err := journal.ReadJournal(ja)
 	require.NoError(t, err)
-	j1, err := abtest.ReadJournal(jb)
+	j1, err := journal.ReadJournal(jb)
 	require.NoError(t, err)
 	assert.NotEqual(t, j0.Header.Schedule.Seed, j1.Header.Schedule.Seed, "each shard draws its own seed stream")
 	one := *j0
@@ -85,7 +87,7 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 		r.Round += 12
 		one.Rounds = append(one.Rounds, r)
 	}
-	single := abtest.Analyze(&one).PrimaryResult()
+	single := analysis.Analyze(&one).PrimaryResult()
 	require.Equal(t, 24, single.Rounds)
 	assert.True(t, float64(single.CILo) <= float64(p.Delta) && float64(p.Delta) <= float64(single.CIHi),
 		"pooled Δ %v outside the single campaign's interval [%v, %v]", p.Delta, single.CILo, single.CIHi)
@@ -127,9 +129,9 @@ func TestShardKilledResumedMerged(t *testing.T) {
 	dir := t.TempDir()
 	slow := []string{"--rounds", "4", "--base", "embedded:delay_us=150000", "--head", "embedded:delay_us=150000,mirror=retained"}
 	a, _ := startShard(t, dir, "host-k", "0/2", "k25", slow...)
-	ja := filepath.Join(dir, abtest.HomeDir, "k25", "shard-0of2-host-k.jsonl")
+	ja := filepath.Join(dir, campaign.HomeDir, "k25", "shard-0of2-host-k.jsonl")
 	killMidRound(t, a, ja)
-	before, err := abtest.ReadJournal(ja)
+	before, err := journal.ReadJournal(ja)
 	require.NoError(t, err)
 	require.Less(t, len(before.Rounds), 4, "the kill should land before the last round closed")
 
@@ -138,7 +140,7 @@ func TestShardKilledResumedMerged(t *testing.T) {
 	require.NoError(t, r.Wait(), rErr.String())
 	require.NoError(t, b.Wait(), bErr.String())
 
-	m := mergedReport(t, filepath.Join(dir, abtest.HomeDir, "k25"))
+	m := mergedReport(t, filepath.Join(dir, campaign.HomeDir, "k25"))
 	require.Len(t, m.Shards, 2)
 	for _, s := range m.Shards {
 		assert.Equal(t, 4, s.Rounds, "shard %d", s.Shard.Index)
@@ -175,7 +177,7 @@ func TestShardsOfGitArms(t *testing.T) {
 	require.NoError(t, a.Wait(), aErr.String())
 	require.NoError(t, b.Wait(), bErr.String())
 	// The journals go to the campaign home of the repository of the arms.
-	m := mergedReport(t, filepath.Join(repo, abtest.HomeDir, "g25"))
+	m := mergedReport(t, filepath.Join(repo, campaign.HomeDir, "g25"))
 	require.Len(t, m.Shards, 2)
 	assert.Equal(t, "slower", m.Pooled.PrimaryResult().Verdict)
 	assert.Empty(t, cacheEntries(t, filepath.Join(cache, "g25-0of2")))
@@ -191,22 +193,22 @@ func TestShardsOfCommandArms(t *testing.T) {
 		"--rounds", "6"}
 	a, aErr := startShard(t, dir, "cmd-a", "0/1", "k1", cmds...)
 	require.NoError(t, a.Wait(), aErr.String())
-	j := filepath.Join(dir, abtest.HomeDir, "k1", "shard-0of1-cmd-a.jsonl")
-	jr, err := abtest.ReadJournal(j)
+	j := filepath.Join(dir, campaign.HomeDir, "k1", "shard-0of1-cmd-a.jsonl")
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	require.NotNil(t, jr.Header.Shard)
-	assert.Equal(t, abtest.KindCommand, jr.Header.Arms[abtest.Base].Kind)
+	assert.Equal(t, journal.KindCommand, jr.Header.Arms[journal.Base].Kind)
 	assert.Equal(t, 6, len(jr.Rounds))
 }
 
 // asShard returns a journal made shard index of count of campaign: its
 // header given a shard.
-func asShard(t *testing.T, journal []byte, campaign string, index, count int) []byte {
+func asShard(t *testing.T, data []byte, campaign string, index, count int) []byte {
 	t.Helper()
-	head, rest, _ := bytes.Cut(journal, []byte("\n"))
+	head, rest, _ := bytes.Cut(data, []byte("\n"))
 	var h map[string]any
 	require.NoError(t, json.Unmarshal(head, &h))
-	h["shard"] = abtest.ShardInfo{Campaign: campaign, Index: index, Count: count, CampaignSeed: 1, Host: fmt.Sprintf("host-%d", index)}
+	h["shard"] = journal.ShardInfo{Campaign: campaign, Index: index, Count: count, CampaignSeed: 1, Host: fmt.Sprintf("host-%d", index)}
 	b, err := json.Marshal(h)
 	require.NoError(t, err)
 	return append(append(b, '\n'), rest...)

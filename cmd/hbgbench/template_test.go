@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,7 +74,7 @@ func TestAbHostileCampaignDirectory(t *testing.T) {
 			assert.NoFileExists(t, filepath.Join(d, f))
 		}
 	}
-	jr, err := abtest.ReadJournal(j)
+	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	require.NotEmpty(t, jr.Blocks)
 	for _, b := range jr.Blocks {

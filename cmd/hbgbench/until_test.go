@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,9 +32,9 @@ func untilArgs(journal string, extra ...string) []string {
 }
 
 // looksOf returns a journal's look lines.
-func looksOf(t *testing.T, path string) []abtest.LookRecord {
+func looksOf(t *testing.T, path string) []journal.LookRecord {
 	t.Helper()
-	j, err := abtest.ReadJournal(path)
+	j, err := journal.ReadJournal(path)
 	require.NoError(t, err)
 	return j.Looks
 }
@@ -63,7 +65,7 @@ func TestAbUntilDecidedStopsEarly(t *testing.T) {
 			assert.Contains(t, out, fmt.Sprintf("stopped early at look %d after %d rounds", last.Look, last.Round))
 		case "json":
 			var a struct {
-				Sequential abtest.Sequential `json:"sequential"`
+				Sequential analysis.Sequential `json:"sequential"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(out), &a))
 			assert.True(t, a.Sequential.Stopped)
@@ -132,7 +134,7 @@ func TestAbUntilDecidedResumesAfterAKillBetweenLooks(t *testing.T) {
 	})
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = cmd.Process.Wait()
-	waitNoOrphans(t, abtest.BlockDir(j))
+	waitNoOrphans(t, campaign.BlockDir(j))
 	before := looksOf(t, j)
 	require.Len(t, before, 1, "killed after the first look: %s", errb.String())
 	require.False(t, before[0].Decided, "the first look (5 of at most 40 rounds) cannot decide: its boundary is beyond reach")

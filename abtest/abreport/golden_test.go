@@ -1,0 +1,68 @@
+package abreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/report/terminal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files from the current output")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./abtest -update")
+	if !bytes.Equal(want, got) {
+		_ = os.WriteFile(path+".got", got, 0o644)
+	}
+	assert.Equal(t, string(want), string(got), "differs from %s (wrote %s.got)", path, path)
+}
+
+// TestGoldenReport re-analyses a journal of a real campaign (6 rounds of
+// per_bind against retained on the embedded model): the report is a
+// function of the journal alone, byte for byte. (cmd/hbgbench's
+// TestReportGolden covers every format as the commands print them.)
+func TestGoldenReport(t *testing.T) {
+	j, err := journal.ReadJournal(filepath.Join("..", "journal", "testdata", "campaign.jsonl"))
+	require.NoError(t, err)
+	a := analysis.Analyze(j)
+	text, md, csv, js := renderAll(t, a, j)
+	golden(t, "campaign.text", text.Bytes())
+	golden(t, "campaign.markdown", md.Bytes())
+	golden(t, "campaign.csv", csv.Bytes())
+	var back analysis.Analysis
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
+	assert.Equal(t, a.Complete, back.Complete)
+	assert.Equal(t, "ControlPlane", back.Primary)
+	// Analysing twice gives the same document.
+	var again bytes.Buffer
+	require.NoError(t, terminal.WriteText(&again, For(analysis.Analyze(j)).Document()))
+	assert.Equal(t, text.String(), again.String())
+}
+
+// renderAll writes an analysis in the report formats: text, markdown, the
+// csv metrics table and json.
+func renderAll(t *testing.T, a *analysis.Analysis, j *journal.Journal) (text, md, csv, js bytes.Buffer) {
+	t.Helper()
+	require.NoError(t, terminal.WriteText(&text, For(a).Document()))
+	require.NoError(t, report.WriteMarkdown(&md, For(a).MarkdownDocument()))
+	require.NoError(t, report.WriteCSV(&csv, For(a).CSVTables(j)[:1]...))
+	require.NoError(t, report.WriteJSON(&js, a))
+	return text, md, csv, js
+}

@@ -1,0 +1,943 @@
+package abreport
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
+	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/hbgkit/hbgkit/internal/report"
+)
+
+// shownP is the p a report prints for m: the Holm-adjusted one, which is
+// the Wilcoxon p itself for a lone primary metric (under --per-rank the
+// primary rows are adjusted over the ranks, the secondary ones within
+// their family).
+func shownP(m *analysis.MetricResult) journal.Num { return m.HolmP }
+
+// shownVerdict is m's verdict as printed; "(p)" marks a row the interval
+// alone would have called but whose Holm-adjusted p did not.
+func shownVerdict(m *analysis.MetricResult) string {
+	if m.Gated {
+		return m.Verdict + " (p)"
+	}
+	return m.Verdict
+}
+
+// aliasNote is what a row's name is followed by when the row stands for
+// other metrics as well (they carried the same values): " = Gate", or
+// " = phase.args = Host" for several.
+func aliasNote(m *analysis.MetricResult) string {
+	if len(m.Aliases) == 0 {
+		return ""
+	}
+	return " = " + strings.Join(m.Aliases, " = ")
+}
+
+// Headline returns the verdict on the primary metric: one line, or under
+// --per-rank one line per rank.
+func (a Report) Headline() string { return strings.Join(a.Headlines(), "\n") }
+
+// Headlines returns the verdict lines of the primary rows: one, or under
+// --per-rank one per rank (each rank's verdict is gated by its p,
+// Holm-adjusted over the ranks).
+func (a Report) Headlines() []string {
+	ms := a.PrimaryResults()
+	if len(ms) == 0 {
+		return []string{"no verdict: no primary metric was measured"}
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = a.headlineOf(m)
+	}
+	return out
+}
+
+// headlineOf returns the one-line verdict on a primary row.
+func (a Report) headlineOf(m *analysis.MetricResult) string {
+	if a.Design == analysis.DesignDescriptive && !math.IsNaN(float64(m.Delta)) {
+		return fmt.Sprintf("NO VERDICT: %s: head's trimmed mean is %s against base's (descriptive only: %d base log(s), %d head log(s); no interval can be computed honestly)",
+			m.Label, analysis.Pct(m.Delta), len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
+	}
+	if m.Error != "" {
+		return fmt.Sprintf("%s: no verdict: %s", m.Label, m.Error)
+	}
+	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
+	facts := fmt.Sprintf("%d rounds, sign %d/%d, %s", m.Rounds, m.SignK, m.SignN, analysis.PIs(m.P))
+	if a.AA && a.Header.Artifact != "" && a.Header.Arms[journal.Base].Sha != a.Header.Arms[journal.Head].Sha {
+		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
+			a.AAReason, m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), facts)
+	}
+	if a.Design == analysis.DesignUnpaired {
+		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum %s", m.Arms[journal.Base].Blocks, m.Arms[journal.Head].Blocks, analysis.PIs(m.P))
+	}
+	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
+		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", analysis.Pval(m.HolmP))
+	}
+	if m.Kind != "" && m.Kind != metric.KindTime && (metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict)) {
+		// Only time is faster or slower: a count, bytes or CPU time is
+		// fewer or more.
+		less, beyond := "less", "lower"
+		if metric.IsIncrease(m.Verdict) {
+			less, beyond = "more", "higher"
+		}
+		lo, hi := analysis.AbsPct(hi), analysis.AbsPct(lo)
+		if metric.IsIncrease(m.Verdict) {
+			lo, hi = analysis.AbsPct(float64(m.CILo)), analysis.AbsPct(float64(m.CIHi))
+		}
+		return fmt.Sprintf("%s: %s: head's %s is %s %s than base's (95%% CI %s to %s %s; %s)",
+			strings.ToUpper(m.Verdict), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, lo, hi, less, facts)
+	}
+	switch m.Verdict {
+	case "faster":
+		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (95%% CI %s to %s less; %s)",
+			m.Label, analysis.AbsPct(d), analysis.AbsPct(hi), analysis.AbsPct(lo), facts)
+	case "slower":
+		return fmt.Sprintf("SLOWER: %s: head takes %s more time than base (95%% CI %s to %s more; %s)",
+			m.Label, analysis.AbsPct(d), analysis.AbsPct(lo), analysis.AbsPct(hi), facts)
+	case "no change":
+		return fmt.Sprintf("NO CHANGE: %s: Δ %s, its 95%% CI %s lies within the ±%s margin (%s)",
+			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
+	case "~ small":
+		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (95%% CI %s), real but inside the ±%s margin (%s)",
+			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
+	}
+	if m.Gated {
+		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, its 95%% CI %s clears the ±%s margin, but its p Holm-adjusted over the ranks is not below 0.05 (%s)",
+			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
+	}
+	if l := a.sequentialHeadline(m); l != "" {
+		return l
+	}
+	unit := "rounds"
+	if a.Design == analysis.DesignUnpaired {
+		unit = "logs per arm"
+	}
+	more := "more " + unit + " would settle it"
+	switch {
+	case m.Extra > 0:
+		more = fmt.Sprintf("about %d more %s would settle it if Δ stayed there", m.Extra, unit)
+	case m.NoEstimate != "":
+		more += "; how many: " + m.NoEstimate
+	}
+	if m.NoInterval != "" {
+		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, %s; %s (%s)",
+			m.Label, analysis.Pct(m.Delta), m.NoInterval, more, facts)
+	}
+	return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, 95%% CI %s straddles the ±%s margin; %s (%s)",
+		m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), more, facts)
+}
+
+// familyTitles are the table titles of the metric families.
+var familyTitles = map[string]string{
+	metric.FamilyControlPlane: "HBG bind accounting (per pass, µs)",
+	metric.FamilyCPU:          "thread CPU time (per pass, µs of CPU)",
+	metric.FamilyPhases:       "bind phases (per pass, µs)",
+	metric.FamilyOrch:         "orchestrator operations, host-orch lines (per pass, µs)",
+	metric.FamilyCounters:     "kernel counters (per pass, counts)",
+	metric.FamilyWork:         "work done (per pass, counts and bytes)",
+	metric.FamilyHost:         "host wall (per pass, µs)",
+}
+
+// minPrimary reports whether the block statistic is the minimum: then Δ
+// is already the floor's, and the column beside it (Δmin elsewhere) is
+// Δmedian, the typical pass (medianBeside).
+func (a Report) minPrimary() bool {
+	return a.Design == analysis.DesignInterleaved && a.Header.Config.BlockStat == journal.BlockMin
+}
+
+// besideHeader is the header of the column after the 95% CI.
+func (a Report) besideHeader() string {
+	if a.minPrimary() {
+		return "Δmedian"
+	}
+	return "Δmin"
+}
+
+// beside is m's value in that column; "-" under the minimum for a row
+// without a median analysis (a merged campaign's pooled rows).
+func (a Report) beside(m *analysis.MetricResult) string {
+	if a.minPrimary() {
+		if m.MedianVerdict == "" {
+			return "-"
+		}
+		return analysis.Pct(m.DeltaMedian)
+	}
+	return analysis.Pct(m.DeltaMin)
+}
+
+// withBeside returns header with its "Δmin" column named besideHeader.
+func (a Report) withBeside(header []string) []string {
+	h := slices.Clone(header)
+	h[slices.Index(h, "Δmin")] = a.besideHeader()
+	return h
+}
+
+// FloorLines, under --block-stat min, say when the typical pass did not
+// move as the floor did: for each primary row whose Δ and Δmedian each lie
+// outside the other's 95% interval, one line with both; none otherwise.
+// Two noisy estimates that merely differ in sign, or a floor decided where
+// the noisier median is not, are not a divergence: the table shows them;
+// nor is a constant added to every pass, which moves the floor by a larger
+// share of a smaller base (sameAddedTime).
+func (a Report) FloorLines() []string {
+	if !a.minPrimary() {
+		return nil
+	}
+	var out []string
+	for _, m := range a.PrimaryResults() {
+		if m.Error != "" || m.MedianVerdict == "" {
+			continue
+		}
+		floor := stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}
+		typical := stats.Interval{Lo: float64(m.MedCILo), Hi: float64(m.MedCIHi)}
+		if math.IsNaN(floor.Lo) || math.IsNaN(typical.Lo) || floor.Contains(float64(m.DeltaMedian)) || typical.Contains(float64(m.Delta)) {
+			continue
+		}
+		if m.SameAddedTime() {
+			continue
+		}
+		out = append(out, fmt.Sprintf("FLOOR AND TYPICAL PASS DIFFER: %s: the verdict is on block minima (--block-stat min), Δ %s, 95%% CI %s (%s); the block medians moved %s, 95%% CI %s (%s): neither lies in the other's interval, so the fastest passes and the typical one changed differently",
+			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), m.Verdict, analysis.Pct(m.DeltaMedian), analysis.Ci(m.MedCILo, m.MedCIHi), m.MedianVerdict))
+	}
+	return out
+}
+
+var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
+
+var resultAlign = []report.Align{report.Left, report.Left, report.Left, report.Right, report.Right, report.Right,
+	report.Right, report.Right, report.Right, report.Right, report.Right, report.Right, report.Left}
+
+// unitOf returns the unit of a row: µs for a row of an analysis older
+// than metric kinds.
+func unitOf(m *analysis.MetricResult) string {
+	if m.Unit != "" {
+		return m.Unit
+	}
+	return m.Kind.Unit()
+}
+
+// FamilyTable returns the table of one metric family: two rows per metric
+// (base, head), the paired results on the head row. nil when the family
+// has no metric.
+func (a Report) FamilyTable(family string) *report.Table {
+	t := &report.Table{Title: familyTitles[family], Header: a.withBeside(resultHeader), Align: resultAlign, Merge: []int{0}}
+	for _, m := range a.Metrics {
+		if m.Family != family {
+			continue
+		}
+		name := m.Label
+		if m.Primary {
+			name += " *"
+		}
+		name += aliasNote(&m)
+		for arm := range 2 {
+			s := m.Arms[arm]
+			unit := ""
+			if arm == journal.Base {
+				unit = unitOf(&m)
+			}
+			row := []string{name, unit, journal.ArmNames[arm], fmt.Sprint(s.N), analysis.Value(s.TrimmedMean, m.Kind), analysis.Value(s.Median, m.Kind), analysis.Value(s.Min, m.Kind)}
+			if arm == journal.Base {
+				row = append(row, "", "", "", "", "", "")
+			} else {
+				sign := "-"
+				if m.SignN > 0 || (m.Rounds > 0 && a.Design != analysis.DesignUnpaired && a.Design != analysis.DesignDescriptive) {
+					sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
+				}
+				row = append(row, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), a.beside(&m), sign, analysis.Pval(shownP(&m)), shownVerdict(&m))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// NoiseLines returns the noise footer.
+func (a Report) NoiseLines() []string {
+	n := a.Noise
+	var out []string
+	unpaired := a.Design == analysis.DesignUnpaired || a.Design == analysis.DesignDescriptive
+	if p := a.PrimaryResult(); p != nil && !math.IsNaN(float64(n.SigmaD)) {
+		mde := analysis.AbsPct(float64(n.MDE))
+		if math.IsNaN(float64(n.MDE)) {
+			mde = "none, " + p.NoInterval
+		}
+		if unpaired {
+			out = append(out, fmt.Sprintf("noise of %s: σ %.1f%% between one base log and one head log (the spreads of ln(block statistic) of both arms combined); minimum detectable effect at 80%% power with these logs: %s",
+				p.Label, 100*float64(n.SigmaD), mde))
+		} else {
+			out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
+				p.Label, 100*float64(n.SigmaD), p.Rounds, mde))
+		}
+		unit := "rounds"
+		if unpaired {
+			unit = "logs per arm"
+		}
+		switch {
+		case float64(n.MDE) > a.Margin && n.RoundsForMargin > 0:
+			out = append(out, fmt.Sprintf("a change smaller than about %s cannot be told from noise here; resolving the ±%s margin would take about %d %s",
+				analysis.AbsPct(float64(n.MDE)), analysis.AbsPct(a.Margin), n.RoundsForMargin, unit))
+		case n.NoEstimate != "":
+			out = append(out, fmt.Sprintf("%s to resolve the ±%s margin: %s", unit, analysis.AbsPct(a.Margin), n.NoEstimate))
+		}
+	}
+	if unpaired {
+		out = append(out, fmt.Sprintf("lag-1 autocorrelation of passes: base %s, head %s; drift: not measurable (the logs carry no common clock)",
+			analysis.Num2(n.Lag1[journal.Base]), analysis.Num2(n.Lag1[journal.Head])))
+		return out
+	}
+	out = append(out, fmt.Sprintf("lag-1 autocorrelation of passes: base %s, head %s; drift per round: base %s, head %s",
+		analysis.Num2(n.Lag1[journal.Base]), analysis.Num2(n.Lag1[journal.Head]), analysis.Pct(n.Drift[journal.Base]), analysis.Pct(n.Drift[journal.Head])))
+	out = append(out, fmt.Sprintf("failed blocks: base %d, head %d; rounds dropped: %d", n.Failures[journal.Base], n.Failures[journal.Head], n.Dropped))
+	if a.AA {
+		out = append(out, "A/A: "+a.AAReason)
+	}
+	return out
+}
+
+// EventLines returns "k of N" for the counts that were 0 in some warm
+// pass (discrete events: a fault, a switch): on how many warm passes of
+// each arm they happened. nil when there is none.
+func (a Report) EventLines() []string {
+	var out []string
+	names := [2]string{journal.ArmNames[journal.Base], journal.ArmNames[journal.Head]}
+	for arm := range 2 {
+		if n := a.Header.Arms[arm].Name; n != "" {
+			names[arm] = n
+		}
+	}
+	for _, m := range a.Metrics {
+		if len(m.NonZero) != 2 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s > 0 on %d of %d warm passes of %s, %d of %d of %s",
+			m.Label, m.NonZero[journal.Base], m.Arms[journal.Base].N, names[journal.Base], m.NonZero[journal.Head], m.Arms[journal.Head].N, names[journal.Head]))
+	}
+	return out
+}
+
+// eventBlocks returns the "k of N" lines under a heading, or nothing.
+func (a Report) eventBlocks() []report.Block {
+	lines := a.EventLines()
+	if len(lines) == 0 {
+		return nil
+	}
+	return []report.Block{&report.Paragraph{Text: "discrete events (counts that were 0 in some warm pass): on how many warm passes each happened"}, &report.List{Items: lines}}
+}
+
+// MethodLines describes how the campaign ran and was analysed, as the
+// text report prints it.
+func (a Report) MethodLines() []string { return a.methodLines(false) }
+
+// coldAndTrim say which passes are warm and what an arm's trimmed mean
+// drops.
+func (a Report) coldAndTrim() (first, trim string) {
+	c := a.Header.Config
+	first = fmt.Sprintf("the first %d (cold) passes of each pid dropped", c.Cold)
+	if c.Cold == 0 {
+		first = "every pass kept (--keep-first)"
+	}
+	trim = "20% of each arm's passes"
+	if c.Trim >= 0 {
+		trim = fmt.Sprintf("%d passes", c.Trim)
+	}
+	return first, trim
+}
+
+// methodLines is MethodLines; for markdown (md), whose table has only the
+// arms' trimmed means and whose legend under it says so, without the
+// description of the text tables' per-arm columns.
+func (a Report) methodLines(md bool) []string {
+	h, c := a.Header, a.Header.Config
+	first, trim := a.coldAndTrim()
+	perArm := fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, analysis.AbsPct(c.Margin))
+	if md {
+		perArm = fmt.Sprintf("margin ±%s (the verdict's equivalence margin)", analysis.AbsPct(c.Margin))
+	}
+	if a.Design == analysis.DesignUnpaired || a.Design == analysis.DesignDescriptive {
+		return a.unpairedMethod(first, trim, perArm, md)
+	}
+	out := append(a.armLines(),
+		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
+		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
+		perArm,
+		fmt.Sprintf("primary metric: %s (* in the tables); %s", h.Primary, a.besideMethod()),
+	)
+	if !md && a.anyGated() {
+		out = append(out, a.gatedNote())
+	}
+	return out
+}
+
+// besideMethod says what the column after the 95% CI holds.
+func (a Report) besideMethod() string {
+	if a.minPrimary() {
+		return "Δmedian: the same paired analysis on block medians, the typical pass beside the floor the verdict is on"
+	}
+	return "Δmin: the same paired analysis on block minima"
+}
+
+// besideLegend is besideMethod for the markdown legend.
+func (a Report) besideLegend() string {
+	if a.minPrimary() {
+		return "Δmedian: the same on block medians (the verdict is on block minima)"
+	}
+	return "Δmin: the same on block minima"
+}
+
+// anyGated reports whether a row reads "inconclusive (p)".
+func (a Report) anyGated() bool {
+	return slices.ContainsFunc(a.Metrics, func(m analysis.MetricResult) bool { return m.Gated })
+}
+
+// gatedNote says what "(p)" after a verdict means.
+func (a Report) gatedNote() string {
+	return fmt.Sprintf("(p) after a verdict: the row's 95%% CI lies beyond the ±%s margin but its Holm-adjusted p is not below 0.05, so it is not called faster or slower",
+		analysis.AbsPct(a.Margin))
+}
+
+// WhatRan is the line under a markdown report's headline naming the arms
+// and the machine.
+func (a Report) WhatRan() string {
+	h := &a.Header
+	if a.Design == analysis.DesignUnpaired || a.Design == analysis.DesignDescriptive {
+		return fmt.Sprintf("base: %d log(s); head: %d log(s); the machine is not recorded (the logs were captured elsewhere)",
+			len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
+	}
+	name := func(x journal.Arm) string {
+		if x.Kind == journal.KindCommand {
+			return "command " + x.Spec
+		}
+		return x.Label()
+	}
+	return fmt.Sprintf("base: %s; head: %s; on %s, %d CPUs (host %s)",
+		name(h.Arms[journal.Base]), name(h.Arms[journal.Head]), h.Env.CPUModel, h.Env.NCPU, h.Env.Host)
+}
+
+// Legend says what the markdown table's columns are, and only those.
+func (a Report) Legend() string {
+	c := a.Header.Config
+	_, trim := a.coldAndTrim()
+	var warm string
+	switch c.Cold {
+	case 0:
+		warm = "every pass counted"
+	case 1:
+		warm = "the first pass of each pid dropped as cold"
+	default:
+		warm = fmt.Sprintf("the first %d passes of each pid dropped as cold", c.Cold)
+	}
+	parts := []string{fmt.Sprintf("base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (%s), %s dropped at each end", warm, trim)}
+	switch a.Design {
+	case analysis.DesignDescriptive:
+		parts = append(parts, "Δ: head's trimmed mean against base's; Δmin: head's fastest pass against base's; no CI, sign, p or verdict (one log on an arm)")
+	case analysis.DesignUnpaired:
+		parts = append(parts,
+			"Δ: head against base, exp(T_head − T_base) − 1 with T the 20%-trimmed mean of ln(block statistic) over an arm's logs, and its 95% CI (Yuen); Δmin: the same on each log's minimum",
+			"sign: - (logs are not paired)",
+			"p: Wilcoxon rank-sum test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
+	default:
+		parts = append(parts,
+			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); "+a.besideLegend(),
+			"sign: rounds whose change has Δ's sign, of those that changed",
+			"p: Wilcoxon signed-rank test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
+	}
+	parts = append(parts, "* marks the primary metric, the one the headline calls")
+	if a.anyGated() {
+		parts = append(parts, a.gatedNote())
+	}
+	return "Columns: " + strings.Join(parts, "; ") + "."
+}
+
+// rankP adds to the legend's p how the primary rows' p is adjusted under
+// --per-rank.
+func (a Report) rankP() string {
+	if len(a.PrimaryResults()) > 1 {
+		return ", and over the ranks on the * rows"
+	}
+	return ""
+}
+
+// cpusLine says where the blocks ran when --cpus pinned them, "" when it
+// did not.
+func cpusLine(h *journal.Header) string {
+	if h.Config.CPUs == "" {
+		return ""
+	}
+	return fmt.Sprintf("Pinned (--cpus %s): every block of both arms, and every process it forked, ran on CPUs %s only; the ruler's cpus= says so for each block.",
+		h.Config.CPUs, h.Config.CPUs)
+}
+
+// armLines name the arms of a campaign and, for command and git arms,
+// what they ran: the command, the build and run templates and the --env
+// switches as the journal recorded them, whether they came from the
+// command line or from hbgbench.toml.
+func (a Report) armLines() []string {
+	h := &a.Header
+	var out []string
+	for arm, x := range h.Arms {
+		line := journal.ArmNames[arm] + ": "
+		switch x.Kind {
+		case journal.KindGit:
+			line += "git " + x.Label()
+		case journal.KindCommand:
+			line += "command " + x.Spec
+		default:
+			line += x.Spec
+		}
+		out = append(out, line)
+	}
+	setting := func(what, flag string, get func(journal.Arm) string, kinds ...string) {
+		var vals [2]string
+		var has [2]bool
+		for arm, x := range h.Arms {
+			has[arm] = slices.Contains(kinds, x.Kind)
+			if has[arm] {
+				vals[arm] = get(x)
+			}
+		}
+		if vals[journal.Base] == "" && vals[journal.Head] == "" {
+			return
+		}
+		src := func(v string) string {
+			if v != "" && fromRecipe(h, flag, v) {
+				return ", from hbgbench.toml"
+			}
+			return ""
+		}
+		if has[journal.Base] && has[journal.Head] && vals[journal.Base] == vals[journal.Head] {
+			out = append(out, fmt.Sprintf("%s of both arms%s: %s", what, src(vals[journal.Base]), vals[journal.Base]))
+			return
+		}
+		for arm, v := range vals {
+			if !has[arm] {
+				continue
+			}
+			where := src(v)
+			if v == "" {
+				v = "none"
+			}
+			out = append(out, fmt.Sprintf("%s of %s%s: %s", what, journal.ArmNames[arm], where, v))
+		}
+	}
+	setting("build (once per commit, in its worktree)", "build", func(x journal.Arm) string { return x.Build }, journal.KindGit)
+	setting("run (once per block, in the arm's worktree)", "run", func(x journal.Arm) string { return x.Run }, journal.KindGit)
+	setting("env (added to the arm's command)", "env", func(x journal.Arm) string { return strings.Join(x.Env, " ") }, journal.KindGit, journal.KindCommand)
+	if h.Recipe != "" && len(h.RecipeSet) > 0 {
+		out = append(out, fmt.Sprintf("recipe %s set: %s", h.Recipe, strings.Join(h.RecipeSet, "; ")))
+	}
+	return out
+}
+
+// fromRecipe reports whether hbgbench.toml gave --flag the value an arm
+// has: what the journal says the recipe
+// set (for env, each of the arm's switches), or, in a journal from before
+// it said so, a setting the command line did not give (the only other
+// source).
+func fromRecipe(h *journal.Header, flag, value string) bool {
+	if h.Recipe == "" {
+		return !onCommandLine(h, flag)
+	}
+	if flag == "env" {
+		for _, kv := range strings.Fields(value) {
+			if !slices.Contains(h.RecipeSet, "env "+kv+" (git arms only)") {
+				return false
+			}
+		}
+		return true
+	}
+	return slices.ContainsFunc(h.RecipeSet, func(s string) bool { return strings.HasPrefix(s, flag+" = ") })
+}
+
+// onCommandLine reports whether the campaign's command line gave --flag.
+// A git arm's build, run or env it did not give came from hbgbench.toml,
+// the only other source.
+func onCommandLine(h *journal.Header, flag string) bool {
+	return slices.ContainsFunc(h.Command, func(w string) bool {
+		return w == "--"+flag || strings.HasPrefix(w, "--"+flag+"=")
+	})
+}
+
+// unpairedMethod is methodLines for compare; perArm is methodLines's line
+// on the per-arm columns and the margin.
+func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
+	c := a.Header.Config
+	out := []string{
+		fmt.Sprintf("base: %d log(s): %s", len(a.Logs[journal.Base]), a.Header.Arms[journal.Base].Spec),
+		fmt.Sprintf("head: %d log(s): %s", len(a.Logs[journal.Head]), a.Header.Arms[journal.Head].Spec),
+		fmt.Sprintf("per log: %s; each log is one block, its statistic the %s of its warm passes", first, c.BlockStat),
+	}
+	if a.Design == analysis.DesignDescriptive {
+		delta := fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim)
+		if md {
+			delta = "Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1"
+		}
+		return append(out,
+			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
+			delta,
+			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
+	}
+	return append(out,
+		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",
+		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; secondary rows Holm-adjusted within their family",
+		"why unpaired: captured logs are not rounds; nothing pairs a base log with a head log, so a paired test would invent the pairs; the rank-sum test assumes only independent logs and is robust to outliers",
+		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ",
+		perArm,
+		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima", a.Primary))
+}
+
+// EnvLines describe the host and the ruler.
+func (a Report) EnvLines() []string {
+	if a.Design == analysis.DesignUnpaired || a.Design == analysis.DesignDescriptive {
+		return a.logEnvLines()
+	}
+	e := a.Header.Env
+	return []string{
+		fmt.Sprintf("host %s: %s, %d CPUs, kernel %s, governor %s, boost %s, SMT %s, THP %s", e.Host, e.CPUModel, e.NCPU, e.Kernel, e.Governor, e.Boost, e.SMT, e.THP),
+		fmt.Sprintf("at start: load average %s; CPU pressure %s", e.LoadAvg, e.CPUPressure),
+		rulerLine(&a.Header),
+		version(&a.Header),
+	}
+}
+
+// namingWords say what Ruler sets aside in the stamp of an arm of each
+// kind (Arm.namingStrings).
+var namingWords = map[string]string{
+	journal.KindEmbedded: "its embedded spec",
+	journal.KindCommand:  "its command as run",
+	journal.KindGit:      "its commit, ref, worktree and run command",
+}
+
+// rulerLine says what the campaign's ruler compared: each block's [stamp]
+// with what names its arm replaced by {arm}, and what was left of it.
+func rulerLine(h *journal.Header) string {
+	naming := namingWords[h.Arms[journal.Base].Kind]
+	if h.Arms[journal.Head].Kind != h.Arms[journal.Base].Kind {
+		naming = "base: " + naming + "; head: " + namingWords[h.Arms[journal.Head].Kind]
+	}
+	line := fmt.Sprintf("ruler %s: the [stamp] line of each block with what names its arm (%s) replaced by %s, the same in every block: %s",
+		h.RulerHash, naming, journal.ArmPlaceholder, h.Ruler)
+	rest := slices.DeleteFunc(strings.Fields(h.Ruler), func(w string) bool { return w == journal.ArmPlaceholder })
+	if len(rest) == 0 {
+		line += "; nothing else was in the stamps, so the ruler compared nothing beyond the arms themselves (a command's stamp holds no host facts; see the host line)"
+	}
+	return line
+}
+
+// version is the hbgkit that ran the campaign, with the Go toolchain that
+// built it named once: the version string already ends with it when the
+// binary carries build information.
+func version(h *journal.Header) string {
+	t := h.Env.Toolchain
+	if t == "" || strings.HasSuffix(h.Hbgkit, " "+t) {
+		return h.Hbgkit
+	}
+	return h.Hbgkit + ", " + t
+}
+
+// logEnvLines are compare's host and ruler lines: the stamps of the logs,
+// and the words in which the first base and head stamps differ.
+func (a Report) logEnvLines() []string {
+	out := []string{"host: not recorded (the logs were captured elsewhere; a [stamp] line names what ran)"}
+	var first [2]string
+	for arm := range 2 {
+		stamps := map[string]bool{}
+		for _, l := range a.Logs[arm] {
+			if !stamps[l.Stamp] {
+				stamps[l.Stamp] = true
+				s := l.Stamp
+				if s == "" {
+					s = "(none)"
+				}
+				out = append(out, fmt.Sprintf("%s stamp: %s", journal.ArmNames[arm], s))
+			}
+		}
+		if len(a.Logs[arm]) > 0 {
+			first[arm] = a.Logs[arm][0].Stamp
+		}
+	}
+	if first[journal.Base] != "" && first[journal.Head] != "" {
+		if first[journal.Base] == first[journal.Head] {
+			out = append(out, "ruler: base and head stamps are identical")
+		} else {
+			out = append(out, "ruler: the stamps differ in "+stampWords(first[journal.Base], first[journal.Head]))
+		}
+	}
+	return append(out, a.Header.Hbgkit)
+}
+
+// stampWords lists the words only a has (-w) and only b has (+w).
+func stampWords(a, b string) string {
+	var parts []string
+	for _, l := range strings.Split(journal.RulerDiff(a, b), "\n") {
+		l = strings.TrimSpace(l)
+		if w, ok := strings.CutPrefix(l, "- "); ok {
+			parts = append(parts, "-"+w)
+		} else if w, ok := strings.CutPrefix(l, "+ "); ok {
+			parts = append(parts, "+"+w)
+		}
+	}
+	if len(parts) == 0 {
+		return "spacing only"
+	}
+	return strings.Join(parts, " ")
+}
+
+// RuleLine is the line under the headline that states how the verdict is
+// reached, when a primary row's p and its verdict point different ways: a
+// p below 0.05 with no change or an inconclusive verdict, or a p of 0.05
+// or more with a change called (faster, slower or a small change). "" when
+// they agree. The verdict reads the interval against the margin (STATS.md),
+// and p is a test of Δ = 0 that does not decide it, except that under
+// --per-rank a faster or slower call needs the p Holm-adjusted over the
+// ranks below 0.05 as well.
+func (a Report) RuleLine() string {
+	if a.Design == analysis.DesignDescriptive {
+		return ""
+	}
+	ps := a.PrimaryResults()
+	apart := false
+	for _, m := range ps {
+		p := float64(shownP(m))
+		if m.Error != "" || math.IsNaN(p) {
+			continue
+		}
+		change := metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict) || m.Verdict == "~ small"
+		apart = apart || change != (p < stats.Alpha)
+	}
+	if !apart {
+		return ""
+	}
+	test := "Wilcoxon signed-rank"
+	if a.Design == analysis.DesignUnpaired {
+		test = "Wilcoxon rank-sum"
+	}
+	gate := ""
+	if len(ps) > 1 {
+		gate = " and its p, Holm-adjusted over the ranks, is below 0.05"
+	}
+	return fmt.Sprintf("Rule: the verdict is the 95%% CI of Δ against the ±%s margin (faster or slower when the whole CI lies beyond it%s; "+
+		"no change or small change when it lies within it; inconclusive when it straddles it); p (%s) tests only Δ = 0 and does not decide, "+
+		"so p < 0.05 can go with inconclusive and p ≥ 0.05 with a verdict.", analysis.AbsPct(a.Margin), gate, test)
+}
+
+// designNote is the paragraph under the headline of a compare report.
+func (a Report) designNote() string {
+	switch a.Design {
+	case analysis.DesignUnpaired:
+		return fmt.Sprintf("UNPAIRED: %d base logs against %d head logs, captured outside a campaign; each log is one block. "+
+			"Δ is the ratio of the arms' trimmed geometric means with Yuen's 95%% CI and p the Wilcoxon rank-sum test, because nothing pairs a base log with a head log. "+
+			"This is weaker than an interleaved campaign (hbgbench ab): drift and machine state between the captures are not cancelled.",
+			len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
+	case analysis.DesignDescriptive:
+		return fmt.Sprintf("DESCRIPTIVE ONLY: %d base log(s), %d head log(s). With one log on an arm there is no spread between logs, and the passes of one process are not independent, "+
+			"so no interval or test can be computed honestly; Δ is the ratio of the pass-level trimmed means. Capture 4 or more logs per arm, or run an interleaved campaign (hbgbench ab).",
+			len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
+	}
+	return ""
+}
+
+// openDocument starts a report with what every format says first:
+// whether the arms did different work, the headline, the note on an unpaired design, and whether the campaign is
+// partial.
+func (a Report) openDocument() *report.Document {
+	d := &report.Document{}
+	if w := a.SameWorkLine(); w != "" {
+		d.Add(&report.Paragraph{Text: w})
+	}
+	for _, h := range a.Headlines() {
+		d.Add(&report.Paragraph{Text: h})
+	}
+	for _, f := range a.FloorLines() {
+		d.Add(&report.Paragraph{Text: f})
+	}
+	if r := a.RuleLine(); r != "" {
+		d.Add(&report.Paragraph{Text: r})
+	}
+	if p := cpusLine(&a.Header); p != "" {
+		d.Add(&report.Paragraph{Text: p})
+	}
+	if n := a.designNote(); n != "" {
+		d.Add(&report.Paragraph{Text: n})
+	}
+	for _, l := range a.SequentialLines() {
+		d.Add(&report.Paragraph{Text: l})
+	}
+	if a.Partial {
+		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
+	}
+	return d
+}
+
+// Document returns the campaign's report: the headline, one table per
+// metric family, the noise footer, warnings, and the method, host and
+// command.
+func (a Report) Document() *report.Document {
+	if len(a.Comparisons) > 0 {
+		return a.armsDocument()
+	}
+	d := a.openDocument()
+	for _, f := range metric.Families() {
+		if t := a.FamilyTable(f); t != nil {
+			d.Add(t)
+		}
+	}
+	d.Add(a.eventBlocks()...)
+	d.Add(&report.List{Items: a.NoiseLines()})
+	if len(a.Warnings) > 0 {
+		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+	}
+	det := &report.Details{Summary: "method, noise, ruler, host and command"}
+	det.Blocks = append(det.Blocks, &report.List{Items: append(a.MethodLines(), a.EnvLines()...)})
+	if len(a.Header.Command) > 0 {
+		det.Blocks = append(det.Blocks, &report.Code{Text: journal.ShellJoin(a.Header.Command)})
+	}
+	d.Add(det)
+	return d
+}
+
+// MarkdownDocument returns the report for a pull request (STATS.md
+// "Reports"): the headline, one table of every metric (one row each: the
+// arms' trimmed means, Δ, its 95% CI, Δmin, sign, p and verdict), the
+// warnings, and a <details> block with the method, the noise, the ruler,
+// the host and the exact command.
+func (a Report) MarkdownDocument() *report.Document {
+	if len(a.Comparisons) > 0 {
+		return a.armsMarkdown()
+	}
+	d := a.openDocument()
+	d.Add(&report.Paragraph{Text: a.WhatRan()})
+	if t := a.CombinedTable(); t != nil {
+		d.Add(t, &report.Paragraph{Text: a.Legend()})
+	}
+	d.Add(a.eventBlocks()...)
+	if len(a.Warnings) > 0 {
+		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+	}
+	det := &report.Details{Summary: "method, noise, ruler, host and command"}
+	items := append(a.NoiseLines(), a.methodLines(true)...)
+	det.Blocks = append(det.Blocks, &report.List{Items: append(items, a.EnvLines()...)})
+	if len(a.Header.Command) > 0 {
+		det.Blocks = append(det.Blocks, &report.Code{Text: journal.ShellJoin(a.Header.Command)})
+	}
+	d.Add(det)
+	return d
+}
+
+var combinedHeader = []string{"metric", "unit", "base", "head", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
+
+var combinedAlign = []report.Align{report.Left, report.Left, report.Right, report.Right, report.Right, report.Right,
+	report.Right, report.Right, report.Right, report.Left}
+
+// CombinedTable returns one table of every metric, family by family, one
+// row per metric: the arms' trimmed means of warm passes (µs) and the
+// results of the analysis. Phase rows are named phase.NAME. nil when no
+// metric was analysed.
+func (a Report) CombinedTable() *report.Table {
+	t := &report.Table{Header: a.withBeside(combinedHeader), Align: combinedAlign}
+	for _, f := range metric.Families() {
+		for _, m := range a.Metrics {
+			if m.Family != f {
+				continue
+			}
+			name := m.Label
+			if m.Family == metric.FamilyPhases {
+				name = m.Name
+			}
+			if m.Primary {
+				name += " *"
+			}
+			name += aliasNote(&m)
+			sign := "-"
+			if m.SignN > 0 {
+				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
+			}
+			t.Rows = append(t.Rows, []string{name, unitOf(&m), analysis.Value(m.Arms[journal.Base].TrimmedMean, m.Kind), analysis.Value(m.Arms[journal.Head].TrimmedMean, m.Kind),
+				analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), a.beside(&m), sign, analysis.Pval(shownP(&m)), shownVerdict(&m)})
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// CSVTables returns the tables of a csv report: one row per (metric, arm)
+// and then the raw passes of every counted block.
+func (a Report) CSVTables(j *journal.Journal) []*report.Table {
+	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
+		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
+	if len(a.Comparisons) > 0 {
+		a.armsCSV(m)
+	} else {
+		a.csvMetricRows(m)
+	}
+	if a.minPrimary() {
+		// The typical pass beside the floor (csvMetricRows): columns of
+		// their own, only when the verdict is on block minima.
+		m.Header = append(m.Header, "delta_median", "delta_median_ci_lo", "delta_median_ci_hi", "verdict_median")
+	}
+	names := a.Header.ArmNames()
+	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
+	for _, cb := range j.Counted() {
+		b := cb.Block
+		for _, p := range b.Passes {
+			for _, mi := range metric.KnownMetrics() {
+				if v, ok := p.Values[mi.Name]; ok {
+					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), names[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
+						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})
+				}
+			}
+		}
+	}
+	if t := a.LooksTable(); t != nil {
+		return []*report.Table{m, passes, t}
+	}
+	return []*report.Table{m, passes}
+}
+
+// csvMetricRows adds the csv rows of a's metrics to m, one per (metric,
+// arm).
+func (a Report) csvMetricRows(m *report.Table) {
+	f := func(x journal.Num) string {
+		if math.IsNaN(float64(x)) {
+			return ""
+		}
+		return fmt.Sprint(float64(x))
+	}
+	for _, r := range a.Metrics {
+		for arm := range 2 {
+			s := r.Arms[arm]
+			m.Rows = append(m.Rows, []string{r.Name, r.Family, unitOf(&r), fmt.Sprint(r.Primary), journal.ArmNames[arm], fmt.Sprint(s.N),
+				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
+				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
+			if a.minPrimary() {
+				row := &m.Rows[len(m.Rows)-1]
+				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), r.MedianVerdict)
+			}
+		}
+	}
+}
+
+// A Report is an analysis as its report documents read it: its methods
+// turn the analysis into the headline, the tables and the documents every
+// format writes.
+type Report struct{ *analysis.Analysis }
+
+// A MergedReport is a merged analysis of a campaign's shards as its
+// report reads it.
+type MergedReport struct{ *analysis.Merged }
+
+// ForMerged returns m's report.
+func ForMerged(m *analysis.Merged) MergedReport { return MergedReport{m} }
+
+// docOf returns a's report view.
+func For(a *analysis.Analysis) Report { return Report{a} }

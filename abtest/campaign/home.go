@@ -1,0 +1,81 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// HomeDir is the directory, in the repository root (or the current
+// directory outside a repository), where campaigns keep their journals and
+// block logs by default. It holds a .gitignore of "*", as pytest's cache
+// does, so that git ignores it without the user's help.
+const HomeDir = ".hbgbench"
+
+// Home returns the campaign home of repo, or of the repository holding the
+// current directory when repo is "", or of the current directory outside
+// any repository. The path is absolute.
+func Home(repo string) (string, error) {
+	if repo == "" {
+		if root, err := RepoRoot("."); err == nil {
+			repo = root
+		} else {
+			wd, err := os.Getwd()
+			if err != nil {
+				return "", fmt.Errorf("finding the campaign home: %w", err)
+			}
+			repo = wd
+		}
+	}
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		return "", fmt.Errorf("finding the campaign home: %w", err)
+	}
+	return filepath.Join(abs, HomeDir), nil
+}
+
+// makeHome creates a campaign home with its .gitignore.
+func makeHome(home string) error {
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return fmt.Errorf("creating the campaign home: %w", err)
+	}
+	ignore := filepath.Join(home, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
+		body := "# Written by hbgbench: its campaigns' journals and block logs, never committed.\n*\n"
+		if err := os.WriteFile(ignore, []byte(body), 0o644); err != nil {
+			return fmt.Errorf("creating the campaign home: %w", err)
+		}
+	}
+	return nil
+}
+
+// newJournalName is the name of a new campaign's journal in its home.
+func newJournalName(now time.Time) string {
+	return "hbgbench-" + now.UTC().Format("20060102T150405Z") + ".jsonl"
+}
+
+// NewestJournal returns the newest journal in a campaign home, by the UTC
+// time its name carries (then by modification time).
+func NewestJournal(home string) (string, error) {
+	paths, err := filepath.Glob(filepath.Join(home, "hbgbench-*.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	if len(paths) == 0 {
+		return "", fmt.Errorf("no campaign journal in %s: name one", home)
+	}
+	sort.Strings(paths)
+	return paths[len(paths)-1], nil
+}
+
+// BlockDir is where a journal's block logs go: the journal's name
+// without .jsonl, plus ".d" (x.jsonl: x.d); a journal not named .jsonl
+// keeps its whole name (x.json: x.json.d), so that two journals never
+// share one. Open locks it besides.
+func BlockDir(journal string) string {
+	return strings.TrimSuffix(journal, ".jsonl") + ".d"
+}

@@ -1,0 +1,74 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
+	"github.com/hbgkit/hbgkit/runtimeharness"
+)
+
+// probeMetric checks, before a campaign of embedded arms writes its
+// journal, that every arm records the --metric it names: it runs one
+// short block of each distinct arm (the cold passes and two warm ones) in
+// a scratch directory and reads its log. An embedded arm in E1 writes no
+// kernel counters, and a metric of them would otherwise fail every block. Arms
+// of other kinds are not probed (a probe block of a real workload is not
+// free); their first block says so instead.
+func probeMetric(ctx context.Context, h journal.Header, exe string) error {
+	arms, names := h.ArmList(), h.ArmNames()
+	if h.Primary == "" || slices.ContainsFunc(arms, func(a journal.Arm) bool { return a.Kind != journal.KindEmbedded }) {
+		return nil
+	}
+	name, _, _ := strings.Cut(h.Primary, metric.RankSep)
+	dir, err := os.MkdirTemp("", "hbgbench-probe-")
+	if err != nil {
+		return fmt.Errorf("probing --metric %s: %w", name, err)
+	}
+	defer os.RemoveAll(dir)
+	for arm, a := range arms {
+		if slices.ContainsFunc(arms[:arm], a.Equal) {
+			continue
+		}
+		r, err := armRunner(a, exe, dir)
+		if err != nil {
+			return fmt.Errorf("probing --metric %s: %w", name, err)
+		}
+		spec := runtimeharness.BlockSpec{
+			Rounds: h.Config.Cold + 2, Out: filepath.Join(dir, names[arm]),
+			Log: filepath.Join(dir, names[arm]+".log"), Timeout: h.Config.Timeout, CPUs: h.Config.CPUs,
+		}
+		if _, err := r.Run(ctx, spec); err != nil {
+			return fmt.Errorf("probing --metric %s with a block of %s: %w", name, a.Spec, err)
+		}
+		bp, err := metric.ReadBlockLog([]string{spec.Log})
+		if err != nil {
+			return fmt.Errorf("probing --metric %s: reading %s's log: %w", name, a.Spec, err)
+		}
+		seen := map[string]bool{}
+		for _, p := range bp.Passes {
+			if p.Index < h.Config.Cold {
+				continue
+			}
+			for k := range p.Values {
+				seen[k] = true
+			}
+		}
+		if !seen[name] {
+			var have []string
+			for _, m := range metric.KnownMetrics() {
+				if seen[m.Name] {
+					have = append(have, m.Name)
+				}
+			}
+			return fmt.Errorf("--metric %s: no warm pass of %s records it (a probe block of %d passes); the metrics it records: %s",
+				name, a.Spec, spec.Rounds, strings.Join(have, ", "))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package campaign
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBlockDirNames(t *testing.T) {
+	for journal, want := range map[string]string{
+		"/c/x.jsonl":       "/c/x.d",
+		"/c/x.json":        "/c/x.json.d",
+		"/c/x":             "/c/x.d",
+		"/c/x.jsonl.jsonl": "/c/x.jsonl.d",
+	} {
+		assert.Equal(t, want, BlockDir(journal), journal)
+	}
+}
+
+// TestOneCampaignOneBlockDirectory: two journals whose names lead to one
+// block directory (x and x.jsonl) never run at once.
+func TestOneCampaignOneBlockDirectory(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name string) (*Session, error) {
+		base, err := journal.ParseEmbedded("embedded:")
+		require.NoError(t, err)
+		return Open(context.Background(), Options{Config: journaltest.JtConfig(), Arms: [2]journal.Arm{base, base},
+			Journal: filepath.Join(dir, name), Warn: io.Discard, SeedSet: true})
+	}
+	s, err := open("x.jsonl")
+	require.NoError(t, err)
+	_, err = open("x")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "block directory "+filepath.Join(dir, "x.d")+" is in use by another campaign")
+	s.Close()
+	s, err = open("x")
+	require.NoError(t, err, "the directory is free once the first campaign closed")
+	s.Close()
+}

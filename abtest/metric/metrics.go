@@ -1,0 +1,444 @@
+package metric
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/trace"
+)
+
+// The metric families, one report table each.
+const (
+	FamilyControlPlane = "control plane" // the HBG bind accounting stages
+	FamilyCPU          = "cpu"           // thread CPU time: stage twins and pass totals
+	FamilyPhases       = "phases"        // raw bind segments, summed per pass
+	FamilyOrch         = "orchestrator"  // host-orch lines: time per operation kind
+	FamilyCounters     = "counters"      // faults and context switches per pass
+	FamilyWork         = "work"          // what a bind did: tasks, submissions, bytes
+	FamilyHost         = "host"          // the chip.run host wall
+)
+
+// Families lists the metric families in report order.
+func Families() []string {
+	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyHost}
+}
+
+// A MetricKind says what a metric measures, and so its unit and the
+// words a report may use for a change in it.
+type MetricKind string
+
+// The metric kinds.
+const (
+	KindTime  MetricKind = "time"  // wall time, stored in ns, shown in µs
+	KindCPU   MetricKind = "cpu"   // thread CPU time, stored in ns, shown in µs
+	KindCount MetricKind = "count" // events or items, stored and shown as counted
+	KindBytes MetricKind = "bytes" // bytes, stored and shown as counted
+)
+
+// Unit returns the unit a report prints a value of the kind in.
+func (k MetricKind) Unit() string {
+	switch k {
+	case KindCPU:
+		return "µs CPU"
+	case KindCount:
+		return "count"
+	case KindBytes:
+		return "bytes"
+	}
+	return "µs"
+}
+
+// scale is what a stored value is divided by to be shown in the unit.
+func (k MetricKind) Scale() float64 {
+	if k == KindTime || k == KindCPU || k == "" {
+		return NsPerUs
+	}
+	return 1
+}
+
+// changeWords are the verdict words for a decrease and an increase beyond
+// the margin: only time is faster or slower.
+func (k MetricKind) ChangeWords() (down, up string) {
+	switch k {
+	case KindCPU:
+		return "less CPU", "more CPU"
+	case KindCount:
+		return "fewer", "more"
+	case KindBytes:
+		return "fewer bytes", "more bytes"
+	}
+	return "faster", "slower"
+}
+
+// callWord is the verdict word of a call on a metric of kind k: its
+// changeWords for faster and slower, else the call's own word.
+func (k MetricKind) CallWord(c stats.Call) string {
+	down, up := k.ChangeWords()
+	switch c {
+	case stats.Faster:
+		return down
+	case stats.Slower:
+		return up
+	}
+	return c.String()
+}
+
+// IsIncrease reports whether a verdict calls an increase beyond the
+// margin: slower, or more of a count, bytes or CPU time.
+func IsIncrease(verdict string) bool {
+	switch verdict {
+	case "slower", "more", "more bytes", "more CPU":
+		return true
+	}
+	return false
+}
+
+// IsDecrease reports whether a verdict calls a decrease beyond the margin.
+func IsDecrease(verdict string) bool {
+	switch verdict {
+	case "faster", "fewer", "fewer bytes", "less CPU":
+		return true
+	}
+	return false
+}
+
+// Prefixes of the evidence metrics' names.
+const (
+	cpuPrefix   = "cpu."  // "cpu.ControlPlane": a stage's CPU-time twin
+	WorkPrefix  = "work." // "work.host_orch.tasks"
+	orchPrefix  = "orch." // "orch.record_node", "orch.record_node.per_op"
+	perOpSuffix = ".per_op"
+)
+
+// workMetrics are the work attributes a pass's segments write (REFERENCE
+// §1.4, and graph_pack's in E3), with their kinds.
+var workMetrics = []struct {
+	seg, attr string
+	kind      MetricKind
+}{
+	{trace.SegArgs, "ntensor", KindCount}, {trace.SegArgs, "bytes", KindBytes},
+	{trace.SegArenaBuild, "bytes", KindBytes}, {trace.SegSharedMem, "bytes", KindBytes},
+	{trace.SegHostOrch, "tasks", KindCount}, {trace.SegHostOrch, "heap_used", KindBytes},
+	{trace.SegGraphPack, "defs", KindCount}, {trace.SegGraphPack, "bytes", KindBytes},
+	{trace.SegGraphUpload, "defs", KindCount}, {trace.SegGraphUpload, "submissions", KindCount},
+	{trace.SegGraphUpload, "bytes", KindBytes},
+	{trace.SegArenaH2d, "bytes", KindBytes}, {trace.SegArenaH2d, "copied", KindBytes},
+	{trace.SegHostViewClose, "count", KindCount}, {trace.SegHostViewClose, "bytes", KindBytes},
+}
+
+// orchKinds are the orchestrator operation kinds of host-orch lines, in
+// the runtime's enum order (REFERENCE §6.4).
+var orchKinds = []string{"submit_task", "alloc_tensors", "record_node", "graph_submit", "build_definition"}
+
+// MetricHost is the name of the chip.run host wall metric.
+const MetricHost = "Host"
+
+// phasePrefix starts the name of a raw segment metric: "phase.host_orch".
+const phasePrefix = "phase."
+
+// A MetricInfo describes one metric a block can yield.
+type MetricInfo struct {
+	Name   string // as --metric takes it and the journal stores it
+	Family string
+	Label  string     // as the report prints it
+	Kind   MetricKind // what it measures; its unit
+}
+
+// phaseOrder is the order of the raw segments in the phases table: the
+// runtime's enum order of DESIGN §4's canonical names.
+var phaseOrder = []string{
+	trace.SegArgs, trace.SegArenaBuild, trace.SegStaticArena, trace.SegGmHeap,
+	trace.SegSharedMem, trace.SegRuntimeInit, trace.SegPrebuilt, trace.SegHostOrch,
+	trace.SegHostOrchSetup, trace.SegHostOrchEntry, trace.SegGraphPack,
+	trace.SegGraphUpload, trace.SegRelocate, trace.SegSmH2d, trace.SegArenaH2d,
+	trace.SegH2dGraph, trace.SegH2dImage, trace.SegHostViewClose,
+}
+
+// KnownMetrics returns every metric a block can yield, in report order:
+// ControlPlane first (the default primary metric), then the other stages of
+// the accounting, their CPU-time twins, the raw segments, the
+// orchestrator's operation kinds, the kernel counters, the work
+// attributes, and the host wall.
+func KnownMetrics() []MetricInfo {
+	return knownMetrics
+}
+
+var knownMetrics = func() []MetricInfo {
+	var out []MetricInfo
+	stages := []phases.BindStage{phases.StageControlPlane}
+	for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
+		if s != phases.StageControlPlane {
+			stages = append(stages, s)
+		}
+	}
+	for _, s := range stages {
+		out = append(out, MetricInfo{Name: s.Label(), Family: FamilyControlPlane, Label: s.Label(), Kind: KindTime})
+	}
+	for _, s := range stages {
+		out = append(out, MetricInfo{Name: cpuPrefix + s.Label(), Family: FamilyCPU, Label: s.Label() + " CPU", Kind: KindCPU})
+	}
+	out = append(out,
+		MetricInfo{Name: "cpu_ns", Family: FamilyCPU, Label: "bind thread CPU (cpu_ns)", Kind: KindCPU},
+		MetricInfo{Name: "rec_cpu_ns", Family: FamilyCPU, Label: "recorder threads CPU (rec_cpu_ns)", Kind: KindCPU})
+	for _, p := range phaseOrder {
+		out = append(out, MetricInfo{Name: phasePrefix + p, Family: FamilyPhases, Label: p, Kind: KindTime})
+	}
+	for _, k := range orchKinds {
+		out = append(out,
+			MetricInfo{Name: orchPrefix + k, Family: FamilyOrch, Label: orchPrefix + k, Kind: KindTime},
+			MetricInfo{Name: orchPrefix + k + perOpSuffix, Family: FamilyOrch, Label: orchPrefix + k + " per op", Kind: KindTime})
+	}
+	for _, c := range []struct{ name, label string }{
+		{"minflt", "minor faults (minflt)"}, {"tminflt", "bind thread minor faults (tminflt)"},
+		{"nvcsw", "voluntary switches (nvcsw)"}, {"nivcsw", "involuntary switches (nivcsw)"},
+	} {
+		out = append(out, MetricInfo{Name: c.name, Family: FamilyCounters, Label: c.label, Kind: KindCount})
+	}
+	for _, w := range workMetrics {
+		n := WorkPrefix + w.seg + "." + w.attr
+		out = append(out, MetricInfo{Name: n, Family: FamilyWork, Label: n, Kind: w.kind})
+	}
+	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall", Kind: KindTime})
+	return out
+}()
+
+// LookupMetric returns the metric called name, matched without regard to
+// case ("controlplane" is ControlPlane; "host_orch" is phase.host_orch when
+// no stage has that name), and false for an unknown name.
+func LookupMetric(name string) (MetricInfo, bool) {
+	base, rank, hasRank := strings.Cut(name, RankSep)
+	for _, m := range KnownMetrics() {
+		if strings.EqualFold(m.Name, base) {
+			if hasRank {
+				m.Name += RankSep + rank
+				m.Label += RankSep + rank
+			}
+			return m, true
+		}
+	}
+	for _, m := range KnownMetrics() {
+		if strings.EqualFold(m.Name, phasePrefix+base) {
+			if hasRank {
+				m.Name += RankSep + rank
+				m.Label += RankSep + rank
+			}
+			return m, true
+		}
+	}
+	return MetricInfo{}, false
+}
+
+// metricNames lists the names of the known metrics, for error messages.
+func MetricNames() string {
+	var names []string
+	for _, m := range KnownMetrics() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// MetricList returns the known metrics as `hbgbench ab --metric list`
+// prints them: one line each, name, unit and family.
+func MetricList() []string {
+	var out []string
+	for _, m := range KnownMetrics() {
+		out = append(out, fmt.Sprintf("%-36s %-7s %s", m.Name, m.Kind.Unit(), m.Family))
+	}
+	return out
+}
+
+// rankSep joins a metric and a rank under --per-rank: "ControlPlane@rank1".
+const RankSep = "@"
+
+// A Pass is one bind of a block: its identity and its metric values, time
+// in ns and counts and bytes as counted. Values holds only what the pass
+// recorded.
+type Pass struct {
+	Pid    int64              `json:"pid"`
+	Inv    uint64             `json:"inv"`
+	Rank   int                `json:"rank"`           // index of Pid among the block's pids, in pid order
+	Index  int                `json:"index"`          // position among its pid's passes, 0 first
+	Cold   bool               `json:"cold,omitempty"` // the first pass of its pid
+	Values map[string]float64 `json:"ns"`
+}
+
+// BlockPasses is what a block's log yields: its passes in (pid, inv)
+// order, the [stamp] text, and the reader's warnings.
+type BlockPasses struct {
+	Passes   []Pass
+	Stamp    string // "" when the log has none
+	Warnings []string
+}
+
+// ReadBlockLog reads one block's log files (the captured output first,
+// then any host.*.log the block left) with the trace engine and turns every
+// pass into its metrics: the accounting stages of DESIGN §4, the raw
+// segments summed per pass, and the chip.run host wall. The first pass of
+// each pid is marked cold.
+func ReadBlockLog(paths []string) (*BlockPasses, error) {
+	srcs, err := trace.Inputs(paths, nil)
+	if err != nil {
+		return nil, err
+	}
+	// A block's log is small (a few hundred KB for the embedded model):
+	// parsing it on the calling goroutine is cheaper than starting workers.
+	workers := 1
+	var size int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			size += st.Size()
+		}
+	}
+	if size > parallelReadBytes {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	l, err := trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: workers})
+	if err != nil {
+		return nil, err
+	}
+	return blockPasses(l), nil
+}
+
+// parallelReadBytes is the log size above which a block's log is parsed
+// on every processor.
+const parallelReadBytes = 8 << 20
+
+type passKey struct {
+	pid int64
+	inv uint64
+}
+
+func blockPasses(l *trace.Log) *BlockPasses {
+	out := &BlockPasses{Warnings: l.Warnings()}
+	if l.Stamp != nil {
+		out.Stamp = l.Stamp.Text
+	}
+	byKey := map[passKey]*Pass{}
+	get := func(k passKey) *Pass {
+		p := byKey[k]
+		if p == nil {
+			p = &Pass{Pid: k.pid, Inv: k.inv, Values: map[string]float64{}}
+			byKey[k] = p
+		}
+		return p
+	}
+	for i := range l.Spans {
+		s := &l.Spans[i]
+		if s.IsDevice() || !phases.RunSpan(s.Name) {
+			continue
+		}
+		p := get(passKey{s.Pid, s.Inv})
+		if _, seen := p.Values[MetricHost]; !seen {
+			p.Values[MetricHost] = float64(s.Dur)
+		}
+	}
+	unknown := uint64(0)
+	bps, evs, ews := phases.CollectEvidence(l, nil)
+	for _, w := range ews {
+		out.Warnings = append(out.Warnings, w.String())
+	}
+	for i, bp := range bps {
+		k := passKey{bp.Pid, bp.Inv}
+		if !bp.Known {
+			// A pass no chip.run.bind contains has no pid: it is a pass of
+			// its own, numbered in log order under pid -1.
+			unknown++
+			k = passKey{-1, unknown}
+		}
+		p := get(k)
+		m := phases.ComputePassMetrics(bp)
+		for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
+			if v, ok := m.Get(s); ok {
+				p.Values[s.Label()] = float64(v)
+			}
+		}
+		for _, seg := range bp.Segments {
+			p.Values[phasePrefix+seg.Name] += float64(seg.Dur)
+		}
+		evidenceValues(p.Values, bp, evs[i])
+	}
+	keys := make([]passKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].pid != keys[j].pid {
+			return keys[i].pid < keys[j].pid
+		}
+		return keys[i].inv < keys[j].inv
+	})
+	rank, index := -1, 0
+	for i, k := range keys {
+		p := byKey[k]
+		if i == 0 || keys[i-1].pid != k.pid {
+			rank++
+			index = 0
+			p.Cold = true
+		}
+		p.Index = index
+		index++
+		p.Rank = rank
+		out.Passes = append(out.Passes, *p)
+	}
+	return out
+}
+
+// value returns the pass's value of metric, which may carry a rank suffix
+// (--per-rank): "ControlPlane@rank1" is ControlPlane of the passes of rank 1.
+func (p *Pass) Value(metric string) (float64, bool) {
+	base, rank, ok := strings.Cut(metric, RankSep)
+	if ok && rank != fmt.Sprintf("rank%d", p.Rank) {
+		return 0, false
+	}
+	v, has := p.Values[base]
+	return v, has
+}
+
+// evidenceValues adds a pass's evidence metrics to values: CPU-time twins
+// of the stages (flat passes with cpu_ns everywhere), the counters' pass
+// totals, the work attributes, and per host-orch kind its total and its
+// time per operation. What the pass did not write stays absent.
+func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.PassEvidence) {
+	if m, ok := phases.CPUPassMetrics(bp, e); ok {
+		for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
+			if v, ok := m.Get(s); ok {
+				values[cpuPrefix+s.Label()] = float64(v)
+			}
+		}
+	}
+	for _, c := range phases.CounterNames {
+		if v, ok := e.Counter(c); ok {
+			values[c] = float64(v)
+		}
+	}
+	for _, w := range workMetrics {
+		if v, ok := e.Work(w.seg, w.attr); ok {
+			values[WorkPrefix+w.seg+"."+w.attr] = float64(v)
+		}
+	}
+	for k, op := range e.Orch {
+		values[orchPrefix+k] = float64(op.TotalNs)
+		if op.Count > 0 {
+			values[orchPrefix+k+perOpSuffix] = float64(op.TotalNs) / float64(op.Count)
+		}
+	}
+}
+
+const NsPerUs = 1000
+
+// choosePrimary is STATS.md's default: ControlPlane when the block's log
+// has HBG bind data, else the chip.run host wall.
+func ChoosePrimary(ps []Pass) string {
+	cp := phases.StageControlPlane.Label()
+	for _, p := range ps {
+		if _, ok := p.Values[cp]; ok {
+			return cp
+		}
+	}
+	return MetricHost
+}
