@@ -10,7 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 )
 
 // BenchName returns the Go benchmark name of a metric: "ControlPlane" is
@@ -33,7 +33,7 @@ func BenchName(metric string) string {
 // analysis.
 func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error {
 	h := a.Header
-	ew := &report.ErrWriter{W: w}
+	ew := &document.ErrWriter{W: w}
 	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	ew.Printf("hbgkit: %s\n", oneLine(h.Hbgkit))
 	ew.Printf("design: %s\n", a.Design)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,8 +61,8 @@ func TestGoldenReport(t *testing.T) {
 func renderAll(t *testing.T, a *analysis.Analysis, j *journal.Journal) (text, md, csv, js bytes.Buffer) {
 	t.Helper()
 	require.NoError(t, terminal.WriteText(&text, For(a).Document()))
-	require.NoError(t, report.WriteMarkdown(&md, For(a).MarkdownDocument()))
-	require.NoError(t, report.WriteCSV(&csv, For(a).CSVTables(j)[:1]...))
-	require.NoError(t, report.WriteJSON(&js, a))
+	require.NoError(t, document.WriteMarkdown(&md, For(a).MarkdownDocument()))
+	require.NoError(t, document.WriteCSV(&csv, For(a).CSVTables(j)[:1]...))
+	require.NoError(t, document.WriteJSON(&js, a))
 	return text, md, csv, js
 }

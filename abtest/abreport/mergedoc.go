@@ -7,7 +7,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 )
 
 // The merged report of a campaign's shards (merge.go) in every format.
@@ -20,11 +20,11 @@ func (m MergedReport) Headline() string {
 
 // ShardTable is one row per shard: its host and card, rounds, and its own
 // paired analysis of the primary metric.
-func (m MergedReport) ShardTable() *report.Table {
-	t := &report.Table{Title: "shards (" + m.primaryLabel() + ", each shard alone)",
+func (m MergedReport) ShardTable() *document.Table {
+	t := &document.Table{Title: "shards (" + m.primaryLabel() + ", each shard alone)",
 		Header: []string{"shard", "host", "card", "rounds", "Δ", "95% CI", "p", "verdict", "weight", "journal"},
-		Align: []report.Align{report.Left, report.Left, report.Left, report.Right, report.Right, report.Right, report.Right,
-			report.Left, report.Right, report.Left}}
+		Align: []document.Align{document.Left, document.Left, document.Left, document.Right, document.Right, document.Right, document.Right,
+			document.Left, document.Right, document.Left}}
 	for _, r := range m.Shards {
 		card := r.Shard.Card
 		if card == "" {
@@ -86,27 +86,27 @@ func (m MergedReport) envLines() []string {
 	return append(out, rulerLine(&m.Pooled.Header), version(&m.Pooled.Header))
 }
 
-func (m MergedReport) open() *report.Document {
-	d := &report.Document{}
-	d.Add(&report.Paragraph{Text: m.Headline()})
+func (m MergedReport) open() *document.Document {
+	d := &document.Document{}
+	d.Add(&document.Paragraph{Text: m.Headline()})
 	for _, h := range For(m.Pooled).Headlines() {
-		d.Add(&report.Paragraph{Text: "pooled: " + h})
+		d.Add(&document.Paragraph{Text: "pooled: " + h})
 	}
 	if p := cpusLine(&m.Pooled.Header); p != "" {
-		d.Add(&report.Paragraph{Text: p})
+		d.Add(&document.Paragraph{Text: p})
 	}
 	if m.Pooled.Partial {
-		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", m.Pooled.Complete, m.Pooled.Planned)})
+		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", m.Pooled.Complete, m.Pooled.Planned)})
 	}
 	d.Add(m.ShardTable())
 	return d
 }
 
-func (m MergedReport) details(md bool) *report.Details {
-	det := &report.Details{Summary: "method, shards, ruler and command"}
-	det.Blocks = append(det.Blocks, &report.List{Items: append(m.methodLines(), m.envLines()...)})
+func (m MergedReport) details(md bool) *document.Details {
+	det := &document.Details{Summary: "method, shards, ruler and command"}
+	det.Blocks = append(det.Blocks, &document.List{Items: append(m.methodLines(), m.envLines()...)})
 	if len(m.Pooled.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: journal.ShellJoin(m.Pooled.Header.Command)})
+		det.Blocks = append(det.Blocks, &document.Code{Text: journal.ShellJoin(m.Pooled.Header.Command)})
 	}
 	return det
 }
@@ -114,7 +114,7 @@ func (m MergedReport) details(md bool) *report.Details {
 // Document is the merged text report: what was merged, the pooled
 // verdict, the shard table, the pooled metric tables, warnings and the
 // method.
-func (m MergedReport) Document() *report.Document {
+func (m MergedReport) Document() *document.Document {
 	d := m.open()
 	for _, f := range metric.Families() {
 		if t := For(m.Pooled).FamilyTable(f); t != nil {
@@ -122,20 +122,20 @@ func (m MergedReport) Document() *report.Document {
 		}
 	}
 	if len(m.Warnings) > 0 {
-		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: m.Warnings})
+		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: m.Warnings})
 	}
 	d.Add(m.details(false))
 	return d
 }
 
 // MarkdownDocument is the merged report for a pull request.
-func (m MergedReport) MarkdownDocument() *report.Document {
+func (m MergedReport) MarkdownDocument() *document.Document {
 	d := m.open()
 	if t := For(m.Pooled).CombinedTable(); t != nil {
 		d.Add(t)
 	}
 	if len(m.Warnings) > 0 {
-		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: m.Warnings})
+		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: m.Warnings})
 	}
 	d.Add(m.details(true))
 	return d
@@ -144,21 +144,21 @@ func (m MergedReport) MarkdownDocument() *report.Document {
 // CSVTables are the merged csv report: the shards, the pooled metrics (one
 // row per metric and arm, as a campaign's) and every counted pass with
 // its shard.
-func (m MergedReport) CSVTables() []*report.Table {
+func (m MergedReport) CSVTables() []*document.Table {
 	f := func(x journal.Num) string {
 		if math.IsNaN(float64(x)) {
 			return ""
 		}
 		return fmt.Sprint(float64(x))
 	}
-	sh := &report.Table{Title: "shards", Header: []string{"shard", "count", "campaign", "host", "card", "planned", "rounds",
+	sh := &document.Table{Title: "shards", Header: []string{"shard", "count", "campaign", "host", "card", "planned", "rounds",
 		"delta", "ci_lo", "ci_hi", "p", "verdict", "weight", "outlier", "journal"}}
 	for _, r := range m.Shards {
 		sh.Rows = append(sh.Rows, []string{fmt.Sprint(r.Shard.Index), fmt.Sprint(r.Shard.Count), r.Shard.Campaign, r.Shard.Host, r.Shard.Card,
 			fmt.Sprint(r.Planned), fmt.Sprint(r.Rounds), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.P), r.Verdict, f(r.Weight), fmt.Sprint(r.Outlier), r.Journal})
 	}
 	metrics := For(m.Pooled).CSVTables(&journal.Journal{})[0]
-	passes := &report.Table{Title: "passes", Header: []string{"shard", "round", "arm", "pid", "inv", "cold", "metric", "ns"}}
+	passes := &document.Table{Title: "passes", Header: []string{"shard", "round", "arm", "pid", "inv", "cold", "metric", "ns"}}
 	for k, j := range m.Journals {
 		for _, cb := range j.Counted() {
 			b := cb.Block
@@ -172,7 +172,7 @@ func (m MergedReport) CSVTables() []*report.Table {
 			}
 		}
 	}
-	return []*report.Table{sh, metrics, passes}
+	return []*document.Table{sh, metrics, passes}
 }
 
 // Redacted returns a copy without host names, absolute paths or --env

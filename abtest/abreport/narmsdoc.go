@@ -10,7 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 )
 
 // The report of a campaign of more than two arms: a verdict line per arm,
@@ -75,18 +75,18 @@ func (a Report) armsRule() string {
 
 // openArmsDocument starts the report of more than two arms: the arms'
 // different work, their verdicts, the rule and whether it is partial.
-func (a Report) openArmsDocument() *report.Document {
-	d := &report.Document{}
+func (a Report) openArmsDocument() *document.Document {
+	d := &document.Document{}
 	names := a.Header.ArmNames()
 	for k, c := range a.Comparisons {
 		if w := For(c).SameWorkLine(); w != "" {
-			d.Add(&report.Paragraph{Text: fmt.Sprintf("%s against %s: %s", names[k+1], names[journal.Base], w)})
+			d.Add(&document.Paragraph{Text: fmt.Sprintf("%s against %s: %s", names[k+1], names[journal.Base], w)})
 		}
 	}
-	d.Add(&report.Paragraph{Text: strings.Join(a.ArmHeadlines(), "\n")})
-	d.Add(&report.Paragraph{Text: a.armsRule()})
+	d.Add(&document.Paragraph{Text: strings.Join(a.ArmHeadlines(), "\n")})
+	d.Add(&document.Paragraph{Text: a.armsRule()})
 	if a.Partial {
-		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdicts cover only those.", a.Complete, a.Planned)})
+		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdicts cover only those.", a.Complete, a.Planned)})
 	}
 	return d
 }
@@ -95,18 +95,18 @@ func (a Report) openArmsDocument() *report.Document {
 // arms: the base's row, then one row per other arm (and rank) with its
 // paired results against the base; md keeps the markdown columns (the
 // trimmed mean only).
-func (a Report) ArmsTable(md bool) *report.Table {
+func (a Report) ArmsTable(md bool) *document.Table {
 	names := a.Header.ArmNames()
 	base := a.Comparisons[0].PrimaryResults()
 	if len(base) == 0 {
 		return nil
 	}
 	unit := unitOf(base[0])
-	t := &report.Table{
+	t := &document.Table{
 		Title:  fmt.Sprintf("%s, every arm against base %s (per pass, %s; p Holm-adjusted over the %d arms)", base[0].Label, names[journal.Base], unit, a.otherArms()),
 		Header: []string{"arm", "metric", "n", "trimmed", "median", "min", "Δ", "95% CI", For(a.Comparisons[0]).besideHeader(), "sign", "p", "verdict"},
-		Align: []report.Align{report.Left, report.Left, report.Right, report.Right, report.Right, report.Right, report.Right,
-			report.Right, report.Right, report.Right, report.Right, report.Left},
+		Align: []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right, document.Right,
+			document.Right, document.Right, document.Right, document.Right, document.Left},
 	}
 	row := func(c *analysis.Analysis, name string, m *analysis.MetricResult, arm int) []string {
 		s := m.Arms[arm]
@@ -145,8 +145,8 @@ func pick(s []string, idx []int) []string {
 	return out
 }
 
-func pickAlign(s []report.Align, idx []int) []report.Align {
-	out := make([]report.Align, len(idx))
+func pickAlign(s []document.Align, idx []int) []document.Align {
+	out := make([]document.Align, len(idx))
 	for i, k := range idx {
 		out[i] = s[k]
 	}
@@ -155,7 +155,7 @@ func pickAlign(s []report.Align, idx []int) []report.Align {
 
 // armTables are arm k's tables against the base, titled with the arms'
 // names and their arm column naming them.
-func (a Report) armTables(k int, tables []*report.Table, armCol int) []*report.Table {
+func (a Report) armTables(k int, tables []*document.Table, armCol int) []*document.Table {
 	names := a.Header.ArmNames()
 	for _, t := range tables {
 		title := fmt.Sprintf("%s against %s", names[k+1], names[journal.Base])
@@ -277,23 +277,23 @@ func (a Report) armsMethod(md bool) []string {
 
 // armsDetails is the closing block of method, noise, ruler, host and
 // command.
-func (a Report) armsDetails(items []string) *report.Details {
-	det := &report.Details{Summary: "method, noise, ruler, host and command"}
-	det.Blocks = append(det.Blocks, &report.List{Items: append(items, For(a.Comparisons[0]).EnvLines()...)})
+func (a Report) armsDetails(items []string) *document.Details {
+	det := &document.Details{Summary: "method, noise, ruler, host and command"}
+	det.Blocks = append(det.Blocks, &document.List{Items: append(items, For(a.Comparisons[0]).EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: journal.ShellJoin(a.Header.Command)})
+		det.Blocks = append(det.Blocks, &document.Code{Text: journal.ShellJoin(a.Header.Command)})
 	}
 	return det
 }
 
 // armsDocument is Document for more than two arms.
-func (a Report) armsDocument() *report.Document {
+func (a Report) armsDocument() *document.Document {
 	d := a.openArmsDocument()
 	if t := a.ArmsTable(false); t != nil {
 		d.Add(t)
 	}
 	for k, c := range a.Comparisons {
-		var ts []*report.Table
+		var ts []*document.Table
 		for _, f := range metric.Families() {
 			if t := For(c).FamilyTable(f); t != nil {
 				ts = append(ts, t)
@@ -304,19 +304,19 @@ func (a Report) armsDocument() *report.Document {
 		}
 		d.Add(For(c).eventBlocks()...)
 	}
-	d.Add(&report.List{Items: a.armsNoise()})
+	d.Add(&document.List{Items: a.armsNoise()})
 	if len(a.Warnings) > 0 {
-		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
 	}
 	d.Add(a.armsDetails(a.armsMethod(false)))
 	return d
 }
 
 // armsMarkdown is MarkdownDocument for more than two arms.
-func (a Report) armsMarkdown() *report.Document {
+func (a Report) armsMarkdown() *document.Document {
 	d := a.openArmsDocument()
 	e := a.Header.Env
-	d.Add(&report.Paragraph{Text: fmt.Sprintf("%s; on %s, %d CPUs (host %s)", strings.Join(a.armLinesN(), "; "), e.CPUModel, e.NCPU, e.Host)})
+	d.Add(&document.Paragraph{Text: fmt.Sprintf("%s; on %s, %d CPUs (host %s)", strings.Join(a.armLinesN(), "; "), e.CPUModel, e.NCPU, e.Host)})
 	if t := a.ArmsTable(true); t != nil {
 		d.Add(t)
 	}
@@ -324,13 +324,13 @@ func (a Report) armsMarkdown() *report.Document {
 		if t := For(c).CombinedTable(); t != nil {
 			t.Header = append([]string(nil), t.Header...)
 			t.Header[2], t.Header[3] = a.baseName(), a.Header.ArmNames()[k+1]
-			d.Add(a.armTables(k, []*report.Table{t}, -1)[0])
+			d.Add(a.armTables(k, []*document.Table{t}, -1)[0])
 		}
 	}
-	d.Add(&report.Paragraph{Text: For(a.Comparisons[0]).Legend() + fmt.Sprintf(
+	d.Add(&document.Paragraph{Text: For(a.Comparisons[0]).Legend() + fmt.Sprintf(
 		" In each arm's table the arm is head and %s is base; the first table's p is Holm-adjusted over the %d arms.", a.baseName(), a.otherArms())})
 	if len(a.Warnings) > 0 {
-		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
 	}
 	d.Add(a.armsDetails(append(a.armsNoise(), a.armsMethod(true)...)))
 	return d
@@ -339,11 +339,11 @@ func (a Report) armsMarkdown() *report.Document {
 // armsCSV is CSVTables's metrics table for more than two arms: the
 // two-arm rows of each comparison, led by the arm compared, their arm
 // column naming the arms.
-func (a Report) armsCSV(metrics *report.Table) {
+func (a Report) armsCSV(metrics *document.Table) {
 	names := a.Header.ArmNames()
 	metrics.Header = append([]string{"against_" + names[journal.Base]}, metrics.Header...)
 	for k, c := range a.Comparisons {
-		one := &report.Table{}
+		one := &document.Table{}
 		For(c).csvMetricRows(one)
 		for _, r := range one.Rows {
 			if r[4] == journal.ArmNames[journal.Base] {
@@ -378,7 +378,7 @@ func (a Report) benchfmtMetrics() []analysis.MetricResult {
 // benchfmtArms writes benchfmt's configuration lines naming the arms:
 // base and head, or for more than two arms the base's name and each
 // arm's spec.
-func (a Report) benchfmtArms(ew *report.ErrWriter, oneLine func(string) string) {
+func (a Report) benchfmtArms(ew *document.ErrWriter, oneLine func(string) string) {
 	h := a.Header
 	if len(h.AllArms) == 0 {
 		ew.Printf("base: %s\n", oneLine(h.Arms[journal.Base].Spec))

@@ -1,3 +1,9 @@
+// Package abreport turns an analysis into the documents hbgbench prints:
+// the headline, the verdict tables, the noise footer, the method and the
+// environment, for a two-arm, an N-arm, a merged or a sequential
+// campaign, in the internal/document model every format writes, and the
+// Go benchmark format. Its opinion: every figure a report prints can be
+// traced to the analysis; nothing is recomputed here.
 package abreport
 
 import (
@@ -10,7 +16,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/abtest/stats"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 )
 
 // shownP is the p a report prints for m: the Holm-adjusted one, which is
@@ -209,8 +215,8 @@ func (a Report) FloorLines() []string {
 
 var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
 
-var resultAlign = []report.Align{report.Left, report.Left, report.Left, report.Right, report.Right, report.Right,
-	report.Right, report.Right, report.Right, report.Right, report.Right, report.Right, report.Left}
+var resultAlign = []document.Align{document.Left, document.Left, document.Left, document.Right, document.Right, document.Right,
+	document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Left}
 
 // unitOf returns the unit of a row: µs for a row of an analysis older
 // than metric kinds.
@@ -224,8 +230,8 @@ func unitOf(m *analysis.MetricResult) string {
 // FamilyTable returns the table of one metric family: two rows per metric
 // (base, head), the paired results on the head row. nil when the family
 // has no metric.
-func (a Report) FamilyTable(family string) *report.Table {
-	t := &report.Table{Title: familyTitles[family], Header: a.withBeside(resultHeader), Align: resultAlign, Merge: []int{0}}
+func (a Report) FamilyTable(family string) *document.Table {
+	t := &document.Table{Title: familyTitles[family], Header: a.withBeside(resultHeader), Align: resultAlign, Merge: []int{0}}
 	for _, m := range a.Metrics {
 		if m.Family != family {
 			continue
@@ -325,12 +331,12 @@ func (a Report) EventLines() []string {
 }
 
 // eventBlocks returns the "k of N" lines under a heading, or nothing.
-func (a Report) eventBlocks() []report.Block {
+func (a Report) eventBlocks() []document.Block {
 	lines := a.EventLines()
 	if len(lines) == 0 {
 		return nil
 	}
-	return []report.Block{&report.Paragraph{Text: "discrete events (counts that were 0 in some warm pass): on how many warm passes each happened"}, &report.List{Items: lines}}
+	return []document.Block{&document.Paragraph{Text: "discrete events (counts that were 0 in some warm pass): on how many warm passes each happened"}, &document.List{Items: lines}}
 }
 
 // MethodLines describes how the campaign ran and was analysed, as the
@@ -748,31 +754,31 @@ func (a Report) designNote() string {
 // openDocument starts a report with what every format says first:
 // whether the arms did different work, the headline, the note on an unpaired design, and whether the campaign is
 // partial.
-func (a Report) openDocument() *report.Document {
-	d := &report.Document{}
+func (a Report) openDocument() *document.Document {
+	d := &document.Document{}
 	if w := a.SameWorkLine(); w != "" {
-		d.Add(&report.Paragraph{Text: w})
+		d.Add(&document.Paragraph{Text: w})
 	}
 	for _, h := range a.Headlines() {
-		d.Add(&report.Paragraph{Text: h})
+		d.Add(&document.Paragraph{Text: h})
 	}
 	for _, f := range a.FloorLines() {
-		d.Add(&report.Paragraph{Text: f})
+		d.Add(&document.Paragraph{Text: f})
 	}
 	if r := a.RuleLine(); r != "" {
-		d.Add(&report.Paragraph{Text: r})
+		d.Add(&document.Paragraph{Text: r})
 	}
 	if p := cpusLine(&a.Header); p != "" {
-		d.Add(&report.Paragraph{Text: p})
+		d.Add(&document.Paragraph{Text: p})
 	}
 	if n := a.designNote(); n != "" {
-		d.Add(&report.Paragraph{Text: n})
+		d.Add(&document.Paragraph{Text: n})
 	}
 	for _, l := range a.SequentialLines() {
-		d.Add(&report.Paragraph{Text: l})
+		d.Add(&document.Paragraph{Text: l})
 	}
 	if a.Partial {
-		d.Add(&report.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
+		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
 	return d
 }
@@ -780,7 +786,7 @@ func (a Report) openDocument() *report.Document {
 // Document returns the campaign's report: the headline, one table per
 // metric family, the noise footer, warnings, and the method, host and
 // command.
-func (a Report) Document() *report.Document {
+func (a Report) Document() *document.Document {
 	if len(a.Comparisons) > 0 {
 		return a.armsDocument()
 	}
@@ -791,14 +797,14 @@ func (a Report) Document() *report.Document {
 		}
 	}
 	d.Add(a.eventBlocks()...)
-	d.Add(&report.List{Items: a.NoiseLines()})
+	d.Add(&document.List{Items: a.NoiseLines()})
 	if len(a.Warnings) > 0 {
-		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
 	}
-	det := &report.Details{Summary: "method, noise, ruler, host and command"}
-	det.Blocks = append(det.Blocks, &report.List{Items: append(a.MethodLines(), a.EnvLines()...)})
+	det := &document.Details{Summary: "method, noise, ruler, host and command"}
+	det.Blocks = append(det.Blocks, &document.List{Items: append(a.MethodLines(), a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: journal.ShellJoin(a.Header.Command)})
+		det.Blocks = append(det.Blocks, &document.Code{Text: journal.ShellJoin(a.Header.Command)})
 	}
 	d.Add(det)
 	return d
@@ -809,24 +815,24 @@ func (a Report) Document() *report.Document {
 // arms' trimmed means, Δ, its 95% CI, Δmin, sign, p and verdict), the
 // warnings, and a <details> block with the method, the noise, the ruler,
 // the host and the exact command.
-func (a Report) MarkdownDocument() *report.Document {
+func (a Report) MarkdownDocument() *document.Document {
 	if len(a.Comparisons) > 0 {
 		return a.armsMarkdown()
 	}
 	d := a.openDocument()
-	d.Add(&report.Paragraph{Text: a.WhatRan()})
+	d.Add(&document.Paragraph{Text: a.WhatRan()})
 	if t := a.CombinedTable(); t != nil {
-		d.Add(t, &report.Paragraph{Text: a.Legend()})
+		d.Add(t, &document.Paragraph{Text: a.Legend()})
 	}
 	d.Add(a.eventBlocks()...)
 	if len(a.Warnings) > 0 {
-		d.Add(&report.Paragraph{Text: "warnings:"}, &report.List{Items: a.Warnings})
+		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
 	}
-	det := &report.Details{Summary: "method, noise, ruler, host and command"}
+	det := &document.Details{Summary: "method, noise, ruler, host and command"}
 	items := append(a.NoiseLines(), a.methodLines(true)...)
-	det.Blocks = append(det.Blocks, &report.List{Items: append(items, a.EnvLines()...)})
+	det.Blocks = append(det.Blocks, &document.List{Items: append(items, a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
-		det.Blocks = append(det.Blocks, &report.Code{Text: journal.ShellJoin(a.Header.Command)})
+		det.Blocks = append(det.Blocks, &document.Code{Text: journal.ShellJoin(a.Header.Command)})
 	}
 	d.Add(det)
 	return d
@@ -834,15 +840,15 @@ func (a Report) MarkdownDocument() *report.Document {
 
 var combinedHeader = []string{"metric", "unit", "base", "head", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
 
-var combinedAlign = []report.Align{report.Left, report.Left, report.Right, report.Right, report.Right, report.Right,
-	report.Right, report.Right, report.Right, report.Left}
+var combinedAlign = []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right,
+	document.Right, document.Right, document.Right, document.Left}
 
 // CombinedTable returns one table of every metric, family by family, one
 // row per metric: the arms' trimmed means of warm passes (µs) and the
 // results of the analysis. Phase rows are named phase.NAME. nil when no
 // metric was analysed.
-func (a Report) CombinedTable() *report.Table {
-	t := &report.Table{Header: a.withBeside(combinedHeader), Align: combinedAlign}
+func (a Report) CombinedTable() *document.Table {
+	t := &document.Table{Header: a.withBeside(combinedHeader), Align: combinedAlign}
 	for _, f := range metric.Families() {
 		for _, m := range a.Metrics {
 			if m.Family != f {
@@ -872,8 +878,8 @@ func (a Report) CombinedTable() *report.Table {
 
 // CSVTables returns the tables of a csv report: one row per (metric, arm)
 // and then the raw passes of every counted block.
-func (a Report) CSVTables(j *journal.Journal) []*report.Table {
-	m := &report.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
+func (a Report) CSVTables(j *journal.Journal) []*document.Table {
+	m := &document.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
 		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
 	if len(a.Comparisons) > 0 {
 		a.armsCSV(m)
@@ -886,7 +892,7 @@ func (a Report) CSVTables(j *journal.Journal) []*report.Table {
 		m.Header = append(m.Header, "delta_median", "delta_median_ci_lo", "delta_median_ci_hi", "verdict_median")
 	}
 	names := a.Header.ArmNames()
-	passes := &report.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
+	passes := &document.Table{Title: "passes", Header: []string{"round", "arm", "pid", "inv", "cold", "metric", "ns"}}
 	for _, cb := range j.Counted() {
 		b := cb.Block
 		for _, p := range b.Passes {
@@ -899,14 +905,14 @@ func (a Report) CSVTables(j *journal.Journal) []*report.Table {
 		}
 	}
 	if t := a.LooksTable(); t != nil {
-		return []*report.Table{m, passes, t}
+		return []*document.Table{m, passes, t}
 	}
-	return []*report.Table{m, passes}
+	return []*document.Table{m, passes}
 }
 
 // csvMetricRows adds the csv rows of a's metrics to m, one per (metric,
 // arm).
-func (a Report) csvMetricRows(m *report.Table) {
+func (a Report) csvMetricRows(m *document.Table) {
 	f := func(x journal.Num) string {
 		if math.IsNaN(float64(x)) {
 			return ""

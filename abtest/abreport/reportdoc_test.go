@@ -10,7 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
 	"github.com/hbgkit/hbgkit/abtest/stats"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +47,7 @@ func TestReportNamesTheAliasesOfARow(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := journaltest.TwinJournal(t, 1, tc.tweak)
+			j := journaltest.Twin(t, 1, tc.tweak)
 			a := analysis.Analyze(j)
 			text, md, csv, js := renderAll(t, a, j)
 			all := strings.Join([]string{text.String(), md.String(), csv.String()}, "\n")
@@ -92,7 +92,7 @@ func fasterJournal(t *testing.T, rounds int) *journal.Journal {
 		d := float64(i)
 		vals = append(vals, [2][]float64{{1000, 1010, 995}, {900 - d, 905 - d, 898 - d}})
 	}
-	return journaltest.SynthJournal(t, vals)
+	return journaltest.Synth(t, vals)
 }
 
 // TestHeadlinePBelowOneInAThousand: a p below 0.001 reads "p<0.001" in
@@ -159,9 +159,9 @@ func TestGitArmsShowWhatRan(t *testing.T) {
 	assert.Contains(t, lines, "env (added to the arm's command) of both arms: MODE=fast")
 	var code string
 	for _, b := range For(a).Document().Blocks {
-		if d, ok := b.(*report.Details); ok {
+		if d, ok := b.(*document.Details); ok {
 			for _, c := range d.Blocks {
-				if cb, ok := c.(*report.Code); ok {
+				if cb, ok := c.(*document.Code); ok {
 					code = cb.Text
 				}
 			}
@@ -198,7 +198,7 @@ func TestRulerLineSaysWhatItCompared(t *testing.T) {
 func visibleMarkdown(t *testing.T, a *analysis.Analysis) string {
 	t.Helper()
 	var b strings.Builder
-	require.NoError(t, report.WriteMarkdown(&b, For(a).MarkdownDocument()))
+	require.NoError(t, document.WriteMarkdown(&b, For(a).MarkdownDocument()))
 	vis, _, ok := strings.Cut(b.String(), "<details>")
 	require.True(t, ok)
 	return vis
@@ -222,7 +222,7 @@ func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
 	a.Metrics[0].Gated = true
 	assert.Contains(t, visibleMarkdown(t, a), "(p) after a verdict: the row's 95% CI lies beyond the ±1.0% margin but its Holm-adjusted p is not below 0.05")
 	var b strings.Builder
-	require.NoError(t, report.WriteMarkdown(&b, For(a).MarkdownDocument()))
+	require.NoError(t, document.WriteMarkdown(&b, For(a).MarkdownDocument()))
 	assert.NotContains(t, b.String(), "median, min, n passes", "the details describe only columns that exist")
 }
 
@@ -249,7 +249,7 @@ func TestRuleLineWhenPAndVerdictDisagree(t *testing.T) {
 			m.Verdict, m.P, m.HolmP = tc.verdict, journal.Num(tc.p), journal.Num(tc.p)
 			var text, md strings.Builder
 			require.NoError(t, terminal.WriteText(&text, For(a).Document()))
-			require.NoError(t, report.WriteMarkdown(&md, For(a).MarkdownDocument()))
+			require.NoError(t, document.WriteMarkdown(&md, For(a).MarkdownDocument()))
 			for _, out := range []string{text.String(), md.String()} {
 				lines := strings.Split(out, "\n")
 				require.GreaterOrEqual(t, len(lines), 3)
@@ -284,7 +284,7 @@ func TestTooFewRoundsForAnInterval(t *testing.T) {
 	assert.Contains(t, For(a).NoiseLines()[1], "rounds to resolve the ±1.0% margin: no estimate from fewer than 6 rounds")
 
 	var js strings.Builder
-	require.NoError(t, report.WriteJSON(&js, a))
+	require.NoError(t, document.WriteJSON(&js, a))
 	var back map[string]any
 	require.NoError(t, json.Unmarshal([]byte(js.String()), &back))
 	row := back["metrics"].([]any)[0].(map[string]any)
@@ -318,7 +318,7 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 			// pass is headMedian× base's.
 			vals = append(vals, [2][]float64{{800 * e, 1200 * e, 1210 * e}, {960 * f, 1200 * headMedian * f, 1210 * headMedian * f}})
 		}
-		j := journaltest.SynthJournal(t, vals)
+		j := journaltest.Synth(t, vals)
 		j.Header.Config.BlockStat = journal.BlockMin
 		return j
 	}
@@ -375,7 +375,7 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 		e, f := 1+0.002*float64(i%3), 1+0.003*float64(i%4)
 		added = append(added, [2][]float64{{800 * e, 1200 * e, 1210 * e}, {800*f + 300, 1200*f + 300, 1210*f + 300}})
 	}
-	ja := journaltest.SynthJournal(t, added)
+	ja := journaltest.Synth(t, added)
 	ja.Header.Config.BlockStat = journal.BlockMin
 	a = analysis.Analyze(ja)
 	m = a.PrimaryResult()
@@ -387,7 +387,7 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	a = analysis.Analyze(build(1.2))
 	assert.Equal(t, "slower", a.PrimaryResult().MedianVerdict)
 	assert.Empty(t, For(a).FloorLines())
-	assert.Contains(t, For(a).Document().Blocks[1].(*report.Table).Header, "Δmedian")
+	assert.Contains(t, For(a).Document().Blocks[1].(*document.Table).Header, "Δmedian")
 
 	// Under the median no median columns or fields appear.
 	j := build(0.85)

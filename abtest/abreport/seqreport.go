@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 )
 
 // SequentialLines are the report's lines on a sequential campaign: where
@@ -41,11 +41,11 @@ func (a Report) SequentialLines() []string {
 
 // LooksTable is the csv table of a sequential campaign's looks; nil for
 // a fixed design.
-func (a Report) LooksTable() *report.Table {
+func (a Report) LooksTable() *document.Table {
 	if a.Sequential == nil {
 		return nil
 	}
-	t := &report.Table{Title: "looks", Header: []string{"look", "round", "n", "max_rounds", "stat", "boundary", "crit", "delta", "rci_lo", "rci_hi", "decision", "decided"}}
+	t := &document.Table{Title: "looks", Header: []string{"look", "round", "n", "max_rounds", "stat", "boundary", "crit", "delta", "rci_lo", "rci_hi", "decision", "decided"}}
 	for _, l := range a.Sequential.Looks {
 		t.Rows = append(t.Rows, []string{fmt.Sprint(l.Look), fmt.Sprint(l.Round), fmt.Sprint(l.N), fmt.Sprint(l.MaxRounds),
 			analysis.CsvNum(l.Stat), analysis.CsvNum(l.Boundary), analysis.CsvNum(l.Crit), analysis.CsvNum(l.Delta), analysis.CsvNum(l.RCILo), analysis.CsvNum(l.RCIHi), l.Decision, fmt.Sprint(l.Decided)})

@@ -1,3 +1,11 @@
+// Package analysis turns a journal into typed results: the paired
+// analysis of interleaved rounds (Analyze), the unpaired one of captured
+// logs (AnalyzeUnpaired), campaigns of more than two arms, shards merged
+// as strata (Merge), and the looks of a sequential design, with
+// abtest/stats beneath it. It is pure: it reads journals and runs nothing.
+// Its opinion is the round's: the round is the unit of inference, not the
+// pass; passes of one block share a process and are never treated as
+// independent samples.
 package analysis
 
 import (

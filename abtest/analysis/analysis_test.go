@@ -18,7 +18,7 @@ func TestAnalyzeDroppedAndUnfinishedRounds(t *testing.T) {
 	for range 6 {
 		vals = append(vals, [2][]float64{{100, 101}, {100, 99}})
 	}
-	j := journaltest.SynthJournal(t, vals)
+	j := journaltest.Synth(t, vals)
 	// Round 2 was dropped, round 6 never closed (the campaign was killed
 	// in it): neither is analysed.
 	j.Rounds[1].Status = journal.RoundDropped
@@ -39,7 +39,7 @@ func TestAnalyzeOnlyTheLastAttemptCounts(t *testing.T) {
 	for range 6 {
 		vals = append(vals, [2][]float64{{100, 100}, {110, 110}})
 	}
-	j := journaltest.SynthJournal(t, vals)
+	j := journaltest.Synth(t, vals)
 	// Round 3's first attempt was interrupted after its base block; the
 	// rerun (attempt 2) is what counts, and its head is slower still.
 	j.Rounds[2].Attempt = 2
@@ -86,7 +86,7 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 	for range 3 {
 		vals = append(vals, [2][]float64{{100, 101}, {90, 91}})
 	}
-	j := journaltest.SynthJournal(t, vals)
+	j := journaltest.Synth(t, vals)
 	j.Header.Primary = ""
 	a := Analyze(j)
 	assert.Equal(t, "ControlPlane", a.Primary)
@@ -99,7 +99,7 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 // moves from round to round so that the intervals have a width.
 func PerRankJournal(t *testing.T, rounds int) *journal.Journal {
 	t.Helper()
-	h := journaltest.JtHeader(t)
+	h := journaltest.Header(t)
 	h.Config.Rounds, h.Config.Cold, h.Config.PerRank = rounds, 1, true
 	j := &journal.Journal{Header: h}
 	for i := range rounds {
@@ -211,7 +211,7 @@ func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := journaltest.TwinJournal(t, tc.ranks, tc.tweak)
+			j := journaltest.Twin(t, tc.ranks, tc.tweak)
 			if tc.primary != "" {
 				j.Header.Primary = tc.primary
 			}

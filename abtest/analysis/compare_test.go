@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func CompareConfig() journal.Config { return journaltest.JtConfig() } // compare's --block-stat default is the median
+func CompareConfig() journal.Config { return journaltest.Config() } // compare's --block-stat default is the median
 
 func TestReadLogsOneBlockPerLog(t *testing.T) {
-	j, err := ReadLogs(CompareOptions{Base: []string{journaltest.JtFixture("hbg-e1.log"), journaltest.JtFixture("hbg-e2.log")},
-		Head: []string{journaltest.JtFixture("hbg-e3-spool.log")}, Config: CompareConfig()})
+	j, err := ReadLogs(CompareOptions{Base: []string{journaltest.Fixture("hbg-e1.log"), journaltest.Fixture("hbg-e2.log")},
+		Head: []string{journaltest.Fixture("hbg-e3-spool.log")}, Config: CompareConfig()})
 	require.NoError(t, err)
 	require.Len(t, j.Blocks, 3)
 	c := j.Counted()
@@ -34,10 +34,10 @@ func TestReadLogsErrors(t *testing.T) {
 		opts CompareOptions
 		want string
 	}{
-		"no head":        {CompareOptions{Base: []string{journaltest.JtFixture("hbg-e1.log")}}, "at least one --base and one --head"},
-		"missing":        {CompareOptions{Base: []string{"nope.log"}, Head: []string{journaltest.JtFixture("hbg-e1.log")}}, "nope.log"},
-		"no passes":      {CompareOptions{Base: []string{empty}, Head: []string{journaltest.JtFixture("hbg-e1.log")}}, "empty.log has no passes"},
-		"unknown metric": {CompareOptions{Base: []string{journaltest.JtFixture("hbg-e1.log")}, Head: []string{journaltest.JtFixture("hbg-e1.log")}, Config: journal.Config{Metric: "latency"}}, `--metric "latency"`},
+		"no head":        {CompareOptions{Base: []string{journaltest.Fixture("hbg-e1.log")}}, "at least one --base and one --head"},
+		"missing":        {CompareOptions{Base: []string{"nope.log"}, Head: []string{journaltest.Fixture("hbg-e1.log")}}, "nope.log"},
+		"no passes":      {CompareOptions{Base: []string{empty}, Head: []string{journaltest.Fixture("hbg-e1.log")}}, "empty.log has no passes"},
+		"unknown metric": {CompareOptions{Base: []string{journaltest.Fixture("hbg-e1.log")}, Head: []string{journaltest.Fixture("hbg-e1.log")}, Config: journal.Config{Metric: "latency"}}, `--metric "latency"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ReadLogs(tc.opts)
@@ -50,7 +50,7 @@ func TestReadLogsErrors(t *testing.T) {
 // TestAnalyzeUnpairedIdenticalArms: the same logs on both sides give
 // Δ = 0, p = 1 and no change.
 func TestAnalyzeUnpairedIdenticalArms(t *testing.T) {
-	logs := []string{journaltest.JtFixture("hbg-e1.log"), journaltest.JtFixture("hbg-e2.log"), journaltest.JtFixture("hbg-e3-spool.log")}
+	logs := []string{journaltest.Fixture("hbg-e1.log"), journaltest.Fixture("hbg-e2.log"), journaltest.Fixture("hbg-e3-spool.log")}
 	j, err := ReadLogs(CompareOptions{Base: logs, Head: logs, Config: CompareConfig()})
 	require.NoError(t, err)
 	a := AnalyzeUnpaired(j)

@@ -20,7 +20,7 @@ func shardJournal(t *testing.T, path, campaign string, index int) *journal.Journ
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &journal.Journal{Path: path, Header: journal.Header{Config: journaltest.JtConfig(), Arms: [2]journal.Arm{b, h}, Primary: "ControlPlane",
+	return &journal.Journal{Path: path, Header: journal.Header{Config: journaltest.Config(), Arms: [2]journal.Arm{b, h}, Primary: "ControlPlane",
 		Ruler: "hbgkit-harness {arm} rounds=5 nproc=2", RulerHash: "r1",
 		Shard: &journal.ShardInfo{Campaign: campaign, Index: index, Count: 2, CampaignSeed: 7, Host: "h" + path}}}
 }
@@ -122,7 +122,7 @@ func SynthShard(t *testing.T, index int, host string, ratio float64) *journal.Jo
 		h := 1000 * ratio * (1 + 0.01*float64(i%4))
 		vals = append(vals, [2][]float64{{b, b, b}, {h, h, h}})
 	}
-	j := journaltest.SynthJournal(t, vals)
+	j := journaltest.Synth(t, vals)
 	j.Path = fmt.Sprintf("/home/me/.hbgbench/s/shard-%dof2-%s.jsonl", index, host)
 	j.Header.Shard = &journal.ShardInfo{Campaign: "s", Index: index, Count: 2, CampaignSeed: 3, Host: host, Card: fmt.Sprint(index)}
 	return j

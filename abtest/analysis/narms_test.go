@@ -15,7 +15,7 @@ import (
 // hold ControlPlane values: vals[i][arm] the warm passes of round i.
 func ArmsJournal(t *testing.T, vals [][3][]float64) *journal.Journal {
 	t.Helper()
-	h := journaltest.JtArmsHeader(t, "a", "b", "c")
+	h := journaltest.ArmsHeader(t, "a", "b", "c")
 	h.Config.Rounds, h.Config.Cold = len(vals), 1
 	require.NoError(t, h.Extend(len(vals)+1))
 	h.Config.Rounds = len(vals)

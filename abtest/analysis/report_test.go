@@ -14,7 +14,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/abtest/stats"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +30,7 @@ func TestAnalyzeMatchesThePairedStatistics(t *testing.T) {
 		a = append(a, analysis.BlockStat(base, journal.BlockMedian))
 		b = append(b, analysis.BlockStat(head, journal.BlockMedian))
 	}
-	j := journaltest.SynthJournal(t, vals)
+	j := journaltest.Synth(t, vals)
 	an := analysis.Analyze(j)
 	require.Equal(t, 8, an.Complete)
 	assert.False(t, an.Partial)
@@ -90,7 +90,7 @@ func TestPerRankHeadlinesEveryRank(t *testing.T) {
 	assert.Contains(t, hl[1], "SLOWER: ControlPlane@rank1")
 	assert.Equal(t, hl[0]+"\n"+hl[1], abreport.For(a).Headline())
 	var md strings.Builder
-	require.NoError(t, report.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
+	require.NoError(t, document.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
 	assert.Contains(t, md.String(), "NO CHANGE: ControlPlane@rank0")
 	assert.Contains(t, md.String(), "SLOWER: ControlPlane@rank1")
 
@@ -132,7 +132,7 @@ func TestRoundsForMarginAgreesWithTheMDE(t *testing.T) {
 		h := 1000 * math.Exp(d)
 		vals = append(vals, [2][]float64{{1000, 1000, 1000}, {h, h, h}})
 	}
-	a := analysis.Analyze(journaltest.SynthJournal(t, vals))
+	a := analysis.Analyze(journaltest.Synth(t, vals))
 	p := a.PrimaryResult()
 	require.NotNil(t, p)
 	require.Greater(t, float64(p.SigmaD), 0.25, "the outlier inflates the raw σ_d")
@@ -157,7 +157,7 @@ func TestRoundsForMarginAgreesWithTheMDE(t *testing.T) {
 // above 0, and the text and markdown reports say it; a count above 0 in
 // every pass, and a time, carry nothing.
 func TestCountsZeroInSomePassSayKOfN(t *testing.T) {
-	j := journaltest.TwinJournal(t, 1, func(round, arm, rank, pass int, v map[string]float64) {
+	j := journaltest.Twin(t, 1, func(round, arm, rank, pass int, v map[string]float64) {
 		v["minflt"] = 1390 // above 0 in every pass: no line
 		v["tminflt"] = 0
 		if arm == journal.Base {
@@ -201,7 +201,7 @@ func TestCountsZeroInSomePassSayKOfN(t *testing.T) {
 		"voluntary switches (nvcsw) > 0 on 0 of 24 warm passes of old, 5 of 24 of new")
 	var text, md strings.Builder
 	require.NoError(t, terminal.WriteText(&text, abreport.For(a).Document()))
-	require.NoError(t, report.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
+	require.NoError(t, document.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
 		if !strings.Contains(out, "5 of 24 of head") {
 			t.Errorf("%s report lacks the k of N line:\n%s", name, out)
@@ -212,7 +212,7 @@ func TestCountsZeroInSomePassSayKOfN(t *testing.T) {
 // TestAnalyzeUnpairedOneLogPerArm: one log per arm gives descriptives
 // only, no interval, no p, no verdict.
 func TestAnalyzeUnpairedOneLogPerArm(t *testing.T) {
-	j, err := analysis.ReadLogs(analysis.CompareOptions{Base: []string{journaltest.JtFixture("hbg-e1.log")}, Head: []string{journaltest.JtFixture("hbg-e1-two-ranks-shared-t0x.log")}, Config: analysis.CompareConfig()})
+	j, err := analysis.ReadLogs(analysis.CompareOptions{Base: []string{journaltest.Fixture("hbg-e1.log")}, Head: []string{journaltest.Fixture("hbg-e1-two-ranks-shared-t0x.log")}, Config: analysis.CompareConfig()})
 	require.NoError(t, err)
 	a := analysis.AnalyzeUnpaired(j)
 	assert.Equal(t, analysis.DesignDescriptive, a.Design)
@@ -250,9 +250,9 @@ func TestMergeWarnsOfASickCard(t *testing.T) {
 	r := abreport.RedactedMerged(m)
 	var all bytes.Buffer
 	require.NoError(t, terminal.WriteText(&all, abreport.ForMerged(r).Document()))
-	require.NoError(t, report.WriteMarkdown(&all, abreport.ForMerged(r).MarkdownDocument()))
-	require.NoError(t, report.WriteCSV(&all, abreport.ForMerged(r).CSVTables()...))
-	require.NoError(t, report.WriteJSON(&all, r))
+	require.NoError(t, document.WriteMarkdown(&all, abreport.ForMerged(r).MarkdownDocument()))
+	require.NoError(t, document.WriteCSV(&all, abreport.ForMerged(r).CSVTables()...))
+	require.NoError(t, document.WriteJSON(&all, r))
 	for _, secret := range []string{"node-a", "node-b", "/home/me"} {
 		assert.NotContains(t, all.String(), secret)
 	}
@@ -359,7 +359,7 @@ func TestWorkDiffs(t *testing.T) {
 				assert.Empty(t, abreport.For(a).SameWorkLine())
 			} else {
 				assert.Contains(t, abreport.For(a).SameWorkLine(), "DIFFERENT WORK: ")
-				first, ok := abreport.For(a).Document().Blocks[0].(*report.Paragraph)
+				first, ok := abreport.For(a).Document().Blocks[0].(*document.Paragraph)
 				require.True(t, ok)
 				assert.Contains(t, first.Text, tc.want[0], "above the verdict")
 			}

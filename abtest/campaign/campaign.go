@@ -1,3 +1,8 @@
+// Package campaign runs an interleaved campaign: it resolves and checks
+// the options (Open), checks out and builds git arms in worktrees, runs
+// the seeded schedule block by block through a runtimeharness.Runner,
+// journals each block and round, makes the looks of a sequential design,
+// and resumes or extends a journal. What the blocks mean is analysis's.
 package campaign
 
 import (

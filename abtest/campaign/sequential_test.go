@@ -36,7 +36,7 @@ func seqJournal(t *testing.T, rounds int, effect float64) *journal.Journal {
 		}
 		vals = append(vals, r)
 	}
-	j := journaltest.SynthJournal(t, vals)
+	j := journaltest.Synth(t, vals)
 	j.Header.Config.LookEvery = 5
 	j.Header.Config.Warmup = 0 // no block runs when Run resumes it
 	return j

@@ -30,7 +30,7 @@ func TestOneCampaignOneBlockDirectory(t *testing.T) {
 	open := func(name string) (*Session, error) {
 		base, err := journal.ParseEmbedded("embedded:")
 		require.NoError(t, err)
-		return Open(context.Background(), Options{Config: journaltest.JtConfig(), Arms: [2]journal.Arm{base, base},
+		return Open(context.Background(), Options{Config: journaltest.Config(), Arms: [2]journal.Arm{base, base},
 			Journal: filepath.Join(dir, name), Warn: io.Discard, SeedSet: true})
 	}
 	s, err := open("x.jsonl")

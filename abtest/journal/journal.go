@@ -1,3 +1,9 @@
+// Package journal is a campaign's record and its file format: the header
+// (configuration, arms, seed, schedule, environment, ruler, shard), the
+// block, round, look and extend lines, their append-only fsync'd writer
+// and its lock, and the History a journal's lines tell. It decides
+// nothing about the numbers: analysis reads a journal, campaign writes
+// one. A journal of an older format is read, never rewritten.
 package journal
 
 import (

@@ -1,3 +1,8 @@
+// Package metric is the vocabulary of what a campaign measures and how a
+// block's log becomes numbers: the known metrics with their families,
+// kinds and units, and ReadBlockLog, which reads a block's log through
+// trace and phases into per-pass values. Its opinion: a metric a log
+// does not carry is missing, never 0.
 package metric
 
 import (

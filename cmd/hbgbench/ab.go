@@ -19,8 +19,8 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/progress"
-	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -652,7 +652,7 @@ const metricList = "list"
 
 // listMetrics prints every metric --metric takes: name, unit, family.
 func listMetrics(w io.Writer) error {
-	ew := &report.ErrWriter{W: w}
+	ew := &document.ErrWriter{W: w}
 	for _, l := range metric.MetricList() {
 		ew.Printf("%s\n", l)
 	}

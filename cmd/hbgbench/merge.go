@@ -10,7 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
 
@@ -72,11 +72,11 @@ func mergeRun(opts *ReportOptions) error {
 	}
 	switch opts.Format {
 	case "markdown":
-		return report.WriteMarkdown(opts.Out, abreport.ForMerged(m).MarkdownDocument())
+		return document.WriteMarkdown(opts.Out, abreport.ForMerged(m).MarkdownDocument())
 	case "json":
-		return report.WriteJSON(opts.Out, m)
+		return document.WriteJSON(opts.Out, m)
 	case "csv":
-		return report.WriteCSV(opts.Out, abreport.ForMerged(m).CSVTables()...)
+		return document.WriteCSV(opts.Out, abreport.ForMerged(m).CSVTables()...)
 	}
 	return terminal.WriteText(opts.Out, abreport.ForMerged(m).Document())
 }

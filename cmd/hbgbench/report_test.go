@@ -18,7 +18,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
@@ -35,7 +35,7 @@ var update = flag.Bool("update", false, "rewrite the golden files from the curre
 
 // campaignJournal is the journal of a real 6-round campaign (abtest's
 // golden input).
-var campaignJournal = filepath.Join("..", "..", "abtest", "testdata", "campaign.jsonl")
+var campaignJournal = filepath.Join("..", "..", "abtest", "journal", "testdata", "campaign.jsonl")
 
 // compareSets are the inputs of the compare goldens: 4 logs of the
 // embedded model per arm (retained mirror, delay_us 0 against 3000), and
@@ -195,7 +195,7 @@ func TestMarkdownTableEscapesPipes(t *testing.T) {
 	a := analysis.Analyze(j)
 	a.Metrics[0].Label = "a|b"
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
+	require.NoError(t, document.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
 	tables := markdownShape(t, md.String())
 	require.Len(t, tables, 1)
 	row := tables[0].FirstChild().NextSibling()

@@ -10,7 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
 
@@ -48,11 +48,11 @@ func writeReport(w io.Writer, f reportFormat, a *analysis.Analysis, j *journal.J
 		if f.AA {
 			doc = aaDocument(a, doc)
 		}
-		return report.WriteMarkdown(w, doc)
+		return document.WriteMarkdown(w, doc)
 	case "json":
-		return report.WriteJSON(w, a)
+		return document.WriteJSON(w, a)
 	case "csv":
-		return report.WriteCSV(w, abreport.For(a).CSVTables(j)...)
+		return document.WriteCSV(w, abreport.For(a).CSVTables(j)...)
 	case "benchfmt":
 		return abreport.WriteBenchfmt(w, a, j)
 	}
@@ -87,8 +87,8 @@ func designFlags(c journal.Config) string {
 
 // aaDocument is the calibration report: the campaign's report full with
 // the noise figures and the suggested margin in place of its headline.
-func aaDocument(a *analysis.Analysis, full *report.Document) *report.Document {
-	d := &report.Document{}
+func aaDocument(a *analysis.Analysis, full *document.Document) *document.Document {
+	d := &document.Document{}
 	p := a.PrimaryResult()
 	lines := []string{}
 	if p != nil && p.Error == "" {
@@ -116,7 +116,7 @@ func aaDocument(a *analysis.Analysis, full *report.Document) *report.Document {
 		lines = append([]string{w}, lines...)
 		skip = 2
 	}
-	d.Add(&report.Paragraph{Text: strings.Join(lines, "\n")})
+	d.Add(&document.Paragraph{Text: strings.Join(lines, "\n")})
 	d.Add(full.Blocks[skip:]...)
 	return d
 }

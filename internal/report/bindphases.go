@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -40,7 +41,7 @@ type BindPhases struct {
 func WriteBindPhases(w io.Writer, format string, r *BindPhases) error {
 	switch format {
 	case FormatJSON:
-		return WriteJSON(w, r.json())
+		return document.WriteJSON(w, r.json())
 	case FormatCSV:
 		return writeGrid(w, format, r.table(format))
 	case FormatMarkdown:
@@ -274,7 +275,7 @@ func (r *BindPhases) json() phasesJSON {
 // table renders the report for --format markdown and csv: one row per
 // segment, the accounting rows with --accounting (kind "accounting"), then
 // the control-plane total (kind "total").
-func (r *BindPhases) table(format string) *Table {
+func (r *BindPhases) table(format string) *document.Table {
 	sp, w := r.Spread, r.words()
 	// The number rule of every view: markdown rounds as the text does
 	// (here 0.001 ms); csv and json carry the unrounded value.
@@ -282,24 +283,24 @@ func (r *BindPhases) table(format string) *Table {
 	if format == FormatMarkdown {
 		ms = func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 	}
-	t := &Table{
+	t := &document.Table{
 		Header: []string{"kind", "phase", "control_plane", "min_ms", "median_ms", "max_ms", "n"},
-		Align:  []Align{Left, Left, Left, Right, Right, Right, Right},
+		Align:  []document.Align{document.Left, document.Left, document.Left, document.Right, document.Right, document.Right, document.Right},
 	}
 	if format == FormatMarkdown {
 		t.Title = fmt.Sprintf("%s: %d %s, %d warm (%d cold dropped, ranks=%d)",
 			strings.Join(r.Logs, " "), sp.Passes, w.passes, sp.Warm, sp.Cold, sp.Ranks)
 	}
 	for _, row := range sp.Rows {
-		t.addRow("phase", row.Phase, strconv.FormatBool(row.Control), ms(row.Min), ms(row.Median), ms(row.Max), strconv.Itoa(row.N))
+		t.AddRow("phase", row.Phase, strconv.FormatBool(row.Control), ms(row.Min), ms(row.Median), ms(row.Max), strconv.Itoa(row.N))
 	}
 	if r.Acct != nil {
 		for _, row := range r.Acct.Rows {
-			t.addRow("accounting", row.Stage.Label(), "false", ms(row.Min), ms(row.Median), ms(row.Max), strconv.Itoa(row.N))
+			t.AddRow("accounting", row.Stage.Label(), "false", ms(row.Min), ms(row.Median), ms(row.Max), strconv.Itoa(row.N))
 		}
 	}
 	if tot := sp.Total; tot != nil {
-		t.addRow("total", strings.Join(sp.Present, "+"), "true", ms(tot.Min), ms(tot.Median), ms(tot.Max), strconv.Itoa(tot.N))
+		t.AddRow("total", strings.Join(sp.Present, "+"), "true", ms(tot.Min), ms(tot.Median), ms(tot.Max), strconv.Itoa(tot.N))
 	}
 	if format == FormatCSV && r.Evidence != nil && !r.Evidence.Empty() {
 		// The counters and work as rows of kind "evidence" in columns of
@@ -313,7 +314,7 @@ func (r *BindPhases) table(format string) *Table {
 		ev := evidenceSpreadTable(r.Evidence, shortest)
 		for _, row := range ev.Rows {
 			// segment, name, unit, min, median, max, n
-			t.addRow("evidence", row[0], "", "", "", "", row[6], row[1], row[2], row[3], row[4], row[5])
+			t.AddRow("evidence", row[0], "", "", "", "", row[6], row[1], row[2], row[3], row[4], row[5])
 		}
 	}
 	return t

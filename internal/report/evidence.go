@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/phases"
 )
 
@@ -69,7 +70,7 @@ func unitsNote(names []string) string {
 // column per name, "-" where the segment does not have it.
 type evidenceRows struct {
 	title string
-	table *Table
+	table *document.Table
 }
 
 // evidenceRowsTables returns the counters table and the work table of t
@@ -86,7 +87,7 @@ func evidenceRowsTables(t *phases.EvidenceTable, labelHeader string, label func(
 		if len(names) == 0 {
 			continue
 		}
-		tb := &Table{Header: append([]string{labelHeader, "segment"}, names...), Align: append([]Align{Left, Left}, rightAligned(len(names))...)}
+		tb := &document.Table{Header: append([]string{labelHeader, "segment"}, names...), Align: append([]document.Align{document.Left, document.Left}, rightAligned(len(names))...)}
 		for i := range t.Rows() {
 			for _, s := range segs {
 				cells := []string{label(i), s}
@@ -101,7 +102,7 @@ func evidenceRowsTables(t *phases.EvidenceTable, labelHeader string, label func(
 					cells = append(cells, cell)
 				}
 				if found {
-					tb.addRow(cells...)
+					tb.AddRow(cells...)
 				}
 			}
 		}
@@ -117,15 +118,15 @@ func evidenceRowsTables(t *phases.EvidenceTable, labelHeader string, label func(
 // evidenceSpreadTable is the table of `phases --accounting`: per column,
 // the min, median and max over the table's warm rows and how many have
 // it; num formats a value.
-func evidenceSpreadTable(t *phases.EvidenceTable, num func(float64) string) *Table {
-	tb := &Table{Header: []string{"segment", "name", "unit", "min", "median", "max", "n"},
-		Align: []Align{Left, Left, Left, Right, Right, Right, Right}}
+func evidenceSpreadTable(t *phases.EvidenceTable, num func(float64) string) *document.Table {
+	tb := &document.Table{Header: []string{"segment", "name", "unit", "min", "median", "max", "n"},
+		Align: []document.Align{document.Left, document.Left, document.Left, document.Right, document.Right, document.Right, document.Right}}
 	for j, c := range t.Columns {
 		lo, med, hi, n := t.Spread(j)
 		if n == 0 {
 			continue
 		}
-		tb.addRow(c.Segment, c.Name, c.Unit(), num(lo), num(med), num(hi), strconv.Itoa(n))
+		tb.AddRow(c.Segment, c.Name, c.Unit(), num(lo), num(med), num(hi), strconv.Itoa(n))
 	}
 	return tb
 }
@@ -147,7 +148,7 @@ func eventText(ev phases.EvidenceEvent, what string) string {
 // eventsTable is the k-of-N table of the discrete counters: one line per
 // segment (the pass first), one column per counter, "k of N" where the
 // segment writes it. The heap events are not in it (eventLines).
-func eventsTable(evs []phases.EvidenceEvent) *Table {
+func eventsTable(evs []phases.EvidenceEvent) *document.Table {
 	var counters, segs []string
 	cell := map[phases.EvidenceColumn]string{}
 	for _, ev := range evs {
@@ -172,10 +173,10 @@ func eventsTable(evs []phases.EvidenceEvent) *Table {
 			ordered = append(ordered, n)
 		}
 	}
-	tb := &Table{Header: []string{"segment"}, Align: []Align{Left}}
+	tb := &document.Table{Header: []string{"segment"}, Align: []document.Align{document.Left}}
 	for _, n := range ordered {
 		tb.Header = append(tb.Header, n+" > 0")
-		tb.Align = append(tb.Align, Right)
+		tb.Align = append(tb.Align, document.Right)
 	}
 	for _, s := range segs {
 		cells := []string{s}
@@ -186,7 +187,7 @@ func eventsTable(evs []phases.EvidenceEvent) *Table {
 			}
 			cells = append(cells, c)
 		}
-		tb.addRow(cells...)
+		tb.AddRow(cells...)
 	}
 	return tb
 }
@@ -219,7 +220,7 @@ func eventsTitle(what string) string {
 
 // writeIndented writes t as writeAligned does, its title indented by two
 // spaces like the rows.
-func writeIndented(b *strings.Builder, title string, t *Table) {
+func writeIndented(b *strings.Builder, title string, t *document.Table) {
 	b.WriteString("  " + title + "\n")
 	writeAligned(b, t)
 }
@@ -228,7 +229,7 @@ func writeIndented(b *strings.Builder, title string, t *Table) {
 // the rows table when rows is set (rounds), the spread when spread is
 // set (phases), the k-of-N table and the heap lines. A table with no
 // evidence says so in one line.
-func evidenceText(t *phases.EvidenceTable, rows []evidenceRows, spread *Table, what string) string {
+func evidenceText(t *phases.EvidenceTable, rows []evidenceRows, spread *document.Table, what string) string {
 	var b strings.Builder
 	b.WriteString("\n")
 	if t.Empty() {
@@ -257,12 +258,12 @@ func evidenceText(t *phases.EvidenceTable, rows []evidenceRows, spread *Table, w
 
 // evidenceMarkdown is the counters block of markdown: the same tables as
 // GitHub tables.
-func evidenceMarkdown(t *phases.EvidenceTable, rows []evidenceRows, spread *Table, what string) (string, error) {
+func evidenceMarkdown(t *phases.EvidenceTable, rows []evidenceRows, spread *document.Table, what string) (string, error) {
 	var b strings.Builder
 	if t.Empty() {
 		return "\nCounters and work: none written in these passes\n", nil
 	}
-	md := func(title string, tb *Table) error {
+	md := func(title string, tb *document.Table) error {
 		tb.Title = title
 		b.WriteString("\n")
 		var s strings.Builder

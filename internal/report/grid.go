@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hbgkit/hbgkit/internal/document"
 )
 
 // The output formats of hbgtrace's table views (--format).
@@ -31,7 +33,7 @@ func writeNoMarkers(w io.Writer) error {
 // writeGrid writes t as one table of a view: a GitHub table (format
 // markdown, see writeGridMarkdown) or CSV with a header line (format csv,
 // see writeGridCSV).
-func writeGrid(w io.Writer, format string, t *Table) error {
+func writeGrid(w io.Writer, format string, t *document.Table) error {
 	switch format {
 	case FormatMarkdown:
 		return writeGridMarkdown(w, t)
@@ -46,7 +48,7 @@ func writeGrid(w io.Writer, format string, t *Table) error {
 // header, a rule of " --- |" (" ---: |" for a right-aligned column) and
 // the rows. `|` in a cell is escaped as `\|`, a line break becomes a
 // space. Merge and Notes are not used.
-func writeGridMarkdown(w io.Writer, t *Table) error {
+func writeGridMarkdown(w io.Writer, t *document.Table) error {
 	var b strings.Builder
 	if t.Title != "" {
 		b.WriteString(t.Title)
@@ -55,7 +57,7 @@ func writeGridMarkdown(w io.Writer, t *Table) error {
 	gridRow(&b, t.Header)
 	b.WriteString("|")
 	for i := range t.Header {
-		if i < len(t.Align) && t.Align[i] == Right {
+		if i < len(t.Align) && t.Align[i] == document.Right {
 			b.WriteString(" ---: |")
 		} else {
 			b.WriteString(" --- |")
@@ -83,7 +85,7 @@ func gridRow(b *strings.Builder, cells []string) {
 
 // writeGridCSV writes the header and rows of t as RFC 4180 CSV; the
 // title is not written.
-func writeGridCSV(w io.Writer, t *Table) error {
+func writeGridCSV(w io.Writer, t *document.Table) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(t.Header); err != nil {
 		return err
@@ -94,16 +96,11 @@ func writeGridCSV(w io.Writer, t *Table) error {
 	return cw.Error()
 }
 
-// addRow appends one row of cells.
-func (t *Table) addRow(cells ...string) {
-	t.Rows = append(t.Rows, cells)
-}
-
 // rightAligned returns n Right alignments.
-func rightAligned(n int) []Align {
-	a := make([]Align, n)
+func rightAligned(n int) []document.Align {
+	a := make([]document.Align, n)
 	for i := range a {
-		a[i] = Right
+		a[i] = document.Right
 	}
 	return a
 }

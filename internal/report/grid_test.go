@@ -7,18 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestWriteGrid(t *testing.T) {
-	tab := &Table{
+	tab := &document.Table{
 		Title:  "callable hid=abc",
 		Header: []string{"Span", "Mean (us)"},
-		Align:  []Align{Left, Right},
+		Align:  []document.Align{document.Left, document.Right},
 	}
-	tab.addRow("a|b", "1.5")
-	tab.addRow("line\nbreak", "2,0")
+	tab.AddRow("a|b", "1.5")
+	tab.AddRow("line\nbreak", "2,0")
 
 	tests := []struct {
 		name   string
@@ -50,8 +51,8 @@ func TestWriteGrid(t *testing.T) {
 }
 
 func TestWriteGridCSVRoundTrip(t *testing.T) {
-	tab := &Table{Header: []string{"a", "b"}}
-	tab.addRow(`x"y`, "z,w")
+	tab := &document.Table{Header: []string{"a", "b"}}
+	tab.AddRow(`x"y`, "z,w")
 	var b bytes.Buffer
 	require.NoError(t, writeGrid(&b, FormatCSV, tab))
 	recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
@@ -61,14 +62,14 @@ func TestWriteGridCSVRoundTrip(t *testing.T) {
 
 func TestWriteGridRejectsText(t *testing.T) {
 	var b bytes.Buffer
-	err := writeGrid(&b, FormatText, &Table{})
+	err := writeGrid(&b, FormatText, &document.Table{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "writing table")
 }
 
 func TestWriteJSONKeepsHTML(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, WriteJSON(&b, map[string]any{"name": "a<b>&c", "n": 1.5}))
+	require.NoError(t, document.WriteJSON(&b, map[string]any{"name": "a<b>&c", "n": 1.5}))
 	assert.True(t, strings.HasSuffix(b.String(), "}\n"))
 	assert.Contains(t, b.String(), "a<b>&c")
 	var got map[string]any

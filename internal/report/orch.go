@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/phases"
 )
 
@@ -39,8 +40,8 @@ func shortest1(x float64) string {
 	return fixed1(x)
 }
 
-func (o *Orch) tables() []*Table {
-	var out []*Table
+func (o *Orch) tables() []*document.Table {
+	var out []*document.Table
 	for _, s := range []struct {
 		title string
 		rows  []phases.OrchRow
@@ -48,9 +49,9 @@ func (o *Orch) tables() []*Table {
 		if s.rows == nil {
 			continue
 		}
-		t := &Table{Title: s.title, Header: orchHeader, Align: append([]Align{Left}, rightAligned(len(orchHeader)-1)...)}
+		t := &document.Table{Title: s.title, Header: orchHeader, Align: append([]document.Align{document.Left}, rightAligned(len(orchHeader)-1)...)}
 		for _, r := range s.rows {
-			t.addRow(orchCells(r)...)
+			t.AddRow(orchCells(r)...)
 		}
 		out = append(out, t)
 	}
@@ -93,16 +94,16 @@ func WriteOrch(w io.Writer, format string, o *Orch) error {
 		if o.Records != nil {
 			doc.Records = orchJSONRows(o.Records)
 		}
-		return WriteJSON(w, doc)
+		return document.WriteJSON(w, doc)
 	case FormatCSV:
-		t := &Table{Header: append([]string{"source"}, "kind", "passes", "warm_passes", "count_per_pass", "count", "total_us",
+		t := &document.Table{Header: append([]string{"source"}, "kind", "passes", "warm_passes", "count_per_pass", "count", "total_us",
 			"per_op_min_us", "per_op_median_us", "per_op_max_us")}
 		for _, s := range []struct {
 			name string
 			rows []phases.OrchRow
 		}{{"host-orch", o.Lines}, {"records", o.Records}} {
 			for _, r := range orchJSONRows(s.rows) {
-				t.addRow(s.name, r.Kind, fmt.Sprint(r.Passes), fmt.Sprint(r.Warm), shortest(r.CountPerPass), fmt.Sprint(r.Count),
+				t.AddRow(s.name, r.Kind, fmt.Sprint(r.Passes), fmt.Sprint(r.Warm), shortest(r.CountPerPass), fmt.Sprint(r.Count),
 					shortest(r.TotalUS), shortest(r.PerOpMinUS), shortest(r.PerOpMedUS), shortest(r.PerOpMaxUS))
 			}
 		}
@@ -133,7 +134,7 @@ func WriteOrch(w io.Writer, format string, o *Orch) error {
 
 // writeAligned writes t's title, then its header and rows in columns two
 // spaces apart, aligned as t.Align says.
-func writeAligned(b *strings.Builder, t *Table) {
+func writeAligned(b *strings.Builder, t *document.Table) {
 	width := make([]int, len(t.Header))
 	for _, r := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range r {
@@ -146,7 +147,7 @@ func writeAligned(b *strings.Builder, t *Table) {
 	for _, r := range append([][]string{t.Header}, t.Rows...) {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			if i < len(t.Align) && t.Align[i] == Right {
+			if i < len(t.Align) && t.Align[i] == document.Right {
 				cells[i] = rjust(c, width[i])
 			} else {
 				cells[i] = ljust(c, width[i])

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/phases"
 )
 
@@ -80,7 +81,7 @@ func (t *RoundsTable) Warnings() []string {
 func WriteRounds(w io.Writer, format string, t *RoundsTable) error {
 	switch format {
 	case FormatJSON:
-		return WriteJSON(w, roundsDoc(t))
+		return document.WriteJSON(w, roundsDoc(t))
 	case FormatCSV:
 		return writeGridCSV(w, roundsCSV([]*RoundsTable{t}))
 	case FormatMarkdown:
@@ -101,7 +102,7 @@ func WriteRoundsPerRank(w io.Writer, format string, tables []*RoundsTable) error
 		for _, t := range tables {
 			doc.Ranks = append(doc.Ranks, roundsDoc(t))
 		}
-		return WriteJSON(w, doc)
+		return document.WriteJSON(w, doc)
 	case FormatCSV:
 		return writeGridCSV(w, roundsCSV(tables))
 	}
@@ -243,15 +244,15 @@ func writeRoundsMarkdown(w io.Writer, title string, t *RoundsTable) error {
 	if len(r.Rows) == 0 {
 		return writeNoMarkers(w)
 	}
-	tb := &Table{Title: title, Header: []string{"Round", "pid", "inv"}, Align: rightAligned(3)}
+	tb := &document.Table{Title: title, Header: []string{"Round", "pid", "inv"}, Align: rightAligned(3)}
 	for _, c := range r.Columns {
 		tb.Header = append(tb.Header, roundsLabel(c))
-		tb.Align = append(tb.Align, Right)
+		tb.Align = append(tb.Align, document.Right)
 	}
 	if t.acct != nil {
 		for _, l := range accountingColumnLabels(t.acct) {
 			tb.Header = append(tb.Header, l)
-			tb.Align = append(tb.Align, Right)
+			tb.Align = append(tb.Align, document.Right)
 		}
 	}
 	for i, row := range r.Rows {
@@ -262,18 +263,18 @@ func writeRoundsMarkdown(w io.Writer, title string, t *RoundsTable) error {
 		if t.acct != nil {
 			cells = append(cells, accountingCells(t.acct, i)...)
 		}
-		tb.addRow(cells...)
+		tb.AddRow(cells...)
 	}
 	if err := writeGridMarkdown(w, tb); err != nil {
 		return err
 	}
-	avg := &Table{Header: []string{"Average", "Value", "Unit", "Rounds"}, Align: []Align{Left, Right, Left, Right}}
+	avg := &document.Table{Header: []string{"Average", "Value", "Unit", "Rounds"}, Align: []document.Align{document.Left, document.Right, document.Left, document.Right}}
 	for _, a := range r.Averages {
-		avg.addRow(a.Metric, fixed1(a.Value), a.Unit, fmt.Sprintf("%d of %d", a.N, a.Of))
+		avg.AddRow(a.Metric, fixed1(a.Value), a.Unit, fmt.Sprintf("%d of %d", a.N, a.Of))
 	}
 	if tr := r.Trimmed; tr != nil {
 		for _, a := range tr.Averages {
-			avg.addRow("Trimmed "+a.Metric, fixed1(a.Value), a.Unit,
+			avg.AddRow("Trimmed "+a.Metric, fixed1(a.Value), a.Unit,
 				fmt.Sprintf("%d of %d (dropped %d low + %d high)", a.N, a.Of, tr.Low, tr.High))
 		}
 	}
@@ -322,7 +323,7 @@ func writeRoundsBlockMarkdown(w io.Writer, blk *phases.AccountingBlock) error {
 		_, err := fmt.Fprintf(w, "\n%s: no round records every stage the block records\n", title)
 		return err
 	}
-	tb := &Table{Title: title, Header: []string{"Stage", "Mean (us)", "Share", "Note"}, Align: []Align{Left, Right, Right, Left}}
+	tb := &document.Table{Title: title, Header: []string{"Stage", "Mean (us)", "Share", "Note"}, Align: []document.Align{document.Left, document.Right, document.Right, document.Left}}
 	top, hasTop := blk.Top()
 	for _, s := range phases.ShareStageList() {
 		if !blk.Present[s] {
@@ -336,14 +337,14 @@ func writeRoundsBlockMarkdown(w io.Writer, blk *phases.AccountingBlock) error {
 		if hasTop && s == top {
 			note = "top"
 		}
-		tb.addRow(s.Label(), fixed1(blk.Mean[s]), share, note)
+		tb.AddRow(s.Label(), fixed1(blk.Mean[s]), share, note)
 	}
 	if blk.Present[phases.StageGate] {
-		tb.addRow(gateLabel, fixed1(blk.Mean[phases.StageGate]), "",
+		tb.AddRow(gateLabel, fixed1(blk.Mean[phases.StageGate]), "",
 			fmt.Sprintf("target <= %.0f us", phases.GateTargetUS))
 	}
 	if blk.Present[phases.StageControlPlane] {
-		tb.addRow(phases.StageControlPlane.Label(), fixed1(blk.Mean[phases.StageControlPlane]), "", "")
+		tb.AddRow(phases.StageControlPlane.Label(), fixed1(blk.Mean[phases.StageControlPlane]), "", "")
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
@@ -467,7 +468,7 @@ func roundsDoc(t *RoundsTable) roundsJSON {
 // every row. Tables of different columns (per rank) leave cells empty.
 // With HBG data in some table, the HBG columns follow (an empty cell: the
 // round did not record the stage), then cold.
-func roundsCSV(ts []*RoundsTable) *Table {
+func roundsCSV(ts []*RoundsTable) *document.Table {
 	var keys []string
 	seen := map[string]bool{}
 	var hbg [phases.NumBindStages]bool
@@ -525,7 +526,7 @@ func roundsCSV(ts []*RoundsTable) *Table {
 	for _, c := range evCols {
 		header = append(header, c.Key())
 	}
-	out := &Table{Header: header}
+	out := &document.Table{Header: header}
 	for _, t := range ts {
 		// at[j] is the csv place of the table's evidence column j.
 		var at []int
@@ -563,7 +564,7 @@ func roundsCSV(ts []*RoundsTable) *Table {
 				cells = append(cells, cell)
 			}
 			cells = append(cells, evidenceCSVCells(t, i, len(evCols), at)...)
-			out.addRow(cells...)
+			out.AddRow(cells...)
 		}
 	}
 	return out

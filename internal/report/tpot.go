@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/phases"
 )
 
@@ -27,7 +28,7 @@ func tpotTitle(c phases.TPOTCallable) string {
 func WriteTPOT(w io.Writer, format string, tp *phases.TPOT) error {
 	switch format {
 	case FormatJSON:
-		return WriteJSON(w, tpotDoc(tp))
+		return document.WriteJSON(w, tpotDoc(tp))
 	case FormatCSV:
 		return writeGridCSV(w, tpotCSV(tp))
 	}
@@ -62,13 +63,13 @@ func writeTPOTMarkdown(w io.Writer, tp *phases.TPOT) error {
 				return err
 			}
 		}
-		t := &Table{
+		t := &document.Table{
 			Title:  tpotTitle(c),
 			Header: []string{"Span", "n", "Mean (us)", "Min (us)", "Max (us)"},
-			Align:  []Align{Left, Right, Right, Right, Right},
+			Align:  []document.Align{document.Left, document.Right, document.Right, document.Right, document.Right},
 		}
 		for _, s := range tpotStats(c) {
-			t.addRow(s.Name, strconv.Itoa(s.N), tpotMicros(s.MeanNs), tpotMicros(s.MinNs), tpotMicros(s.MaxNs))
+			t.AddRow(s.Name, strconv.Itoa(s.N), tpotMicros(s.MeanNs), tpotMicros(s.MinNs), tpotMicros(s.MaxNs))
 		}
 		if err := writeGridMarkdown(w, t); err != nil {
 			return err
@@ -86,11 +87,11 @@ func tpotStats(c phases.TPOTCallable) []phases.TPOTStat {
 	return append(out, c.Stages...)
 }
 
-func tpotCSV(tp *phases.TPOT) *Table {
-	t := &Table{Header: []string{"hid", "invocations", "span", "n", "mean_us", "min_us", "max_us"}}
+func tpotCSV(tp *phases.TPOT) *document.Table {
+	t := &document.Table{Header: []string{"hid", "invocations", "span", "n", "mean_us", "min_us", "max_us"}}
 	for _, c := range tp.Callables {
 		for _, s := range tpotStats(c) {
-			t.addRow(c.Hid, strconv.Itoa(c.Invocations), s.Name, strconv.Itoa(s.N),
+			t.AddRow(c.Hid, strconv.Itoa(c.Invocations), s.Name, strconv.Itoa(s.N),
 				shortest(float64(s.MeanNs)/1000), shortest(float64(s.MinNs)/1000), shortest(float64(s.MaxNs)/1000))
 		}
 	}

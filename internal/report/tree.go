@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/phases"
 )
 
@@ -115,10 +116,10 @@ func writeTreeMarkdown(w *bufio.Writer, tr *phases.Tree) error {
 		if i > 0 {
 			w.WriteString("\n")
 		}
-		t := &Table{
+		t := &document.Table{
 			Title:  treeTitle(c),
 			Header: []string{"Span", "Device", "Median (us)", "n"},
-			Align:  []Align{Left, Left, Right, Right},
+			Align:  []document.Align{document.Left, document.Left, document.Right, document.Right},
 		}
 		// The header alone, then the rows as the walk meets them.
 		if err := writeGridMarkdown(w, t); err != nil {

@@ -1,3 +1,7 @@
+// Package journaltest builds journals and headers for the tests of the
+// packages above abtest/journal: synthetic campaigns whose block values
+// are given, so an analysis or a report can be checked without running a
+// block. Like net/http/httptest, it is imported by tests only.
 package journaltest
 
 import (
@@ -9,12 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// synthJournal builds the journal of a campaign whose blocks hold the
+// Synth builds the journal of a campaign whose blocks hold the
 // given ControlPlane values in µs (one cold pass of 10× first), round by
 // round: vals[i][arm] are the warm passes of that block.
-func SynthJournal(t *testing.T, vals [][2][]float64) *journal.Journal {
+func Synth(t *testing.T, vals [][2][]float64) *journal.Journal {
 	t.Helper()
-	h := JtHeader(t)
+	h := Header(t)
 	h.Config.Rounds = len(vals)
 	h.Config.Cold = 1
 	j := &journal.Journal{Header: h}
@@ -35,14 +39,14 @@ func SynthJournal(t *testing.T, vals [][2][]float64) *journal.Journal {
 	return j
 }
 
-// twinJournal is a campaign of 8 rounds of blocks of 1 cold and 3 warm
+// Twin is a campaign of 8 rounds of blocks of 1 cold and 3 warm
 // passes per rank, head faster than base in every round by a different
 // amount, so that every metric has the same exact Wilcoxon p (2/256). Gate
 // is ControlPlane and phase.host_orch is HostOrch, pass for pass, unless
 // tweak changes a value: tweak(round, arm, rank, pass, values).
-func TwinJournal(t *testing.T, ranks int, tweak func(round, arm, rank, pass int, v map[string]float64)) *journal.Journal {
+func Twin(t *testing.T, ranks int, tweak func(round, arm, rank, pass int, v map[string]float64)) *journal.Journal {
 	t.Helper()
-	h := JtHeader(t)
+	h := Header(t)
 	h.Config.Rounds, h.Config.Cold, h.Config.PerRank = 8, 1, ranks > 1
 	j := &journal.Journal{Header: h}
 	for i := range h.Config.Rounds {
@@ -74,29 +78,33 @@ func TwinJournal(t *testing.T, ranks int, tweak func(round, arm, rank, pass int,
 	return j
 }
 
-func JtFixture(name string) string { return filepath.Join("..", "..", "fixtures", name) }
+// Fixture is the path of a file of the repository's fixtures/ directory,
+// for a test of a package one level below abtest.
+func Fixture(name string) string { return filepath.Join("..", "..", "fixtures", name) }
 
-// jtConfig is the method the unit tests were written for: 5-pass
+// Config is the method the unit tests were written for: 5-pass
 // blocks reduced by their median (the defaults before issue 24), so that
 // what they assert does not move with DefaultConfig.
-func JtConfig() journal.Config {
+func Config() journal.Config {
 	c := journal.DefaultConfig()
 	c.Block, c.BlockStat = 5, journal.BlockMedian
 	return c
 }
 
-func JtHeader(t *testing.T) journal.Header {
+// Header is the header of a base-against-head embedded campaign with
+// Config, its primary metric ControlPlane.
+func Header(t *testing.T) journal.Header {
 	t.Helper()
-	h, err := journal.NewHeader(JtConfig(), [2]journal.Arm{journal.DefaultBase, journal.DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, journal.Env{Host: "h"})
+	h, err := journal.NewHeader(Config(), [2]journal.Arm{journal.DefaultBase, journal.DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, journal.Env{Host: "h"})
 	require.NoError(t, err)
 	h.Primary, h.Ruler = "ControlPlane", "r"
 	return h
 }
 
-// jtArmsHeader is the header of a campaign of the named embedded arms.
-func JtArmsHeader(t *testing.T, names ...string) journal.Header {
+// ArmsHeader is the header of a campaign of the named embedded arms.
+func ArmsHeader(t *testing.T, names ...string) journal.Header {
 	t.Helper()
-	h := JtHeader(t)
+	h := Header(t)
 	var arms []journal.Arm
 	for i, n := range names {
 		a, err := journal.ParseEmbedded("embedded:delay_us=" + string(rune('0'+i)))

@@ -1,4 +1,4 @@
-// Package terminal writes a report.Document for a terminal, its tables
+// Package terminal writes a document.Document for a terminal, its tables
 // drawn by tablewriter. It is apart from package report so that only the
 // binaries that print documents this way (hbgbench) link tablewriter.
 package terminal
@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -16,54 +16,54 @@ import (
 
 // WriteText writes d for a terminal: tables drawn by
 // tablewriter with light rules, details shown in full.
-func WriteText(w io.Writer, d *report.Document) error {
-	ew := &report.ErrWriter{W: w}
+func WriteText(w io.Writer, d *document.Document) error {
+	ew := &document.ErrWriter{W: w}
 	writeTextBlocks(ew, d.Blocks)
 	return ew.Err
 }
 
-func writeTextBlocks(ew *report.ErrWriter, bs []report.Block) {
+func writeTextBlocks(ew *document.ErrWriter, bs []document.Block) {
 	for i, b := range bs {
 		if i > 0 {
 			ew.Printf("\n")
 		}
 		switch v := b.(type) {
-		case *report.Heading:
+		case *document.Heading:
 			ew.Printf("%s\n", v.Text)
 			if v.Level <= 1 {
 				ew.Printf("%s\n", strings.Repeat("=", len([]rune(v.Text))))
 			}
-		case *report.Paragraph:
+		case *document.Paragraph:
 			ew.Printf("%s\n", strings.TrimRight(v.Text, "\n"))
-		case *report.Code:
+		case *document.Code:
 			for _, l := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
 				ew.Printf("  %s\n", l)
 			}
-		case *report.List:
+		case *document.List:
 			for _, it := range v.Items {
 				ew.Printf("  - %s\n", it)
 			}
-		case *report.Details:
+		case *document.Details:
 			ew.Printf("%s\n", v.Summary)
 			writeTextBlocks(ew, v.Blocks)
-		case *report.Table:
+		case *document.Table:
 			writeTextTable(ew, v)
 		}
 	}
 }
 
-func twAlign(a []report.Align, n int) []tw.Align {
+func twAlign(a []document.Align, n int) []tw.Align {
 	out := make([]tw.Align, n)
 	for i := range out {
 		out[i] = tw.AlignLeft
-		if i < len(a) && a[i] == report.Right {
+		if i < len(a) && a[i] == document.Right {
 			out[i] = tw.AlignRight
 		}
 	}
 	return out
 }
 
-func writeTextTable(ew *report.ErrWriter, t *report.Table) {
+func writeTextTable(ew *document.ErrWriter, t *document.Table) {
 	if t.Title != "" {
 		ew.Printf("%s\n", t.Title)
 	}
@@ -91,7 +91,7 @@ func writeTextTable(ew *report.ErrWriter, t *report.Table) {
 		}),
 	)
 	table.Header(t.Header)
-	if err := table.Bulk(report.MergedRows(t)); err != nil {
+	if err := table.Bulk(document.MergedRows(t)); err != nil {
 		ew.Err = fmt.Errorf("writing table %q: %w", t.Title, err)
 		return
 	}

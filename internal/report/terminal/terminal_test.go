@@ -6,20 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/internal/report"
+	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // sampleDoc has a block of every kind (report's tests have its twin).
-func sampleDoc() *report.Document {
-	d := &report.Document{}
-	d.Add(&report.Paragraph{Text: "FASTER: x"},
-		&report.Table{Title: "t (µs)", Header: []string{"metric", "arm", "n"}, Align: []report.Align{report.Left, report.Left, report.Right}, Merge: []int{0},
+func sampleDoc() *document.Document {
+	d := &document.Document{}
+	d.Add(&document.Paragraph{Text: "FASTER: x"},
+		&document.Table{Title: "t (µs)", Header: []string{"metric", "arm", "n"}, Align: []document.Align{document.Left, document.Left, document.Right}, Merge: []int{0},
 			Rows:  [][]string{{"a|b", "base", "10"}, {"a|b", "head", "9"}, {"c", "base", "1"}},
 			Notes: []string{"a note"}},
-		&report.List{Items: []string{"one", "two"}},
-		&report.Details{Summary: "method <and> host", Blocks: []report.Block{&report.List{Items: []string{"seed 1"}}, &report.Code{Text: "hbgbench ab --rounds 3"}}},
+		&document.List{Items: []string{"one", "two"}},
+		&document.Details{Summary: "method <and> host", Blocks: []document.Block{&document.List{Items: []string{"seed 1"}}, &document.Code{Text: "hbgbench ab --rounds 3"}}},
 	)
 	return d
 }

@@ -1,17 +1,12 @@
-// Package report owns hbgkit's output formats: a format-neutral document
-// of headings, paragraphs, lists, tables and collapsible details, and the
+// Package document is hbgkit's format-neutral report model: a document of
+// headings, paragraphs, lists, tables and collapsible details, and the
 // writers that turn it into GitHub markdown, CSV or JSON (terminal text is
-// package terminal's, so that the hbgtrace binary does not link
-// tablewriter, whose initialisation alone took 4 ms of every run).
-// The reference views of hbgtrace, whose text layouts are fixed byte for
-// byte by the tools they port, are named writers here: WriteRounds and
-// WriteRoundsText (strace_timing --rounds-table, with the HBG share
-// blocks), WriteTPOT, WriteTree, WriteBindPhases (hbg_bind_phases),
-// WriteGaps and WriteOverlap. Commands compute with phases and hand the
-// result to a writer; only this package decides bytes. Its opinion: a
-// number is formatted once, by whoever built the cell, so every format
-// shows the same digits.
-package report
+// package internal/report/terminal's, so that the hbgtrace binary does not
+// link tablewriter). It is a leaf: hbgtrace's views (internal/report) and
+// hbgbench's report documents (abtest/abreport) both build documents, and
+// neither links the other. Its opinion: a number is formatted once, by
+// whoever built the cell, so every format shows the same digits.
+package document
 
 import (
 	"bytes"
@@ -246,4 +241,9 @@ func WriteJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// AddRow appends one row of cells.
+func (t *Table) AddRow(cells ...string) {
+	t.Rows = append(t.Rows, cells)
 }
