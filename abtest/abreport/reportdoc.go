@@ -34,6 +34,16 @@ func shownVerdict(m *analysis.MetricResult) string {
 	return m.Verdict
 }
 
+// verdictP is the p a headline prints: the trimmed t test's, the test
+// the 95% CI and so the verdict rest on (below 0.05 exactly when the CI
+// excludes 0), or the Wilcoxon p of an analysis from before it was kept.
+func verdictP(m *analysis.MetricResult) string {
+	if math.IsNaN(float64(m.TP)) {
+		return analysis.PIs(m.P)
+	}
+	return "t-test " + analysis.PIs(m.TP)
+}
+
 // aliasNote is what a row's name is followed by when the row stands for
 // other metrics as well (they carried the same values): " = Gate", or
 // " = phase.args = Host" for several.
@@ -73,7 +83,7 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 		return fmt.Sprintf("%s: no verdict: %s", m.Label, m.Error)
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
-	facts := fmt.Sprintf("%d rounds, sign %d/%d, %s", m.Rounds, m.SignK, m.SignN, analysis.PIs(m.P))
+	facts := fmt.Sprintf("%d rounds, sign %d/%d, %s", m.Rounds, m.SignK, m.SignN, verdictP(m))
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[journal.Base].Sha != a.Header.Arms[journal.Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), facts)
@@ -280,8 +290,12 @@ func (a Report) NoiseLines() []string {
 			out = append(out, fmt.Sprintf("noise of %s: σ %.1f%% between one base log and one head log (the spreads of ln(block statistic) of both arms combined); minimum detectable effect at 80%% power with these logs: %s",
 				p.Label, 100*float64(n.SigmaD), mde))
 		} else {
-			out = append(out, fmt.Sprintf("noise of %s: σ_d %.1f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
-				p.Label, 100*float64(n.SigmaD), p.Rounds, mde))
+			spread := fmt.Sprintf("σ_d %.1f%% per round", 100*float64(n.SigmaD))
+			if t := float64(n.SigmaT); !math.IsNaN(t) {
+				spread += fmt.Sprintf(" (σ_t %.1f%%, the trimmed spread s_w/0.6 of the log-ratios the interval rests on)", 100*t)
+			}
+			out = append(out, fmt.Sprintf("noise of %s: %s; minimum detectable effect at 80%% power in %d rounds: %s, exp((t₀.₉₇₅ + t₀.₈)·σ_t/√%d) − 1",
+				p.Label, spread, p.Rounds, mde, p.Rounds))
 		}
 		unit := "rounds"
 		if unpaired {
@@ -461,6 +475,14 @@ func (a Report) Legend() string {
 		parts = append(parts, a.gatedNote())
 	}
 	return "Columns: " + strings.Join(parts, "; ") + "."
+}
+
+// testWord names the Wilcoxon test of the p column.
+func (a Report) testWord() string {
+	if a.Design == analysis.DesignUnpaired {
+		return "rank-sum"
+	}
+	return "signed-rank"
 }
 
 // rankP adds to the legend's p how the primary rows' p is adjusted under
@@ -780,7 +802,24 @@ func (a Report) openDocument() *document.Document {
 	if a.Partial {
 		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
+	if w := a.warningLines(); len(w) > 0 {
+		d.Add(&document.List{Items: w})
+	}
 	return d
+}
+
+// warningLines are what qualifies the verdict, shown above the tables in
+// every format: the analysis's qualifiers (load, failures, an extension,
+// a correctness switch) and its warnings.
+func (a Report) warningLines() []string {
+	var out []string
+	for _, q := range a.Qualifiers {
+		out = append(out, "WARNING: "+q)
+	}
+	for _, w := range a.Warnings {
+		out = append(out, "WARNING: "+w)
+	}
+	return out
 }
 
 // Document returns the campaign's report: the headline, one table per
@@ -797,10 +836,10 @@ func (a Report) Document() *document.Document {
 		}
 	}
 	d.Add(a.eventBlocks()...)
-	d.Add(&document.List{Items: a.NoiseLines()})
-	if len(a.Warnings) > 0 {
-		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
+	if t := a.RoundsTable(); t != nil {
+		d.Add(t)
 	}
+	d.Add(&document.List{Items: a.NoiseLines()})
 	det := &document.Details{Summary: "method, noise, ruler, host and command"}
 	det.Blocks = append(det.Blocks, &document.List{Items: append(a.MethodLines(), a.EnvLines()...)})
 	if len(a.Header.Command) > 0 {
@@ -811,22 +850,44 @@ func (a Report) Document() *document.Document {
 }
 
 // MarkdownDocument returns the report for a pull request (STATS.md
-// "Reports"): the headline, one table of every metric (one row each: the
-// arms' trimmed means, Δ, its 95% CI, Δmin, sign, p and verdict), the
-// warnings, and a <details> block with the method, the noise, the ruler,
-// the host and the exact command.
-func (a Report) MarkdownDocument() *document.Document {
+// "Reports"): the headline and what qualifies it, the arms and the
+// machine, the short table (PRTable) with the sentences that fold the
+// rest and its legend, and <details> blocks with the full table, the
+// primary metric round by round, and the method, the noise, the ruler,
+// the host and the exact command. With full, the full table is inline
+// in place of the short one.
+func (a Report) MarkdownDocument() *document.Document { return a.markdown(false) }
+
+// FullMarkdownDocument is MarkdownDocument with the full table inline.
+func (a Report) FullMarkdownDocument() *document.Document { return a.markdown(true) }
+
+func (a Report) markdown(full bool) *document.Document {
 	if len(a.Comparisons) > 0 {
 		return a.armsMarkdown()
 	}
 	d := a.openDocument()
 	d.Add(&document.Paragraph{Text: a.WhatRan()})
-	if t := a.CombinedTable(); t != nil {
-		d.Add(t, &document.Paragraph{Text: a.Legend()})
+	short, folds := a.PRTable()
+	all := a.FullTable()
+	if full {
+		short, folds = all, nil
 	}
-	d.Add(a.eventBlocks()...)
-	if len(a.Warnings) > 0 {
-		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
+	if short != nil {
+		d.Add(short)
+		if len(folds) > 0 {
+			d.Add(&document.List{Items: folds})
+		}
+		d.Add(&document.Paragraph{Text: strings.Join(a.PRLegend(short), "\n")})
+	}
+	if all != nil && !full {
+		d.Add(&document.Details{Summary: fmt.Sprintf("full table: all %d rows, with sign and p", len(all.Rows)), Blocks: []document.Block{all,
+			&document.Paragraph{Text: a.besideLegend() + "; sign: rounds whose change has Δ's sign, of those that changed; p: Wilcoxon " + a.testWord() + " test of Δ = 0, Holm-adjusted within its family on the rows without *" + a.rankP() + "; a secondary row is called faster or slower only when that p is below 0.05 as well."}}})
+	}
+	if t := a.RoundsTable(); t != nil {
+		d.Add(&document.Details{Summary: "the primary metric round by round", Blocks: []document.Block{t}})
+	}
+	if ev := a.eventBlocks(); len(ev) > 0 {
+		d.Add(&document.Details{Summary: "discrete events", Blocks: ev})
 	}
 	det := &document.Details{Summary: "method, noise, ruler, host and command"}
 	items := append(a.NoiseLines(), a.methodLines(true)...)

@@ -64,6 +64,7 @@ type MetricResult struct {
 	SignN         int         `json:"sign_n"`
 	SignP         journal.Num `json:"sign_p"`
 	P             journal.Num `json:"p"`      // Wilcoxon signed-rank
+	TP            journal.Num `json:"p_t"`    // trimmed t test of Δ = 0, the test the 95% CI and so the verdict rest on
 	HolmP         journal.Num `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
 	Zeros         int         `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
 	SigmaD        journal.Num `json:"sigma_d"`
@@ -85,6 +86,19 @@ type MetricResult struct {
 	// (a discrete event: a fault, a switch), on how many warm passes of
 	// base and of head it was above 0, of Arms[arm].N; nil otherwise.
 	NonZero []int `json:"nonzero,omitempty"`
+	// Level is each arm's level in the row's unit, the figures a report
+	// prints beside Δ: for a paired row the geometric mean of the arm's
+	// block statistics over the rounds Δ's trimmed mean keeps
+	// (stats.PairedLevels), so that Level[head]/Level[base] − 1 is Δ; for
+	// compare's rows each arm's trimmed geometric mean of its logs' block
+	// statistics (the same identity); for a row with no Δ (a count that
+	// was 0 in a block) the mean of its block statistics. LevelOf names
+	// which (LevelPaired, LevelTrimmed, LevelMean); null when unknown.
+	Level   [2]journal.Num `json:"level"`
+	LevelOf string         `json:"level_of,omitempty"`
+	// Constant is true when every warm pass of both arms had the same
+	// value: the same work, to the unit.
+	Constant bool `json:"constant,omitempty"`
 
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
 	// interval and the MDE rest on, and so the rounds-for-margin estimate.
@@ -100,6 +114,10 @@ type MetricResult struct {
 // Noise is the campaign's noise footer, for its primary metric.
 type Noise struct {
 	SigmaD journal.Num `json:"sigma_d"` // SD of the per-round log-ratios
+	// SigmaT is the trimmed spread s_w/0.6 (s_w the 20%-winsorized SD of
+	// the log-ratios) that the interval, the MDE and RoundsForMargin rest
+	// on: MDE = exp((t₀.₉₇₅ + t₀.₈)·σ_t/√R) − 1.
+	SigmaT journal.Num `json:"sigma_t"`
 	MDE    journal.Num `json:"mde"`     // Δ detectable with 80% power in this many rounds
 	// RoundsForMargin is the rounds the margin would need to be the MDE,
 	// from the same spread as MDE (stats.TrimmedRoundsFor).
@@ -164,6 +182,22 @@ type Analysis struct {
 	// of each other arm against the base (AnalyzeArms); Metrics is then
 	// empty.
 	Comparisons []*Analysis `json:"comparisons,omitempty"`
+	// RoundTable is the primary metric round by round: each arm's block
+	// statistic and the log-ratio the paired analysis reads (under
+	// --per-rank the first primary row's); absent when nothing paired.
+	RoundTable []RoundRow `json:"round_table,omitempty"`
+	// Qualifiers are what qualifies the verdict (qualifiers.go): the load,
+	// failures, an extension, a correctness switch; a report shows them
+	// above its table.
+	Qualifiers []string `json:"qualifiers,omitempty"`
+}
+
+// A RoundRow is one round of the primary metric: each arm's block
+// statistic in the row's unit and ln(head/base).
+type RoundRow struct {
+	Round    int            `json:"round"`
+	Stat     [2]journal.Num `json:"stat"` // base, head
+	LogRatio journal.Num    `json:"log_ratio"`
 }
 
 // A LogInfo is one log compare read: its path, its [stamp] text and how
@@ -261,9 +295,13 @@ func Analyze(j *journal.Journal) *Analysis {
 		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
+	if p := a.PrimaryResult(); p != nil {
+		a.RoundTable = roundTable(pairs, p.Name, cfg)
+	}
 	analyseSequential(a, j)
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
+	a.Qualifiers = qualifiers(a, j)
 	return a
 }
 
@@ -500,7 +538,8 @@ func newResult(m metric.MetricInfo, primary bool) MetricResult {
 		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
-		SignP: nan(), P: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
+		SignP: nan(), P: nan(), TP: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
+		Level: [2]journal.Num{nan(), nan()},
 	}
 }
 
@@ -545,18 +584,26 @@ func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, p
 		res.Error = "no round in which both arms recorded it"
 		return res
 	}
+	meanLevels(&res, stat, m.Kind.Scale())
+	res.Constant = constant(pooled)
 	opts := stats.PairedOptions{Bootstrap: cfg.Bootstrap, Seed: 1}
 	pr, err := stats.Paired(stat[journal.Base], stat[journal.Head], opts)
 	if err != nil {
 		res.Error = err.Error()
+		signOfDifferences(&res, stat)
 		return res
 	}
 	res.Delta, res.CILo, res.CIHi = journal.Num(pr.Delta), journal.Num(pr.CI.Lo), journal.Num(pr.CI.Hi)
 	res.BootLo, res.BootHi = journal.Num(pr.Boot.Lo), journal.Num(pr.Boot.Hi)
 	res.SignK, res.SignN, res.SignP = pr.Sign.Agree, pr.Sign.N, journal.Num(pr.Sign.P)
 	res.P, res.HolmP, res.Zeros = journal.Num(pr.Wilcoxon.P), journal.Num(pr.Wilcoxon.P), pr.Wilcoxon.Zeros
+	res.TP = journal.Num(pr.TP)
 	res.SigmaD, res.MDE, res.Sw = journal.Num(pr.SigmaD), journal.Num(pr.MDE), pr.SW
 	res.baseLevel = geoMean(stat[journal.Base])
+	if lb, lh, err := stats.PairedLevels(stat[journal.Base], stat[journal.Head]); err == nil {
+		sc := m.Kind.Scale()
+		res.Level, res.LevelOf = [2]journal.Num{journal.Num(lb / sc), journal.Num(lh / sc)}, LevelPaired
+	}
 	if mr, err := stats.DeltaMin(mins[journal.Base], mins[journal.Head], stats.PairedOptions{}); err == nil {
 		res.DeltaMin, res.MinCILo, res.MinCIHi = journal.Num(mr.Delta), journal.Num(mr.CI.Lo), journal.Num(mr.CI.Hi)
 		res.GlobalMin = journal.Num(mr.Global)
@@ -740,11 +787,14 @@ func Decide(m *MetricResult, margin float64, gatePrimary bool) {
 
 func noiseOf(a *Analysis, pairs []roundPair, cfg journal.Config) Noise {
 	n := a.Noise
-	n.SigmaD, n.MDE = nan(), nan()
+	n.SigmaD, n.SigmaT, n.MDE = nan(), nan(), nan()
 	n.Lag1 = [2]journal.Num{nan(), nan()}
 	n.Drift = [2]journal.Num{nan(), nan()}
 	if p := a.PrimaryResult(); p != nil {
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
+		if p.Sw > 0 {
+			n.SigmaT = journal.Num(p.Sw / (1 - 2*stats.TrimPercent/100.0))
+		}
 		n.RoundsForMargin = stats.TrimmedRoundsFor(p.Sw, cfg.Margin)
 	}
 	primary := a.primaryName()
@@ -766,4 +816,102 @@ func noiseOf(a *Analysis, pairs []roundPair, cfg journal.Config) Noise {
 		}
 	}
 	return n
+}
+
+// The kinds of MetricResult.Level.
+const (
+	LevelPaired  = "paired"  // geometric means over the rounds Δ keeps
+	LevelTrimmed = "trimmed" // each arm's trimmed geometric mean (compare)
+	LevelMean    = "mean"    // the mean of the block statistics (no Δ)
+	// LevelTrimmedPasses is a descriptive compare's: each arm's trimmed
+	// mean of its warm passes, whose ratio is its Δ.
+	LevelTrimmedPasses = "trimmed passes"
+)
+
+// meanLevels sets m's levels to the mean of each arm's block statistics,
+// in the row's unit: the levels of a row that has no Δ. A paired or
+// trimmed analysis replaces them.
+func meanLevels(m *MetricResult, stat [2][]float64, scale float64) {
+	for arm := range 2 {
+		if len(stat[arm]) == 0 {
+			return
+		}
+	}
+	for arm := range 2 {
+		var sum float64
+		for _, v := range stat[arm] {
+			sum += v
+		}
+		m.Level[arm] = journal.Num(sum / float64(len(stat[arm])) / scale)
+	}
+	m.LevelOf = LevelMean
+}
+
+// constant reports whether every value of both arms is the same one.
+func constant(pooled [2][]float64) bool {
+	if len(pooled[0]) == 0 || len(pooled[1]) == 0 {
+		return false
+	}
+	v := pooled[0][0]
+	for _, p := range pooled {
+		for _, x := range p {
+			if x != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// roundTable returns the rows of RoundTable for metric name: the rounds
+// seriesOf pairs, in schedule order.
+func roundTable(pairs []roundPair, name string, cfg journal.Config) []RoundRow {
+	mi, ok := metric.LookupMetric(name)
+	scale := 1.0
+	if ok {
+		scale = mi.Kind.Scale()
+	}
+	var out []RoundRow
+	for _, p := range pairs {
+		var st [2]float64
+		okBoth := true
+		for arm := range 2 {
+			v := WarmValues(p.blocks[arm], name, cfg.Cold)
+			if len(v) == 0 {
+				okBoth = false
+				break
+			}
+			st[arm] = BlockStat(v, cfg.BlockStat)
+		}
+		if !okBoth {
+			continue
+		}
+		lr := math.NaN()
+		if st[0] > 0 && st[1] > 0 {
+			lr = math.Log(st[1] / st[0])
+		}
+		out = append(out, RoundRow{Round: p.round, Stat: [2]journal.Num{journal.Num(st[0] / scale), journal.Num(st[1] / scale)}, LogRatio: journal.Num(lr)})
+	}
+	return out
+}
+
+// signOfDifferences sets, for a row with no paired Δ (a count that was 0
+// in a block has no logarithm), the sign agreement of the rounds'
+// differences head − base: how many of the rounds that moved moved the
+// way most did, and the exact sign test's p. It is what a report can say
+// of such a count: that it moved on k of n rounds.
+func signOfDifferences(m *MetricResult, stat [2][]float64) {
+	up, down := 0, 0
+	for i := range stat[journal.Base] {
+		switch d := stat[journal.Head][i] - stat[journal.Base][i]; {
+		case d > 0:
+			up++
+		case d < 0:
+			down++
+		}
+	}
+	m.SignK, m.SignN = max(up, down), up+down
+	if m.SignN > 0 {
+		m.SignP = journal.Num(stats.SignTest(m.SignK, m.SignN))
+	}
 }

@@ -146,10 +146,14 @@ func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.C
 		res.Error = "no warm pass of it in one of the arms"
 		return res
 	}
+	meanLevels(&res, stat, m.Kind.Scale())
+	res.Constant = constant(pooled)
 	res.GlobalMin = journal.Num(slices.Min(mins[journal.Head])/slices.Min(mins[journal.Base]) - 1)
 	if design == DesignDescriptive || len(stat[journal.Base]) < 2 || len(stat[journal.Head]) < 2 {
 		// Descriptive only: the ratio of the pass-level trimmed means.
 		res.Delta = journal.Num(float64(res.Arms[journal.Head].TrimmedMean)/float64(res.Arms[journal.Base].TrimmedMean) - 1)
+		res.Level = [2]journal.Num{res.Arms[journal.Base].TrimmedMean, res.Arms[journal.Head].TrimmedMean}
+		res.LevelOf = LevelTrimmedPasses
 		res.DeltaMin = res.GlobalMin
 		res.Error = "one log on an arm: no interval can be computed honestly"
 		return res
@@ -160,6 +164,10 @@ func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.C
 		return res
 	}
 	res.Delta, res.CILo, res.CIHi = journal.Num(ur.Delta), journal.Num(ur.CI.Lo), journal.Num(ur.CI.Hi)
+	if lb, lh := stats.TrimmedGeoMean(stat[journal.Base]), stats.TrimmedGeoMean(stat[journal.Head]); lb > 0 && lh > 0 {
+		sc := m.Kind.Scale()
+		res.Level, res.LevelOf = [2]journal.Num{journal.Num(lb / sc), journal.Num(lh / sc)}, LevelTrimmed
+	}
 	res.P, res.HolmP = journal.Num(ur.RankSum.P), journal.Num(ur.RankSum.P)
 	res.SigmaD = journal.Num(math.Hypot(ur.SigmaA, ur.SigmaB))
 	res.MDE = journal.Num(ur.MDE)

@@ -129,6 +129,8 @@ func Run(ctx context.Context, c *Campaign) error {
 				break
 			}
 		}
+		load := journal.ReadLoad()
+		rec.Load = &load
 		if err := st.append(rec); err != nil {
 			return err
 		}

@@ -139,7 +139,7 @@ func (e Env) MustMatch(now Env) []string {
 func (e Env) Preflight() []string {
 	var w []string
 	switch e.Governor {
-	case "performance", "unknown":
+	case "performance", "unknown", "":
 	default:
 		w = append(w, fmt.Sprintf("cpufreq governor is %q, not \"performance\": frequency changes add noise", e.Governor))
 	}
@@ -150,7 +150,7 @@ func (e Env) Preflight() []string {
 		w = append(w, "SMT is on: a sibling hyperthread shares the core with the arm under test")
 	}
 	if f := strings.Fields(e.LoadAvg); len(f) > 0 {
-		if l, err := strconv.ParseFloat(f[0], 64); err == nil && l > 0.5*float64(e.NCPU) {
+		if l, err := strconv.ParseFloat(f[0], 64); err == nil && Loaded(l, e.NCPU) {
 			w = append(w, fmt.Sprintf("load average %.2f on %d CPUs: other work competes with the arms", l, e.NCPU))
 		}
 	}
@@ -173,3 +173,24 @@ func pressureAvg10(line string) float64 {
 	}
 	return 0
 }
+
+// A Load is the machine's load when a round closed: the 1-minute load
+// average and the CPU pressure (some avg10, in percent); 0 when unknown.
+type Load struct {
+	Avg1     float64 `json:"load1"`
+	Pressure float64 `json:"cpu_pressure,omitempty"`
+}
+
+// ReadLoad returns the load now.
+func ReadLoad() Load {
+	var l Load
+	if f := strings.Fields(readFirstLine("/proc/loadavg")); len(f) > 0 {
+		l.Avg1, _ = strconv.ParseFloat(f[0], 64)
+	}
+	l.Pressure = pressureAvg10(readFirstLine("/proc/pressure/cpu"))
+	return l
+}
+
+// Loaded reports whether a load average competes with the arms on ncpu
+// CPUs, by Preflight's rule: above half the CPUs.
+func Loaded(load1 float64, ncpu int) bool { return load1 > 0.5*float64(ncpu) }

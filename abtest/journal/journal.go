@@ -142,6 +142,16 @@ type RoundRecord struct {
 	Attempt int    `json:"attempt"`
 	Status  string `json:"status"` // ok, dropped
 	Reason  string `json:"reason,omitempty"`
+	// Load is the machine's load when the round closed (absent in
+	// journals from before it was recorded).
+	Load *Load `json:"load,omitempty"`
+}
+
+// An Extension is a campaign's --resume --rounds N, as its extend line
+// tells it: from how many planned rounds to how many, and how many rounds
+// had closed when it was decided.
+type Extension struct {
+	From, To, After int
 }
 
 // Round statuses.
@@ -160,6 +170,8 @@ type Journal struct {
 	Blocks   []BlockRecord
 	Rounds   []RoundRecord
 	Looks    []LookRecord // a sequential campaign's looks (sequential.go)
+	// Extensions are the campaign's extend lines, in order.
+	Extensions []Extension
 	Warnings []string
 	// good is the length of the journal's valid prefix; a torn last line
 	// lies beyond it.
@@ -302,9 +314,18 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if e.Rounds <= h.Config.Rounds {
 			return fmt.Errorf("extend line: %d rounds: want more than the %d the campaign has", e.Rounds, h.Config.Rounds)
 		}
+		ext := Extension{From: h.Config.Rounds, To: e.Rounds}
+		closed := map[int]bool{}
+		for _, r := range j.Rounds {
+			if r.Status == RoundOK {
+				closed[r.Round] = true
+			}
+		}
+		ext.After = len(closed)
 		if err := h.Extend(e.Rounds); err != nil {
 			return fmt.Errorf("extend line: %w", err)
 		}
+		j.Extensions = append(j.Extensions, ext)
 	case LineLook:
 		var l LookRecord
 		if err := json.Unmarshal(line, &l); err != nil {

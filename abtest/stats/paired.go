@@ -53,6 +53,7 @@ type PairedResult struct {
 	DF       int            // degrees of freedom of the trimmed t, h − 1 with h = R − 2⌊0.2R⌋
 	SigmaD   float64        // σ_d, the sample SD of d: the noise of one round, outliers included
 	MDE      float64        // the Δ this campaign's interval excludes 0 for with 80% power; see Paired
+	TP       float64        // two-sided p of the trimmed t test of Δ = 0: the test CI rests on
 	Wilcoxon WilcoxonResult // signed-rank test on d
 	Sign     SignResult     // rounds agreeing with Δ's sign and the exact sign-test p
 }
@@ -63,7 +64,7 @@ func nanPaired(r int, level float64) PairedResult {
 	nan := math.NaN()
 	return PairedResult{
 		R: r, Delta: nan, CI: nanInterval(), Boot: nanInterval(), Level: level,
-		LogMean: nan, SW: nan, SigmaD: nan, MDE: nan,
+		LogMean: nan, SW: nan, SigmaD: nan, MDE: nan, TP: nan,
 		Wilcoxon: WilcoxonResult{WPlus: nan, WMinus: nan, Z: nan, P: nan},
 		Sign:     SignResult{P: nan},
 	}
@@ -147,7 +148,7 @@ func Paired(a, b []float64, opts PairedOptions) (PairedResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.LogMean, res.SW, res.DF = tt.est, tt.sw, tt.df
+	res.LogMean, res.SW, res.DF, res.TP = tt.est, tt.sw, tt.df, tt.p()
 	res.Delta = math.Expm1(tt.est)
 	res.CI = Interval{math.Expm1(tt.lo), math.Expm1(tt.hi)}
 	if opts.Bootstrap > 0 {

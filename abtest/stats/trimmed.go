@@ -103,6 +103,23 @@ type trimT struct {
 
 // tQuantile returns the p quantile of Student's t with r.df degrees of
 // freedom.
+// p returns the two-sided p of the trimmed t test of a zero mean: below
+// 1 − level exactly when the interval at level excludes 0. 1 when the
+// spread is 0 and the mean is 0; 0 when the spread is 0 and it is not.
+func (r trimT) p() float64 {
+	if r.se == 0 || math.IsNaN(r.se) {
+		if r.est == 0 {
+			return 1
+		}
+		if math.IsNaN(r.est) {
+			return math.NaN()
+		}
+		return 0
+	}
+	t := math.Abs(r.est / r.se)
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.df)}.Survival(t)
+}
+
 func (r trimT) tQuantile(p float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.df)}.Quantile(p)
 }

@@ -55,9 +55,12 @@ func (c Call) String() string {
 // estimate of the rounds that would settle it.
 type Verdict struct {
 	Call Call
-	// ExtraRounds, for Inconclusive, estimates the rounds to add so that the
-	// interval would clear the margin if Δ stayed where it is:
-	// ⌈R·((U−L)/(2w))² − R⌉ with w = | |Δ| − M |, at least 1. It is −1 when
+	// ExtraRounds, for Inconclusive, estimates the rounds to add for 80%
+	// power to clear the margin if Δ stayed where it is, the power the MDE
+	// line uses: ⌈R·(f·(U−L)/(2w))² − R⌉ with w = | |Δ| − M | and
+	// f = (t₀.₉₇₅ + t₀.₈)/t₀.₉₇₅ on the trimmed t's degrees of freedom, at
+	// least 1. (Without f it would be the rounds that bring the expected
+	// interval to the margin: a coin flip, not advice.) It is −1 when
 	// no estimate exists (Δ sits on the margin, an input is NaN, or the
 	// interval alone did not make the row inconclusive, see Gated), and 0 for
 	// the other calls.
@@ -99,7 +102,11 @@ func Decide(delta float64, ci Interval, rounds int, margin float64) Verdict {
 	}
 	w := math.Abs(math.Abs(delta) - m)
 	r := float64(rounds)
-	extra := r*math.Pow((hi-lo)/(2*w), 2) - r
+	// The interval's half-width is t₀.₉₇₅·σ_t/√R; 80% power against the
+	// margin at this Δ needs (t₀.₉₇₅ + t₀.₈)·σ_t/√R* = w.
+	tt := trimT{df: max(1, rounds-2*trimCount(rounds)-1)}
+	t975, t80 := tt.tQuantile(1-Alpha/2), tt.tQuantile(Power)
+	extra := r*math.Pow((t975+t80)/t975*(hi-lo)/(2*w), 2) - r
 	if w == 0 || math.IsNaN(extra) || extra > math.MaxInt32 {
 		return unknown
 	}

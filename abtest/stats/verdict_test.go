@@ -23,17 +23,22 @@ func TestDecide(t *testing.T) {
 		{"no change at the margins", 0, Interval{-0.01, 0.01}, 10, 0.01, Verdict{Call: NoChange}},
 		{"small slowdown", 0.005, Interval{0.002, 0.008}, 10, 0.01, Verdict{Call: Small}},
 		{"small speedup", -0.005, Interval{-0.008, -0.002}, 10, 0.01, Verdict{Call: Small}},
+		// 80% power against the margin: R* = R·(f·(U−L)/(2w))² with
+		// f = (t₀.₉₇₅ + t₀.₈)/t₀.₉₇₅ on the trimmed t's h − 1 df. R = 10:
+		// df 5, t 2.5706 and 0.9195, f² = 1.8433.
 		{"U on −M is not faster", -0.015, Interval{-0.02, -0.01}, 10, 0.01,
-			// w = 0.005, ((U−L)/(2w))² = 1: R·1 − R = 0, at least 1.
-			Verdict{Call: Inconclusive, ExtraRounds: 1}},
+			// w = 0.005, ((U−L)/(2w))² = 1: 10·1.8433 − 10 = 8.43 → 9.
+			Verdict{Call: Inconclusive, ExtraRounds: 9}},
 		// Δ = 1.5%, CI [0.5%, 2.5%], R = 10, M = 1%: w = 0.5%,
-		// (U−L)/(2w) = 2, so 10·4 − 10 = 30 more rounds.
-		{"inconclusive above", 0.015, Interval{0.005, 0.025}, 10, 0.01, Verdict{Call: Inconclusive, ExtraRounds: 30}},
-		// Δ = 0, CI [−2%, 2%], R = 20: w = M, (0.04/0.02)² = 4: 60 more.
-		{"inconclusive wide", 0, Interval{-0.02, 0.02}, 20, 0.01, Verdict{Call: Inconclusive, ExtraRounds: 60}},
-		// Non-integer: Δ = −0.4%, CI [−1.3%, 0.5%], R = 7: w = 0.6%,
-		// (0.018/0.012)² = 2.25, 7·2.25 − 7 = 8.75 → 9.
-		{"rounded up", -0.004, Interval{-0.013, 0.005}, 7, 0.01, Verdict{Call: Inconclusive, ExtraRounds: 9}},
+		// (U−L)/(2w) = 2, so 10·4·1.8433 − 10 = 63.7 → 64 more rounds.
+		{"inconclusive above", 0.015, Interval{0.005, 0.025}, 10, 0.01, Verdict{Call: Inconclusive, ExtraRounds: 64}},
+		// Δ = 0, CI [−2%, 2%], R = 20 (df 11, t 2.2010 and 0.8755,
+		// f² = 1.9537): w = M, 20·4·1.9537 − 20 = 136.3 → 137 more.
+		{"inconclusive wide", 0, Interval{-0.02, 0.02}, 20, 0.01, Verdict{Call: Inconclusive, ExtraRounds: 137}},
+		// Non-integer: Δ = −0.4%, CI [−1.3%, 0.5%], R = 7 (df 4, t 2.7764
+		// and 0.9410, f² = 1.7927): w = 0.6%, (0.018/0.012)² = 2.25,
+		// 7·2.25·1.7927 − 7 = 21.2 → 22.
+		{"rounded up", -0.004, Interval{-0.013, 0.005}, 7, 0.01, Verdict{Call: Inconclusive, ExtraRounds: 22}},
 		{"Δ on the margin", 0.01, Interval{0.0, 0.02}, 10, 0.01, Verdict{Call: Inconclusive, ExtraRounds: -1}},
 		{"zero margin, exact zero", 0, Interval{0, 0}, 10, 0, Verdict{Call: NoChange}},
 		{"zero margin, slower", 0.001, Interval{0.0005, 0.002}, 10, 0, Verdict{Call: Slower}},
