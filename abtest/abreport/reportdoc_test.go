@@ -103,7 +103,7 @@ func TestHeadlinePBelowOneInAThousand(t *testing.T) {
 	require.NotNil(t, m)
 	require.Less(t, float64(m.P), 0.001)
 	hl := For(a).Headline()
-	assert.Contains(t, hl, "sign 12/12, p<0.001)")
+	assert.Contains(t, hl, "sign 12/12, t-test p<0.001)")
 	assert.NotContains(t, hl, "p=<")
 }
 
@@ -213,14 +213,14 @@ func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
 	a.Header.Env.CPUModel, a.Header.Env.NCPU, a.Header.Env.Host = "AMD EPYC", 2, "vm"
 	vis := visibleMarkdown(t, a)
 	assert.Contains(t, vis, "base: main (111111111111); head: pr (222222222222); on AMD EPYC, 2 CPUs (host vm)")
-	assert.Contains(t, vis, "base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (the first pass of each pid dropped as cold), 20% of each arm's passes dropped at each end")
-	assert.Contains(t, vis, `\* marks the primary metric`)
-	assert.Contains(t, vis, "sign: rounds whose change has Δ's sign")
-	assert.NotContains(t, vis, "(p) after a verdict", "no row is gated")
+	assert.Contains(t, vis, "base, head: each arm's block median, geometric mean over the rounds Δ keeps, so head/base − 1 is Δ; change: head − base, in the row's unit.")
+	assert.Contains(t, vis, `\*: the primary metric`)
+	assert.NotContains(t, vis, "| sign |", "the short table has no sign column; the full table is in the details")
+	assert.NotContains(t, vis, "(p):", "no row is gated")
 	assert.NotContains(t, vis, "median, min, n passes", "the markdown table has no such columns")
 
 	a.Metrics[0].Gated = true
-	assert.Contains(t, visibleMarkdown(t, a), "(p) after a verdict: the row's 95% CI lies beyond the ±1.0% margin but its Holm-adjusted p is not below 0.05")
+	assert.Contains(t, visibleMarkdown(t, a), "(p): the CI clears the margin but the Holm-adjusted Wilcoxon p is not below 0.05")
 	var b strings.Builder
 	require.NoError(t, document.WriteMarkdown(&b, For(a).MarkdownDocument()))
 	assert.NotContains(t, b.String(), "median, min, n passes", "the details describe only columns that exist")

@@ -102,7 +102,7 @@ func TestPerRankHeadlinesEveryRank(t *testing.T) {
 	assert.Equal(t, "inconclusive", ps[1].Verdict)
 	assert.True(t, ps[1].Gated)
 	assert.Contains(t, abreport.For(a).Headlines()[1], "INCONCLUSIVE: ControlPlane@rank1: Δ +10.")
-	assert.Contains(t, abreport.For(a).Headlines()[1], "clears the ±1.0% margin, but its p Holm-adjusted over the ranks is not below 0.05 (6 rounds, sign 6/6, p=0.031, Holm-adjusted over the ranks 0.062)")
+	assert.Contains(t, abreport.For(a).Headlines()[1], "clears the ±1.0% margin, but its p Holm-adjusted over the ranks is not below 0.05 (6 rounds, sign 6/6, t-test p<0.001, Wilcoxon p=0.031, Holm-adjusted over the ranks 0.062)")
 }
 
 // TestOnePrimaryIsNotGated: without --per-rank the single primary row is
