@@ -34,6 +34,17 @@ func shownVerdict(m *analysis.MetricResult) string {
 	return m.Verdict
 }
 
+// decidingLook returns, for a primary row of an --until-decided campaign
+// whose looks decided it, the look that decided: the verdict is on its
+// repeated interval. nil otherwise (a fixed design; an undecided
+// sequential campaign, whose headline is sequentialHeadline's).
+func (a Report) decidingLook(m *analysis.MetricResult) *journal.LookRecord {
+	if s := a.Sequential; s != nil && m.Primary {
+		return analysis.DecidedLook(s.Looks)
+	}
+	return nil
+}
+
 // verdictP is the p a headline prints: the trimmed t test's, the test
 // the 95% CI and so the verdict rest on (below 0.05 exactly when the CI
 // excludes 0), or the Wilcoxon p of an analysis from before it was kept.
@@ -84,6 +95,15 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 	}
 	d, lo, hi := float64(m.Delta), float64(m.CILo), float64(m.CIHi)
 	facts := fmt.Sprintf("%d rounds, sign %d/%d, %s", m.Rounds, m.SignK, m.SignN, verdictP(m))
+	ciWord := "95% CI"
+	if l := a.decidingLook(m); l != nil {
+		// --until-decided: the verdict is the look's, on its repeated
+		// interval; the headline quotes that interval, and only it.
+		d, lo, hi = float64(l.Delta), float64(l.RCILo), float64(l.RCIHi)
+		ciWord = fmt.Sprintf("repeated 95%% CI of look %d", l.Look)
+		facts = fmt.Sprintf("%d rounds at look %d, sign %d/%d over %d", l.N, l.Look, m.SignK, m.SignN, m.Rounds)
+	}
+	dN, loN, hiN := journal.Num(d), journal.Num(lo), journal.Num(hi)
 	if a.AA && a.Header.Artifact != "" && a.Header.Arms[journal.Base].Sha != a.Header.Arms[journal.Head].Sha {
 		return fmt.Sprintf("A/A (identical binaries): no change can be claimed, %s; %s measured Δ %s, 95%% CI %s (%s)",
 			a.AAReason, m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), facts)
@@ -103,24 +123,24 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 		}
 		lo, hi := analysis.AbsPct(hi), analysis.AbsPct(lo)
 		if metric.IsIncrease(m.Verdict) {
-			lo, hi = analysis.AbsPct(float64(m.CILo)), analysis.AbsPct(float64(m.CIHi))
+			lo, hi = analysis.AbsPct(float64(loN)), analysis.AbsPct(float64(hiN))
 		}
-		return fmt.Sprintf("%s: %s: head's %s is %s %s than base's (95%% CI %s to %s %s; %s)",
-			strings.ToUpper(m.Verdict), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, lo, hi, less, facts)
+		return fmt.Sprintf("%s: %s: head's %s is %s %s than base's (%s %s to %s %s; %s)",
+			strings.ToUpper(m.Verdict), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, ciWord, lo, hi, less, facts)
 	}
 	switch m.Verdict {
 	case "faster":
-		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (95%% CI %s to %s less; %s)",
-			m.Label, analysis.AbsPct(d), analysis.AbsPct(hi), analysis.AbsPct(lo), facts)
+		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (%s %s to %s less; %s)",
+			m.Label, analysis.AbsPct(d), ciWord, analysis.AbsPct(hi), analysis.AbsPct(lo), facts)
 	case "slower":
-		return fmt.Sprintf("SLOWER: %s: head takes %s more time than base (95%% CI %s to %s more; %s)",
-			m.Label, analysis.AbsPct(d), analysis.AbsPct(lo), analysis.AbsPct(hi), facts)
+		return fmt.Sprintf("SLOWER: %s: head takes %s more time than base (%s %s to %s more; %s)",
+			m.Label, analysis.AbsPct(d), ciWord, analysis.AbsPct(lo), analysis.AbsPct(hi), facts)
 	case "no change":
-		return fmt.Sprintf("NO CHANGE: %s: Δ %s, its 95%% CI %s lies within the ±%s margin (%s)",
-			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
+		return fmt.Sprintf("NO CHANGE: %s: Δ %s, its %s %s lies within the ±%s margin (%s)",
+			m.Label, analysis.Pct(dN), ciWord, analysis.Ci(loN, hiN), analysis.AbsPct(a.Margin), facts)
 	case "~ small":
-		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (95%% CI %s), real but inside the ±%s margin (%s)",
-			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
+		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (%s %s), real but inside the ±%s margin (%s)",
+			m.Label, analysis.Pct(dN), ciWord, analysis.Ci(loN, hiN), analysis.AbsPct(a.Margin), facts)
 	}
 	if m.Gated {
 		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, its 95%% CI %s clears the ±%s margin, but its p Holm-adjusted over the ranks is not below 0.05 (%s)",
@@ -965,10 +985,28 @@ func (a Report) CSVTables(j *journal.Journal) []*document.Table {
 			}
 		}
 	}
-	if t := a.LooksTable(); t != nil {
-		return []*document.Table{m, passes, t}
+	out := []*document.Table{m, passes}
+	if t := a.roundsCSV(); t != nil {
+		out = append(out, t)
 	}
-	return []*document.Table{m, passes}
+	if t := a.LooksTable(); t != nil {
+		out = append(out, t)
+	}
+	return out
+}
+
+// roundsCSV is the primary metric round by round as csv writes it: plain
+// numbers, empty when unknown.
+func (a Report) roundsCSV() *document.Table {
+	p := a.PrimaryResult()
+	if p == nil || len(a.RoundTable) == 0 {
+		return nil
+	}
+	t := &document.Table{Title: "rounds", Header: []string{"round", "metric", "unit", "base", "head", "log_ratio"}}
+	for _, r := range a.RoundTable {
+		t.Rows = append(t.Rows, []string{fmt.Sprint(r.Round), p.Name, unitOf(p), analysis.CsvNum(r.Stat[journal.Base]), analysis.CsvNum(r.Stat[journal.Head]), analysis.CsvNum(r.LogRatio)})
+	}
+	return t
 }
 
 // csvMetricRows adds the csv rows of a's metrics to m, one per (metric,

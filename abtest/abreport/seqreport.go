@@ -30,8 +30,12 @@ func (a Report) SequentialLines() []string {
 	case last.Round < s.MaxRounds:
 		where = fmt.Sprintf("not finished: look %d after %d rounds", last.Look, last.Round)
 	}
-	out := []string{fmt.Sprintf("UNTIL DECIDED (%s): %s: %s; statistic %s against boundary ±%s, repeated 95%% CI %s (%d rounds counted)",
-		design, where, last.Decision, analysis.Num2(last.Stat), analysis.Num2(last.Boundary), analysis.RciText(last.RCILo, last.RCIHi), last.N)}
+	rci := fmt.Sprintf(", repeated 95%% CI %s", analysis.RciText(last.RCILo, last.RCIHi))
+	if analysis.DecidedLook(s.Looks) != nil {
+		rci = " (the headline quotes its repeated 95% CI)"
+	}
+	out := []string{fmt.Sprintf("UNTIL DECIDED (%s): %s: %s; statistic %s against boundary ±%s%s (%d rounds counted)",
+		design, where, last.Decision, analysis.Num2(last.Stat), analysis.Num2(last.Boundary), rci, last.N)}
 	if s.FixedRounds > 0 {
 		out = append(out, fmt.Sprintf("a fixed design of equal power (%.1f%% at Δ %s) needs about %d rounds; this campaign used %d",
 			100*float64(s.FixedPower), analysis.Pct(last.Delta), s.FixedRounds, last.Round))

@@ -19,24 +19,8 @@ func qualifiers(a *Analysis, j *journal.Journal) []string {
 	if w := h.Env.Preflight(); len(w) > 0 {
 		out = append(out, "at start: "+strings.Join(w, "; "))
 	}
-	var loads []float64
-	for _, r := range j.Rounds {
-		if r.Load != nil && r.Load.Avg1 > 0 {
-			loads = append(loads, r.Load.Avg1)
-		}
-	}
-	if len(loads) > 0 {
-		hi := slices.Max(loads)
-		busy := 0
-		for _, l := range loads {
-			if journal.Loaded(l, h.Env.NCPU) {
-				busy++
-			}
-		}
-		if busy > 0 {
-			out = append(out, fmt.Sprintf("during the campaign: load average %.2f to %.2f on %d CPUs when rounds closed, above %d on %d of %d rounds: other work competed with the arms",
-				slices.Min(loads), hi, h.Env.NCPU, max(1, h.Env.NCPU/2), busy, len(loads)))
-		}
+	if l := duringLoad(j.Rounds, h.Env.NCPU); l != "" {
+		out = append(out, l)
 	}
 	if f, d := a.Noise.Failures, a.Noise.Dropped; f[journal.Base]+f[journal.Head] > 0 || d > 0 {
 		out = append(out, fmt.Sprintf("failed blocks: base %d, head %d; rounds dropped: %d (a dropped round is left out of the analysis)", f[journal.Base], f[journal.Head], d))
@@ -52,4 +36,28 @@ func qualifiers(a *Analysis, j *journal.Journal) []string {
 		}
 	}
 	return out
+}
+
+// duringLoad says how loaded the machine was when the rounds closed, when
+// it competed with the arms on some round (Preflight's rules: a load
+// average above half the CPUs, or CPU pressure above 5%); "" otherwise.
+func duringLoad(rounds []journal.RoundRecord, ncpu int) string {
+	var loads, pressures []float64
+	busy, n := 0, 0
+	for _, r := range rounds {
+		if r.Load == nil {
+			continue
+		}
+		n++
+		loads = append(loads, r.Load.Avg1)
+		pressures = append(pressures, r.Load.Pressure)
+		if journal.Loaded(r.Load.Avg1, ncpu) || r.Load.Pressure > journal.PressureLimit {
+			busy++
+		}
+	}
+	if busy == 0 {
+		return ""
+	}
+	return fmt.Sprintf("during the campaign: load average %.2f to %.2f on %d CPUs and CPU pressure %.1f%% to %.1f%% when rounds closed; %d of %d rounds closed with other work competing with the arms",
+		slices.Min(loads), slices.Max(loads), ncpu, slices.Min(pressures), slices.Max(pressures), busy, n)
 }

@@ -154,7 +154,7 @@ func (e Env) Preflight() []string {
 			w = append(w, fmt.Sprintf("load average %.2f on %d CPUs: other work competes with the arms", l, e.NCPU))
 		}
 	}
-	if p := pressureAvg10(e.CPUPressure); p > 5 {
+	if p := pressureAvg10(e.CPUPressure); p > PressureLimit {
 		w = append(w, fmt.Sprintf("CPU pressure %.1f%% (some avg10): tasks are waiting for a CPU", p))
 	}
 	return w
@@ -190,6 +190,10 @@ func ReadLoad() Load {
 	l.Pressure = pressureAvg10(readFirstLine("/proc/pressure/cpu"))
 	return l
 }
+
+// PressureLimit is the CPU pressure (some avg10, percent) above which
+// tasks wait for a CPU often enough to add noise.
+const PressureLimit = 5
 
 // Loaded reports whether a load average competes with the arms on ncpu
 // CPUs, by Preflight's rule: above half the CPUs.
