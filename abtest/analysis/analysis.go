@@ -118,7 +118,7 @@ type Noise struct {
 	// the log-ratios) that the interval, the MDE and RoundsForMargin rest
 	// on: MDE = exp((t₀.₉₇₅ + t₀.₈)·σ_t/√R) − 1.
 	SigmaT journal.Num `json:"sigma_t"`
-	MDE    journal.Num `json:"mde"`     // Δ detectable with 80% power in this many rounds
+	MDE    journal.Num `json:"mde"` // Δ detectable with 80% power in this many rounds
 	// RoundsForMargin is the rounds the margin would need to be the MDE,
 	// from the same spread as MDE (stats.TrimmedRoundsFor).
 	RoundsForMargin int            `json:"rounds_for_margin"`

@@ -165,14 +165,14 @@ const (
 // file format only; what the lines say the campaign has done (which rounds
 // closed, which blocks count) is its History.
 type Journal struct {
-	Path     string
-	Header   Header
-	Blocks   []BlockRecord
-	Rounds   []RoundRecord
-	Looks    []LookRecord // a sequential campaign's looks (sequential.go)
+	Path   string
+	Header Header
+	Blocks []BlockRecord
+	Rounds []RoundRecord
+	Looks  []LookRecord // a sequential campaign's looks (sequential.go)
 	// Extensions are the campaign's extend lines, in order.
 	Extensions []Extension
-	Warnings []string
+	Warnings   []string
 	// good is the length of the journal's valid prefix; a torn last line
 	// lies beyond it.
 	Good int64 `json:"-"`
