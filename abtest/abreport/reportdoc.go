@@ -112,7 +112,11 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 		facts = fmt.Sprintf("%d base logs, %d head logs, unpaired, rank-sum %s", m.Arms[journal.Base].Blocks, m.Arms[journal.Head].Blocks, analysis.PIs(m.P))
 	}
 	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
-		facts += fmt.Sprintf(", Wilcoxon %s, Holm-adjusted over the ranks %s", analysis.PIs(m.P), analysis.Pval(m.HolmP))
+		if a.Design == analysis.DesignUnpaired {
+			facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", analysis.Pval(m.HolmP))
+		} else {
+			facts += fmt.Sprintf(", Wilcoxon %s, Holm-adjusted over the ranks %s", analysis.PIs(m.P), analysis.Pval(m.HolmP))
+		}
 	}
 	if m.Kind != "" && m.Kind != metric.KindTime && (metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict)) {
 		// Only time is faster or slower: a count, bytes or CPU time is
