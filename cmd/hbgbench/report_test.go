@@ -97,21 +97,26 @@ func TestReportGolden(t *testing.T) {
 	}
 }
 
-// markdownShape parses a markdown report as GitHub does and returns its
-// tables and whether a <details> block closes it, failing on any table
-// inside the details.
-func markdownShape(t *testing.T, md string) []*extast.Table {
+// markdownShape parses a markdown report as GitHub does and returns the
+// tables a reader sees without unfolding anything (before the first
+// <details>) and those inside <details> blocks, failing on a <details>
+// block left open or a table after the last one.
+func markdownShape(t *testing.T, md string) (visible, folded []*extast.Table) {
 	t.Helper()
 	src := []byte(md)
 	doc := goldmark.New(goldmark.WithExtensions(extension.Table)).Parser().Parse(text.NewReader(src))
-	var tables []*extast.Table
-	inDetails, sawDetails, closed := false, false, false
+	inDetails, sawDetails := false, false
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch v := n.(type) {
 		case *extast.Table:
-			assert.False(t, inDetails, "a table inside <details>")
-			assert.False(t, sawDetails, "a table after <details>")
-			tables = append(tables, v)
+			switch {
+			case inDetails:
+				folded = append(folded, v)
+			case sawDetails:
+				t.Errorf("a table between or after the <details> blocks")
+			default:
+				visible = append(visible, v)
+			}
 		case *ast.HTMLBlock:
 			var b strings.Builder
 			for i := 0; i < v.Lines().Len(); i++ {
@@ -119,16 +124,17 @@ func markdownShape(t *testing.T, md string) []*extast.Table {
 				b.Write(seg.Value(src))
 			}
 			if strings.Contains(b.String(), "<details>") {
-				assert.False(t, sawDetails, "a second <details> block")
+				assert.False(t, inDetails, "a <details> block inside another")
 				inDetails, sawDetails = true, true
 			}
 			if strings.Contains(b.String(), "</details>") {
-				inDetails, closed = false, true
+				inDetails = false
 			}
 		}
 	}
-	assert.True(t, sawDetails && closed, "no closed <details> block")
-	return tables
+	assert.True(t, sawDetails, "no <details> block")
+	assert.False(t, inDetails, "a <details> block left open")
+	return visible, folded
 }
 
 func cellTexts(src []byte, row ast.Node) []string {
@@ -160,16 +166,23 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			code, out, errText := runCLI(args...)
 			require.Equal(t, 0, code, errText)
-			tables := markdownShape(t, out)
-			require.Len(t, tables, 1)
-			head := tables[0].FirstChild()
-			assert.Equal(t, []string{"metric", "unit", "base", "head", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}, cellTexts([]byte(out), head))
-			rows := 0
+			visible, folded := markdownShape(t, out)
+			require.Len(t, visible, 1, "one short table for the pull request")
+			head := visible[0].FirstChild()
+			assert.Equal(t, []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI", "verdict"}, cellTexts([]byte(out), head))
 			for r := head.NextSibling(); r != nil; r = r.NextSibling() {
-				rows++
-				assert.Len(t, cellTexts([]byte(out), r), 10)
+				assert.Len(t, cellTexts([]byte(out), r), 8)
 			}
-			// One row per metric of the JSON analysis.
+			// The full table, one click away: one row per metric of the
+			// JSON analysis.
+			require.NotEmpty(t, folded)
+			full := folded[0].FirstChild()
+			assert.Equal(t, []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI"}, cellTexts([]byte(out), full)[:7])
+			rows := 0
+			for r := full.NextSibling(); r != nil; r = r.NextSibling() {
+				rows++
+				assert.Len(t, cellTexts([]byte(out), r), 11)
+			}
 			var a analysis.Analysis
 			jargs := append([]string{}, args...)
 			for i := range jargs {
@@ -181,14 +194,13 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 			require.Equal(t, 0, code, errText)
 			require.NoError(t, json.Unmarshal([]byte(js), &a))
 			assert.Equal(t, len(a.Metrics), rows)
-			assert.True(t, strings.HasPrefix(out, strings.SplitN(out, "\n", 2)[0]))
 			assert.Regexp(t, `^(FASTER|SLOWER|NO CHANGE|SMALL CHANGE|INCONCLUSIVE|NO VERDICT): `, out, "a headline sentence first")
 		})
 	}
 }
 
 // TestMarkdownTableEscapesPipes puts a | into a metric label: the table
-// still has 10 cells per row and the cell reads a|b.
+// still has 8 cells per row and the cell reads a|b.
 func TestMarkdownTableEscapesPipes(t *testing.T) {
 	j, err := journal.ReadJournal(campaignJournal)
 	require.NoError(t, err)
@@ -196,10 +208,10 @@ func TestMarkdownTableEscapesPipes(t *testing.T) {
 	a.Metrics[0].Label = "a|b"
 	var md bytes.Buffer
 	require.NoError(t, document.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
-	tables := markdownShape(t, md.String())
+	tables, _ := markdownShape(t, md.String())
 	require.Len(t, tables, 1)
 	row := tables[0].FirstChild().NextSibling()
-	require.Len(t, cellTexts(md.Bytes(), row), 10)
+	require.Len(t, cellTexts(md.Bytes(), row), 8)
 	var html bytes.Buffer
 	require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(md.Bytes(), &html))
 	assert.Contains(t, html.String(), "<td>a|b * = Gate</td>")
@@ -486,7 +498,8 @@ func TestAbFormatsBenchfmtAndRedacts(t *testing.T) {
 		"--block", "3", "--warmup", "0", "--format", "markdown")
 	require.Equal(t, 0, code, errText)
 	assert.True(t, strings.HasPrefix(out, "A/A calibration of ControlPlane"), out)
-	assert.Len(t, markdownShape(t, out), 1)
+	visible, _ := markdownShape(t, out)
+	assert.Len(t, visible, 1)
 	// report prints an A/A journal as aa did.
 	code, again, errText := runCLI("report", filepath.Join(dir, "aa.jsonl"), "--format", "markdown")
 	require.Equal(t, 0, code, errText)
