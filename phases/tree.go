@@ -73,7 +73,7 @@ func treeOf(sm *summaries, refSpans func(*invSummary) []*trace.Span) *Tree {
 type treeBuilder struct {
 	sm       *summaries
 	invs     []*invSummary
-	durs     map[string][]float64
+	durs     map[string][]int64
 	children map[string][]*trace.Span
 	// built memoises the child nodes of a name: spans that share a name
 	// share their children, which keeps memory linear when names repeat.
@@ -84,14 +84,14 @@ func treeCallable(sm *summaries, b *summaryBucket, label string, refSpans []*tra
 	tb := &treeBuilder{
 		sm:       sm,
 		invs:     b.invs,
-		durs:     map[string][]float64{},
+		durs:     map[string][]int64{},
 		children: map[string][]*trace.Span{},
 		built:    map[string][]*TreeNode{},
 	}
 	for _, is := range b.invs {
 		for _, ns := range is.names {
 			name := sm.names[ns.name]
-			tb.durs[name] = append(tb.durs[name], float64(ns.dur))
+			tb.durs[name] = append(tb.durs[name], ns.dur)
 		}
 	}
 	names := make(map[string]bool, len(refSpans))
@@ -171,7 +171,7 @@ func (tb *treeBuilder) nodes(spans []*trace.Span, children bool) []*TreeNode {
 
 func (tb *treeBuilder) node(s *trace.Span) *TreeNode {
 	d := tb.durs[s.Name]
-	return &TreeNode{Name: s.Name, Leaf: treeLeaf(s.Name), Device: s.IsDevice(), MedianNs: median(d), N: len(d)}
+	return &TreeNode{Name: s.Name, Leaf: treeLeaf(s.Name), Device: s.IsDevice(), MedianNs: medianInt(d), N: len(d)}
 }
 
 // effective builds the Effective node standing for orch and its sibling
@@ -179,7 +179,7 @@ func (tb *treeBuilder) node(s *trace.Span) *TreeNode {
 func (tb *treeBuilder) effective(orch, sched *trace.Span) *TreeNode {
 	parent, _ := treeParent(orch.Name)
 	orchName, schedName := parent+".orch", parent+".sched"
-	var ext []float64
+	var ext []int64
 	on, ook := tb.sm.nameIdx[orchName]
 	sn, sok := tb.sm.nameIdx[schedName]
 	for _, is := range tb.invs {
@@ -190,18 +190,18 @@ func (tb *treeBuilder) effective(orch, sched *trace.Span) *TreeNode {
 		if o == nil || s == nil {
 			continue
 		}
-		ext = append(ext, float64(max(o.end(), s.end())-min(o.ts, s.ts)))
+		ext = append(ext, max(o.end(), s.end())-min(o.ts, s.ts))
 	}
 	od, sd := tb.durs[orchName], tb.durs[schedName]
 	return &TreeNode{
 		Name:     parent + ".Effective",
 		Leaf:     "Effective",
 		Device:   true,
-		MedianNs: median(ext),
+		MedianNs: medianInt(ext),
 		N:        len(ext),
 		Concurrent: &Concurrent{
-			Orch:  &TreeNode{Name: orchName, Leaf: "orch", Device: orch.IsDevice(), MedianNs: median(od), N: len(od)},
-			Sched: &TreeNode{Name: schedName, Leaf: "sched", Device: sched.IsDevice(), MedianNs: median(sd), N: len(sd)},
+			Orch:  &TreeNode{Name: orchName, Leaf: "orch", Device: orch.IsDevice(), MedianNs: medianInt(od), N: len(od)},
+			Sched: &TreeNode{Name: schedName, Leaf: "sched", Device: sched.IsDevice(), MedianNs: medianInt(sd), N: len(sd)},
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -141,4 +142,36 @@ func TestComputeTreeLabels(t *testing.T) {
 	assert.Equal(t, []string{"decode", "01234567", "prefill"}, labels)
 	assert.Equal(t, []int{3, 2, 1}, counts)
 	assert.Empty(t, ComputeTree(nil).Callables)
+}
+
+// TestMedianIntRoundsOnce pins strace_timing's _median for integer
+// durations: the two middle values are added exactly and the sum rounded
+// once ((a + b) / 2.0), not each rounded to a float64 first. The second
+// case is fixtures/conformance/109-tree-median-past-2p53, which the
+// reference prints as 10036271871502.4 us.
+func TestMedianIntRoundsOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []int64
+		want float64
+	}{
+		{"empty", nil, 0},
+		{"odd count: the middle value", []int64{3, 1, 2}, 2},
+		{"even count below 2^53", []int64{1, 2}, 1.5},
+		{"even count past 2^53", []int64{10927082410724494, 9145461332280407}, 10036271871502450},
+		{"sum past int64", []int64{1<<63 - 1, 1<<63 - 1}, 1 << 63},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, medianInt(tc.v))
+		})
+	}
+	spans := []trace.Span{
+		viewsSpan(1, 1, "h", 0, "chip.run", 1000, 9145461332280407, ""),
+		viewsSpan(1, 2, "h", 0, "chip.run", 1000, 10927082410724494, ""),
+	}
+	tr := ComputeTree(viewsInvs(spans))
+	require.Len(t, tr.Callables, 1)
+	require.Len(t, tr.Callables[0].Roots, 1)
+	assert.Equal(t, "10036271871502.4", strconv.FormatFloat(tr.Callables[0].Roots[0].MedianNs/1000, 'f', 1, 64))
 }
