@@ -464,6 +464,71 @@ func TestReadLogBindPhases(t *testing.T) {
 	}
 }
 
+// TestBindPhaseOfAGluedLine pins which record of a line holding two glued
+// `bind phase=` records each reading takes: strace_timing's (the default)
+// reads the first match, whose attributes take the rest of the line;
+// hbg_bind_phases' (HBGBindPhases) passes over a match whose fields are not
+// one space apart and reads a single-spaced one glued after it. A first
+// match whose values do not hold leaves the line without a record, with
+// the reason, in both: no later record stands in for it.
+func TestBindPhaseOfAGluedLine(t *testing.T) {
+	env := "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] "
+	env2 := "[mono_ns=2][T0xcd][TIMING] host_phase_trace_end: [f.cpp:1] "
+	type rec struct {
+		Phase  string
+		Start  int64
+		Dur    int64
+		Thread string
+		Spaced bool
+	}
+	tests := []struct {
+		name      string
+		line      string
+		strace    []rec
+		hbg       []rec
+		malformed string // the reason of both readings, when neither has a record
+	}{
+		{"glued after a tab", env + "bind phase=args start_ns=1\tdur_ns=2 x=1" + env2 + "bind phase=args start_ns=3 dur_ns=4 x=2\n",
+			[]rec{{"args", 1, 2, "ab", true}}, []rec{{"args", 3, 4, "cd", false}}, ""},
+		{"glued after two spaces", env + "bind phase=args  start_ns=1 dur_ns=2 " + env2 + "bind phase=host_orch start_ns=3 dur_ns=4\n",
+			[]rec{{"args", 1, 2, "ab", true}}, []rec{{"host_orch", 3, 4, "cd", false}}, ""},
+		{"only spaced records", env + "bind phase=args  start_ns=1 dur_ns=2 " + env2 + "bind phase=gm_heap\tstart_ns=3 dur_ns=4\n",
+			[]rec{{"args", 1, 2, "ab", true}}, []rec{{"args", 1, 2, "ab", true}}, ""},
+		{"single-spaced first", env + "bind phase=args start_ns=1 dur_ns=2 " + env2 + "bind phase=gm_heap start_ns=3 dur_ns=4\n",
+			[]rec{{"args", 1, 2, "ab", false}}, []rec{{"args", 1, 2, "ab", false}}, ""},
+		{"first end past int64", env + "bind phase=args start_ns=9223372036854775000 dur_ns=900 tasks=1" + env2 + "bind phase=args start_ns=3 dur_ns=4\n",
+			nil, nil, "start_ns + dur_ns overflows int64"},
+		{"first start past int64", env + "bind phase=args start_ns=99999999999999999999 dur_ns=9 tasks=1" + env2 + "bind phase=args start_ns=3 dur_ns=4\n",
+			nil, nil, "start_ns overflows int64"},
+		{"first dur runs into text", "bind phase=args start_ns=1 dur_ns=9e30 bind phase=args start_ns=3 dur_ns=4\n",
+			nil, nil, "dur_ns is not an integer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, hbg := range []bool{false, true} {
+				l, err := ReadLogOptions([]Source{ReaderSource("test.log", strings.NewReader(tc.line))}, ReadOptions{HBGBindPhases: hbg})
+				require.NoError(t, err)
+				var got []rec
+				for _, b := range l.BindPhases {
+					got = append(got, rec{b.Phase, b.StartNs, b.DurNs, b.Thread, b.Spaced})
+				}
+				want := tc.strace
+				if hbg {
+					want = tc.hbg
+				}
+				assert.Equal(t, want, got, "HBGBindPhases %v", hbg)
+				if tc.malformed == "" {
+					assert.Empty(t, l.Malformed, "HBGBindPhases %v", hbg)
+					continue
+				}
+				if assert.Len(t, l.Malformed, 1, "HBGBindPhases %v", hbg) {
+					assert.Equal(t, Malformed{Pos: Pos{"test.log", 1}, Kind: KindBindPhase, Reason: tc.malformed}, l.Malformed[0])
+				}
+			}
+		})
+	}
+}
+
 func TestReadLogHostOrch(t *testing.T) {
 	l := readText(t, "[mono_ns=16005][T0x7f00aa11c640][TIMING] host_phase_trace_end: [host_phase_trace.cpp:402] host-orch phase=submit_task total_ns=900 count=3 detail_sum=12884901891 dropped=0 \n"+
 		"host-orch phase= nothing\n")
