@@ -2,7 +2,6 @@ package phases
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -52,8 +51,9 @@ func (sm *summaries) nameIndex(name string) int32 {
 	return i
 }
 
-// add takes the next span of invocation is, in log order.
-func (sm *summaries) add(is *invSummary, s *trace.Span) {
+// add takes the next span of invocation is, in log order, and returns the
+// index of its name.
+func (sm *summaries) add(is *invSummary, s *trace.Span) int32 {
 	if s.Depth == 0 && !is.hasRoot {
 		is.root, is.hasRoot = s.Dur, true
 	}
@@ -63,7 +63,7 @@ func (sm *summaries) add(is *invSummary, s *trace.Span) {
 			if s.Ts < ns.ts {
 				*ns = nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0}
 			}
-			return
+			return n
 		}
 	}
 	if len(is.names) == cap(is.names) {
@@ -74,6 +74,7 @@ func (sm *summaries) add(is *invSummary, s *trace.Span) {
 		is.names = grown
 	}
 	is.names = append(is.names, nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0})
+	return n
 }
 
 // lookup returns the earliest span of name n, or nil.
@@ -159,14 +160,20 @@ type InvocationsCollector struct {
 	idx  map[roundsKey]*invSummary
 	last *invSummary
 	// With the tree: per hid the invocation with the highest (inv, pid)
-	// and its spans, attributes copied so they keep no chunk of the log.
+	// and what the tree reads of its spans.
 	tree bool
 	refs map[string]*treeRef
+	// MaxSpans, when above 0, bounds the spans the tree keeps (those of
+	// the reference invocations): the span past it is not kept, and Err
+	// reports a *trace.TooManySpansError naming it.
+	MaxSpans int
+	held     int // spans in refs
+	err      error
 }
 
 type treeRef struct {
 	is    *invSummary
-	spans []trace.Span
+	spans []refSpan
 }
 
 // NewInvocationsCollector returns an empty collector; with tree it also
@@ -194,21 +201,30 @@ func (c *InvocationsCollector) Add(s *trace.Span) {
 				// inv, among equal invs the highest pid.
 				r := c.refs[is.hid]
 				if r == nil || is.inv > r.is.inv || is.inv == r.is.inv && is.pid > r.is.pid {
+					if r != nil {
+						c.held -= len(r.spans)
+					}
 					c.refs[is.hid] = &treeRef{is: is}
 				}
 			}
 		}
 		c.last = is
 	}
-	c.sm.add(is, s)
-	if c.tree {
+	n := c.sm.add(is, s)
+	if c.tree && c.err == nil {
 		if r := c.refs[is.hid]; r.is == is {
-			sp := *s
-			sp.Attrs = strings.Clone(s.Attrs)
-			r.spans = append(r.spans, sp)
+			if c.held++; c.MaxSpans > 0 && c.held > c.MaxSpans {
+				c.err = &trace.TooManySpansError{Max: c.MaxSpans, Pos: s.Pos, What: "spans in the invocations the tree is drawn from"}
+				return
+			}
+			r.spans = append(r.spans, refSpan{ts: s.Ts, name: n, dev: s.IsDevice()})
 		}
 	}
 }
+
+// Err reports the span that went past MaxSpans, nil when none did. Read it
+// as trace.Visitors.Err, so the read stops there.
+func (c *InvocationsCollector) Err() error { return c.err }
 
 // sorted sorts the summaries by (pid, inv).
 func (c *InvocationsCollector) sorted() *summaries {
@@ -228,12 +244,5 @@ func (c *InvocationsCollector) TPOT() *TPOT { return tpotOf(c.sorted()) }
 // Tree returns the median tree of the spans added (ComputeTree); the
 // collector must have been made with tree.
 func (c *InvocationsCollector) Tree() *Tree {
-	return treeOf(c.sorted(), func(is *invSummary) []*trace.Span {
-		r := c.refs[is.hid]
-		out := make([]*trace.Span, len(r.spans))
-		for i := range r.spans {
-			out[i] = &r.spans[i]
-		}
-		return out
-	})
+	return treeOf(c.sorted(), func(is *invSummary) []refSpan { return c.refs[is.hid].spans })
 }

@@ -175,3 +175,32 @@ func TestMedianIntRoundsOnce(t *testing.T) {
 	require.Len(t, tr.Callables[0].Roots, 1)
 	assert.Equal(t, "10036271871502.4", strconv.FormatFloat(tr.Callables[0].Roots[0].MedianNs/1000, 'f', 1, 64))
 }
+
+// TestTreeRowsAndMaxSpans: Rows counts what a tree prints, shared children
+// once per parent span, and stops at limit+1; the collector keeps at most
+// MaxSpans spans of the invocations trees are drawn from and says which
+// span went past.
+func TestTreeRowsAndMaxSpans(t *testing.T) {
+	var spans []trace.Span
+	spans = append(spans, viewsSpan(1, 1, "h", 0, "chip.run", 0, 1000000, ""))
+	for i := range int64(30) {
+		spans = append(spans, viewsSpan(1, 1, "h", 1, "chip.run.step", 10*i+1, 5, ""))
+		spans = append(spans, viewsSpan(1, 1, "h", 2, "chip.run.step.sub", 10*i+2, 1, ""))
+	}
+	for i := range spans {
+		spans[i].Pos = trace.Pos{File: "s.log", Line: i + 1}
+	}
+	tr := ComputeTree(viewsInvs(spans))
+	assert.Equal(t, 1+30+30*30, tr.Rows(1<<20))
+	assert.Equal(t, 101, tr.Rows(100))
+	assert.Equal(t, 1, tr.Rows(0))
+
+	c := NewInvocationsCollector(true)
+	c.MaxSpans = 20
+	for i := range spans {
+		c.Add(&spans[i])
+	}
+	var tm *trace.TooManySpansError
+	require.ErrorAs(t, c.Err(), &tm)
+	assert.Equal(t, trace.Pos{File: "s.log", Line: 21}, tm.Pos)
+}

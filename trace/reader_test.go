@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -859,4 +860,42 @@ func TestInputsGzipMembersAndFIFOs(t *testing.T) {
 	srcs, err = Inputs([]string{only}, nil)
 	require.NoError(t, err)
 	require.Len(t, srcs, 1)
+}
+
+// TestMaxSpansBoundsWhatALogHolds: StreamLog stops at the record past
+// ReadOptions.MaxSpans (spans and phase lines it keeps count; those a
+// visitor takes do not), and a visitor's Err stops the read where it says.
+func TestMaxSpansBoundsWhatALogHolds(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&b, "[STRACE] v=1 pid=1 tid=1 inv=%d hid=a depth=0 name=chip.run ts=%d dur=1 \n", i, i)
+		fmt.Fprintf(&b, "bind phase=args start_ns=%d dur_ns=1 \n", i)
+	}
+	src := func() []Source { return []Source{ReaderSource("b.log", strings.NewReader(b.String()))} }
+	_, err := ReadLogOptions(src(), ReadOptions{MaxSpans: 7})
+	var tm *TooManySpansError
+	require.ErrorAs(t, err, &tm)
+	assert.Equal(t, Pos{"b.log", 8}, tm.Pos)
+	assert.Equal(t, "reading b.log: line 8: more than 7 spans and phase lines to hold in memory", err.Error())
+
+	l, err := ReadLogOptions(src(), ReadOptions{MaxSpans: 10})
+	require.NoError(t, err)
+	assert.Len(t, l.Spans, 5)
+
+	// Spans a visitor takes are not held; the bind phases still are.
+	n := 0
+	_, err = StreamLog(src(), ReadOptions{MaxSpans: 5}, Visitors{Span: func(*Span) { n++ }})
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+
+	stop := errors.New("enough")
+	n = 0
+	_, err = StreamLog(src(), ReadOptions{}, Visitors{Span: func(*Span) { n++ }, Err: func() error {
+		if n == 2 {
+			return stop
+		}
+		return nil
+	}})
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 2, n)
 }
