@@ -18,7 +18,14 @@ type invSummary struct {
 	root    int64 // duration of the first depth-0 span, when hasRoot
 	hasRoot bool
 	names   []nameSpan // earliest span of each name, in order of first sight
+	// index maps a name to its entry in names, once there are more than
+	// linearNames: an invocation has tens of names, looked up in a list;
+	// one of a hostile log's has millions, which a list makes quadratic.
+	index map[int32]int32
 }
+
+// linearNames is how many names an invocation looks up in its list.
+const linearNames = 64
 
 // nameSpan is the earliest span of one name in an invocation; name is an
 // index into the summaries' name table.
@@ -58,27 +65,42 @@ func (sm *summaries) add(is *invSummary, s *trace.Span) int32 {
 		is.root, is.hasRoot = s.Dur, true
 	}
 	n := sm.nameIndex(s.Name)
-	for i := range is.names {
-		if ns := &is.names[i]; ns.name == n {
-			if s.Ts < ns.ts {
-				*ns = nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0}
-			}
-			return n
+	if ns := is.lookup(n); ns != nil {
+		if s.Ts < ns.ts {
+			*ns = nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0}
 		}
+		return n
 	}
-	if len(is.names) == cap(is.names) {
+	if len(is.names) == cap(is.names) && len(is.names) < linearNames {
 		// Grow by a few: an invocation has tens of names, and doubling
-		// would leave a third of a long log's summaries empty.
+		// would leave a third of a long log's summaries empty. Past
+		// linearNames append doubles, or growing by a few would copy
+		// a hostile invocation's names quadratically often.
 		grown := make([]nameSpan, len(is.names), len(is.names)+4)
 		copy(grown, is.names)
 		is.names = grown
 	}
 	is.names = append(is.names, nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0})
+	switch {
+	case is.index != nil:
+		is.index[n] = int32(len(is.names) - 1)
+	case len(is.names) > linearNames:
+		is.index = make(map[int32]int32, 2*len(is.names))
+		for i := range is.names {
+			is.index[is.names[i].name] = int32(i)
+		}
+	}
 	return n
 }
 
 // lookup returns the earliest span of name n, or nil.
 func (is *invSummary) lookup(n int32) *nameSpan {
+	if is.index != nil {
+		if i, ok := is.index[n]; ok {
+			return &is.names[i]
+		}
+		return nil
+	}
 	for i := range is.names {
 		if is.names[i].name == n {
 			return &is.names[i]

@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -137,4 +138,36 @@ func TestTPOTMeanPast2p53(t *testing.T) {
 			assert.Equal(t, tc.want, a.stat("x").MeanNs)
 		})
 	}
+}
+
+// TestSummaryOfManyNames: an invocation of thousands of distinct names
+// (a hostile log's) is indexed past linearNames and grows by doubling, so
+// summarising it is linear; every name keeps its earliest span.
+func TestSummaryOfManyNames(t *testing.T) {
+	const n = 5000
+	sm := newSummaries()
+	is := &invSummary{pid: 1, inv: 1, hid: "h"}
+	grows := 0
+	for i := range n {
+		s := viewsSpan(1, 1, "h", 1, "chip.run.s"+strconv.Itoa(i), int64(2*i+10), 5, "")
+		c := cap(is.names)
+		sm.add(is, &s)
+		if cap(is.names) != c {
+			grows++
+		}
+	}
+	for i := range n {
+		s := viewsSpan(1, 1, "h", 1, "chip.run.s"+strconv.Itoa(i), int64(i), int64(i), "")
+		sm.add(is, &s) // earlier: replaces
+	}
+	require.Len(t, is.names, n)
+	require.NotNil(t, is.index)
+	assert.Less(t, grows, linearNames/4+20, "growth by doubling past linearNames")
+	for i := range n {
+		ns := is.lookup(sm.nameIdx["chip.run.s"+strconv.Itoa(i)])
+		require.NotNil(t, ns)
+		assert.Equal(t, int64(i), ns.ts)
+		assert.Equal(t, int64(i), ns.dur)
+	}
+	assert.Nil(t, is.lookup(-1))
 }
