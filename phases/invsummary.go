@@ -2,7 +2,6 @@ package phases
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -19,7 +18,14 @@ type invSummary struct {
 	root    int64 // duration of the first depth-0 span, when hasRoot
 	hasRoot bool
 	names   []nameSpan // earliest span of each name, in order of first sight
+	// index maps a name to its entry in names, once there are more than
+	// linearNames: an invocation has tens of names, looked up in a list;
+	// one of a hostile log's has millions, which a list makes quadratic.
+	index map[int32]int32
 }
+
+// linearNames is how many names an invocation looks up in its list.
+const linearNames = 64
 
 // nameSpan is the earliest span of one name in an invocation; name is an
 // index into the summaries' name table.
@@ -52,32 +58,49 @@ func (sm *summaries) nameIndex(name string) int32 {
 	return i
 }
 
-// add takes the next span of invocation is, in log order.
-func (sm *summaries) add(is *invSummary, s *trace.Span) {
+// add takes the next span of invocation is, in log order, and returns the
+// index of its name.
+func (sm *summaries) add(is *invSummary, s *trace.Span) int32 {
 	if s.Depth == 0 && !is.hasRoot {
 		is.root, is.hasRoot = s.Dur, true
 	}
 	n := sm.nameIndex(s.Name)
-	for i := range is.names {
-		if ns := &is.names[i]; ns.name == n {
-			if s.Ts < ns.ts {
-				*ns = nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0}
-			}
-			return
+	if ns := is.lookup(n); ns != nil {
+		if s.Ts < ns.ts {
+			*ns = nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0}
 		}
+		return n
 	}
-	if len(is.names) == cap(is.names) {
+	if len(is.names) == cap(is.names) && len(is.names) < linearNames {
 		// Grow by a few: an invocation has tens of names, and doubling
-		// would leave a third of a long log's summaries empty.
+		// would leave a third of a long log's summaries empty. Past
+		// linearNames append doubles, or growing by a few would copy
+		// a hostile invocation's names quadratically often.
 		grown := make([]nameSpan, len(is.names), len(is.names)+4)
 		copy(grown, is.names)
 		is.names = grown
 	}
 	is.names = append(is.names, nameSpan{ts: s.Ts, dur: s.Dur, name: n, top: s.Depth == 0})
+	switch {
+	case is.index != nil:
+		is.index[n] = int32(len(is.names) - 1)
+	case len(is.names) > linearNames:
+		is.index = make(map[int32]int32, 2*len(is.names))
+		for i := range is.names {
+			is.index[is.names[i].name] = int32(i)
+		}
+	}
+	return n
 }
 
 // lookup returns the earliest span of name n, or nil.
 func (is *invSummary) lookup(n int32) *nameSpan {
+	if is.index != nil {
+		if i, ok := is.index[n]; ok {
+			return &is.names[i]
+		}
+		return nil
+	}
 	for i := range is.names {
 		if is.names[i].name == n {
 			return &is.names[i]
@@ -159,14 +182,20 @@ type InvocationsCollector struct {
 	idx  map[roundsKey]*invSummary
 	last *invSummary
 	// With the tree: per hid the invocation with the highest (inv, pid)
-	// and its spans, attributes copied so they keep no chunk of the log.
+	// and what the tree reads of its spans.
 	tree bool
 	refs map[string]*treeRef
+	// MaxSpans, when above 0, bounds the spans the tree keeps (those of
+	// the reference invocations): the span past it is not kept, and Err
+	// reports a *trace.TooManySpansError naming it.
+	MaxSpans int
+	held     int // spans in refs
+	err      error
 }
 
 type treeRef struct {
 	is    *invSummary
-	spans []trace.Span
+	spans []refSpan
 }
 
 // NewInvocationsCollector returns an empty collector; with tree it also
@@ -194,21 +223,30 @@ func (c *InvocationsCollector) Add(s *trace.Span) {
 				// inv, among equal invs the highest pid.
 				r := c.refs[is.hid]
 				if r == nil || is.inv > r.is.inv || is.inv == r.is.inv && is.pid > r.is.pid {
+					if r != nil {
+						c.held -= len(r.spans)
+					}
 					c.refs[is.hid] = &treeRef{is: is}
 				}
 			}
 		}
 		c.last = is
 	}
-	c.sm.add(is, s)
-	if c.tree {
+	n := c.sm.add(is, s)
+	if c.tree && c.err == nil {
 		if r := c.refs[is.hid]; r.is == is {
-			sp := *s
-			sp.Attrs = strings.Clone(s.Attrs)
-			r.spans = append(r.spans, sp)
+			if c.held++; c.MaxSpans > 0 && c.held > c.MaxSpans {
+				c.err = &trace.TooManySpansError{Max: c.MaxSpans, Pos: s.Pos, What: "spans in the invocations the tree is drawn from"}
+				return
+			}
+			r.spans = append(r.spans, refSpan{ts: s.Ts, name: n, dev: s.IsDevice()})
 		}
 	}
 }
+
+// Err reports the span that went past MaxSpans, nil when none did. Read it
+// as trace.Visitors.Err, so the read stops there.
+func (c *InvocationsCollector) Err() error { return c.err }
 
 // sorted sorts the summaries by (pid, inv).
 func (c *InvocationsCollector) sorted() *summaries {
@@ -228,12 +266,5 @@ func (c *InvocationsCollector) TPOT() *TPOT { return tpotOf(c.sorted()) }
 // Tree returns the median tree of the spans added (ComputeTree); the
 // collector must have been made with tree.
 func (c *InvocationsCollector) Tree() *Tree {
-	return treeOf(c.sorted(), func(is *invSummary) []*trace.Span {
-		r := c.refs[is.hid]
-		out := make([]*trace.Span, len(r.spans))
-		for i := range r.spans {
-			out[i] = &r.spans[i]
-		}
-		return out
-	})
+	return treeOf(c.sorted(), func(is *invSummary) []refSpan { return c.refs[is.hid].spans })
 }

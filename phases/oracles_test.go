@@ -118,5 +118,11 @@ func ComputeTree(invs []*trace.Invocation) *Tree {
 	for i, is := range sm.invs {
 		orig[is] = invs[i]
 	}
-	return treeOf(sm, func(is *invSummary) []*trace.Span { return orig[is].Spans })
+	return treeOf(sm, func(is *invSummary) []refSpan {
+		var out []refSpan
+		for _, s := range orig[is].Spans {
+			out = append(out, refSpan{ts: s.Ts, name: sm.nameIndex(s.Name), dev: s.IsDevice()})
+		}
+		return out
+	})
 }

@@ -1,7 +1,7 @@
 package phases
 
 import (
-	"math/bits"
+	"math"
 	"sort"
 )
 
@@ -32,18 +32,20 @@ type TPOTCallable struct {
 type TPOTStat struct {
 	Name string
 	N    int // invocations the durations come from
-	// MeanNs is the mean duration truncated to an integer number of ns,
-	// as the reference truncates it before formatting.
+	// MeanNs is the mean duration as the reference computes it: the
+	// exact integer sum divided with one rounding to a float64, then
+	// truncated to an integer number of ns (int(sum / n)). A mean that
+	// rounds to 2^63 is held as the largest int64, whose float64 is 2^63.
 	MeanNs int64
 	MinNs  int64
 	MaxNs  int64
 }
 
 // tpotAcc accumulates one name's durations without keeping them. The sum
-// is 128 bits wide (hi:lo), so no count of int64 durations overflows it.
+// is 128 bits wide, so no count of int64 durations overflows it.
 type tpotAcc struct {
 	n        int
-	hi, lo   uint64
+	sum      int128
 	min, max int64
 }
 
@@ -55,17 +57,19 @@ func (a *tpotAcc) add(d int64) {
 		a.max = d
 	}
 	a.n++
-	var carry uint64
-	a.lo, carry = bits.Add64(a.lo, uint64(d), 0)
-	a.hi += carry
+	a.sum = a.sum.add(d)
 }
 
 func (a *tpotAcc) stat(name string) TPOTStat {
-	// Durations are never negative (the reader accepts unsigned digits
-	// only), so integer division truncates like Python's int(mean). The
-	// mean is at most max, so it fits, and hi < n holds for Div64.
-	mean, _ := bits.Div64(a.hi, a.lo, uint64(a.n))
-	return TPOTStat{Name: name, N: a.n, MeanNs: int64(mean), MinNs: a.min, MaxNs: a.max}
+	// int(sum / n): Python divides the exact integers with one rounding
+	// and truncates the float. Past 2^53 that is not the integer quotient
+	// (which is never rounded up to the next float).
+	mean := math.Trunc(quoInt128(a.sum, a.n))
+	m := int64(math.MaxInt64)
+	if mean < math.MaxInt64 { // float64(MaxInt64) is 2^63
+		m = int64(mean)
+	}
+	return TPOTStat{Name: name, N: a.n, MeanNs: m, MinNs: a.min, MaxNs: a.max}
 }
 
 // tpotOf builds the TPOT table of invocation summaries sorted by (pid, inv).

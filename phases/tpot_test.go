@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -91,7 +92,10 @@ func TestComputeTPOT(t *testing.T) {
 }
 
 // TestTPOTMeanDoesNotOverflow pins that durations near int64's limit give
-// their exact truncated mean, not a wrapped (negative) one.
+// the reference's mean, not a wrapped (negative) one: (3·big − 3)/3 is
+// big − 1, which Python's int(sum / n) rounds to the float 2^63 before
+// truncating; MeanNs holds that as the largest int64, whose float64 is
+// the same 2^63, so the table prints what the reference prints.
 func TestTPOTMeanDoesNotOverflow(t *testing.T) {
 	const big = 1<<63 - 1
 	var a tpotAcc
@@ -99,7 +103,8 @@ func TestTPOTMeanDoesNotOverflow(t *testing.T) {
 		a.add(d)
 	}
 	st := a.stat("x")
-	assert.Equal(t, int64(big-1), st.MeanNs) // (3·big − 3)/3
+	assert.Equal(t, int64(big), st.MeanNs)
+	assert.Equal(t, float64(1<<63), float64(st.MeanNs))
 	assert.Equal(t, int64(big-3), st.MinNs)
 	spans := []trace.Span{
 		viewsSpan(1, 1, "h", 0, "chip.run", 0, big, ""),
@@ -107,5 +112,62 @@ func TestTPOTMeanDoesNotOverflow(t *testing.T) {
 	}
 	got := ComputeTPOT(trace.GroupInvocations(trace.InvocationSpans(spans)))
 	require.Len(t, got.Callables, 1)
-	assert.Equal(t, int64(big-1), got.Callables[0].Root.MeanNs)
+	assert.Equal(t, int64(big), got.Callables[0].Root.MeanNs)
+}
+
+// TestTPOTMeanPast2p53 pins strace_timing's int(sum / n) for durations past
+// 2^53 ns (values from fixtures/conformance/110-tpot-mean-past-2p53, whose
+// expected output the reference printed): the exact sum is divided with one
+// rounding, then truncated, which is not the integer quotient.
+func TestTPOTMeanPast2p53(t *testing.T) {
+	tests := []struct {
+		name string
+		durs []int64
+		want int64
+	}{
+		{"below 2^53: the integer quotient", []int64{10, 11}, 10},
+		{"rounds up past 2^53", []int64{9657399402883172, 10545162859581438, 9518363383171539}, 9906975215212050},
+		{"one value keeps its float", []int64{1<<53 + 1}, 1 << 53},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var a tpotAcc
+			for _, d := range tc.durs {
+				a.add(d)
+			}
+			assert.Equal(t, tc.want, a.stat("x").MeanNs)
+		})
+	}
+}
+
+// TestSummaryOfManyNames: an invocation of thousands of distinct names
+// (a hostile log's) is indexed past linearNames and grows by doubling, so
+// summarising it is linear; every name keeps its earliest span.
+func TestSummaryOfManyNames(t *testing.T) {
+	const n = 5000
+	sm := newSummaries()
+	is := &invSummary{pid: 1, inv: 1, hid: "h"}
+	grows := 0
+	for i := range n {
+		s := viewsSpan(1, 1, "h", 1, "chip.run.s"+strconv.Itoa(i), int64(2*i+10), 5, "")
+		c := cap(is.names)
+		sm.add(is, &s)
+		if cap(is.names) != c {
+			grows++
+		}
+	}
+	for i := range n {
+		s := viewsSpan(1, 1, "h", 1, "chip.run.s"+strconv.Itoa(i), int64(i), int64(i), "")
+		sm.add(is, &s) // earlier: replaces
+	}
+	require.Len(t, is.names, n)
+	require.NotNil(t, is.index)
+	assert.Less(t, grows, linearNames/4+20, "growth by doubling past linearNames")
+	for i := range n {
+		ns := is.lookup(sm.nameIdx["chip.run.s"+strconv.Itoa(i)])
+		require.NotNil(t, ns)
+		assert.Equal(t, int64(i), ns.ts)
+		assert.Equal(t, int64(i), ns.dur)
+	}
+	assert.Nil(t, is.lookup(-1))
 }

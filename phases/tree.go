@@ -1,10 +1,9 @@
 package phases
 
 import (
+	"math"
 	"sort"
 	"strings"
-
-	"github.com/hbgkit/hbgkit/trace"
 )
 
 // A Tree is the median span tree of strace_timing --tree (REFERENCE §3.5),
@@ -51,10 +50,19 @@ type Concurrent struct {
 	Orch, Sched *TreeNode
 }
 
+// A refSpan is what the tree reads of a span of the invocation it is
+// drawn from: 16 bytes and no pointer, where a trace.Span is over a
+// hundred with five strings for the collector to scan.
+type refSpan struct {
+	ts   int64
+	name int32 // index into the summaries' name table
+	dev  bool  // Span.IsDevice
+}
+
 // treeOf builds the median tree of invocation summaries sorted by (pid,
 // inv); refSpans returns the spans, in log order, of the invocation each
 // callable's tree is drawn from (its last).
-func treeOf(sm *summaries, refSpans func(*invSummary) []*trace.Span) *Tree {
+func treeOf(sm *summaries, refSpans func(*invSummary) []refSpan) *Tree {
 	buckets := sm.buckets()
 	labels := make(map[*summaryBucket]string, len(buckets))
 	busiest := busiestSummary(buckets)
@@ -73,34 +81,35 @@ func treeOf(sm *summaries, refSpans func(*invSummary) []*trace.Span) *Tree {
 type treeBuilder struct {
 	sm       *summaries
 	invs     []*invSummary
-	durs     map[string][]float64
-	children map[string][]*trace.Span
+	durs     map[string][]int64
+	children map[string][]*refSpan
 	// built memoises the child nodes of a name: spans that share a name
 	// share their children, which keeps memory linear when names repeat.
 	built map[string][]*TreeNode
 }
 
-func treeCallable(sm *summaries, b *summaryBucket, label string, refSpans []*trace.Span) TreeCallable {
+func treeCallable(sm *summaries, b *summaryBucket, label string, refs []refSpan) TreeCallable {
 	tb := &treeBuilder{
 		sm:       sm,
 		invs:     b.invs,
-		durs:     map[string][]float64{},
-		children: map[string][]*trace.Span{},
+		durs:     map[string][]int64{},
+		children: map[string][]*refSpan{},
 		built:    map[string][]*TreeNode{},
 	}
 	for _, is := range b.invs {
 		for _, ns := range is.names {
 			name := sm.names[ns.name]
-			tb.durs[name] = append(tb.durs[name], float64(ns.dur))
+			tb.durs[name] = append(tb.durs[name], ns.dur)
 		}
 	}
-	names := make(map[string]bool, len(refSpans))
-	for _, s := range refSpans {
-		names[s.Name] = true
+	names := make(map[string]bool, len(refs))
+	for i := range refs {
+		names[tb.name(&refs[i])] = true
 	}
-	var roots []*trace.Span
-	for _, s := range refSpans {
-		if p, ok := treeParent(s.Name); ok && names[p] {
+	var roots []*refSpan
+	for i := range refs {
+		s := &refs[i]
+		if p, ok := treeParent(tb.name(s)); ok && names[p] {
 			tb.children[p] = append(tb.children[p], s)
 			continue
 		}
@@ -127,13 +136,13 @@ func treeLeaf(name string) string {
 // nodes turns sibling spans into nodes in ascending start time. Among
 // children (not roots), an orch/sched pair becomes one Effective node in
 // orch's place.
-func (tb *treeBuilder) nodes(spans []*trace.Span, children bool) []*TreeNode {
-	sorted := append([]*trace.Span(nil), spans...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Ts < sorted[j].Ts })
-	var orch, sched *trace.Span
+func (tb *treeBuilder) nodes(spans []*refSpan, children bool) []*TreeNode {
+	sorted := append([]*refSpan(nil), spans...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ts < sorted[j].ts })
+	var orch, sched *refSpan
 	if children {
 		for _, s := range sorted {
-			switch treeLeaf(s.Name) {
+			switch treeLeaf(tb.name(s)) {
 			case "orch":
 				if orch == nil {
 					orch = s
@@ -149,7 +158,7 @@ func (tb *treeBuilder) nodes(spans []*trace.Span, children bool) []*TreeNode {
 	out := make([]*TreeNode, 0, len(sorted))
 	for _, s := range sorted {
 		if pair {
-			switch treeLeaf(s.Name) {
+			switch treeLeaf(tb.name(s)) {
 			case "orch":
 				out = append(out, tb.effective(s, sched))
 				continue
@@ -158,10 +167,10 @@ func (tb *treeBuilder) nodes(spans []*trace.Span, children bool) []*TreeNode {
 			}
 		}
 		n := tb.node(s)
-		kids, ok := tb.built[s.Name]
+		kids, ok := tb.built[tb.name(s)]
 		if !ok {
-			kids = tb.nodes(tb.children[s.Name], true)
-			tb.built[s.Name] = kids
+			kids = tb.nodes(tb.children[tb.name(s)], true)
+			tb.built[tb.name(s)] = kids
 		}
 		n.Children = kids
 		out = append(out, n)
@@ -169,17 +178,21 @@ func (tb *treeBuilder) nodes(spans []*trace.Span, children bool) []*TreeNode {
 	return out
 }
 
-func (tb *treeBuilder) node(s *trace.Span) *TreeNode {
-	d := tb.durs[s.Name]
-	return &TreeNode{Name: s.Name, Leaf: treeLeaf(s.Name), Device: s.IsDevice(), MedianNs: median(d), N: len(d)}
+func (tb *treeBuilder) node(s *refSpan) *TreeNode {
+	name := tb.name(s)
+	d := tb.durs[name]
+	return &TreeNode{Name: name, Leaf: treeLeaf(name), Device: s.dev, MedianNs: medianInt(d), N: len(d)}
 }
+
+// name returns the name of s.
+func (tb *treeBuilder) name(s *refSpan) string { return tb.sm.names[s.name] }
 
 // effective builds the Effective node standing for orch and its sibling
 // sched.
-func (tb *treeBuilder) effective(orch, sched *trace.Span) *TreeNode {
-	parent, _ := treeParent(orch.Name)
+func (tb *treeBuilder) effective(orch, sched *refSpan) *TreeNode {
+	parent, _ := treeParent(tb.name(orch))
 	orchName, schedName := parent+".orch", parent+".sched"
-	var ext []float64
+	var ext []int64
 	on, ook := tb.sm.nameIdx[orchName]
 	sn, sok := tb.sm.nameIdx[schedName]
 	for _, is := range tb.invs {
@@ -190,18 +203,53 @@ func (tb *treeBuilder) effective(orch, sched *trace.Span) *TreeNode {
 		if o == nil || s == nil {
 			continue
 		}
-		ext = append(ext, float64(max(o.end(), s.end())-min(o.ts, s.ts)))
+		ext = append(ext, max(o.end(), s.end())-min(o.ts, s.ts))
 	}
 	od, sd := tb.durs[orchName], tb.durs[schedName]
 	return &TreeNode{
 		Name:     parent + ".Effective",
 		Leaf:     "Effective",
 		Device:   true,
-		MedianNs: median(ext),
+		MedianNs: medianInt(ext),
 		N:        len(ext),
 		Concurrent: &Concurrent{
-			Orch:  &TreeNode{Name: orchName, Leaf: "orch", Device: orch.IsDevice(), MedianNs: median(od), N: len(od)},
-			Sched: &TreeNode{Name: schedName, Leaf: "sched", Device: sched.IsDevice(), MedianNs: median(sd), N: len(sd)},
+			Orch:  &TreeNode{Name: orchName, Leaf: "orch", Device: orch.dev, MedianNs: medianInt(od), N: len(od)},
+			Sched: &TreeNode{Name: schedName, Leaf: "sched", Device: sched.dev, MedianNs: medianInt(sd), N: len(sd)},
 		},
 	}
+}
+
+// Rows returns how many rows tr prints: one a span, three for an Effective
+// node (itself, orch and sched; the text layout puts the last two on one
+// line), counted up to limit+1 and no further. Spans that share a name
+// share their children (TreeNode.Children), so the rows can be quadratic
+// in the spans, or worse with deeper repeats: a caller checks them against
+// a bound before writing anything.
+func (tr *Tree) Rows(limit int) int {
+	limit = min(max(limit, 0), math.MaxInt/4) // n+k below cannot overflow
+	memo := map[*TreeNode]int{}
+	var rows func(nodes []*TreeNode) int
+	rows = func(nodes []*TreeNode) int {
+		if len(nodes) == 0 {
+			return 0
+		}
+		if n, ok := memo[nodes[0]]; ok {
+			return n
+		}
+		n := 0
+		for _, c := range nodes {
+			k := 3
+			if c.Concurrent == nil {
+				k = 1 + rows(c.Children)
+			}
+			n = min(n+k, limit+1)
+		}
+		memo[nodes[0]] = n
+		return n
+	}
+	n := 0
+	for _, c := range tr.Callables {
+		n = min(n+rows(c.Roots), limit+1)
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -141,4 +142,65 @@ func TestComputeTreeLabels(t *testing.T) {
 	assert.Equal(t, []string{"decode", "01234567", "prefill"}, labels)
 	assert.Equal(t, []int{3, 2, 1}, counts)
 	assert.Empty(t, ComputeTree(nil).Callables)
+}
+
+// TestMedianIntRoundsOnce pins strace_timing's _median for integer
+// durations: the two middle values are added exactly and the sum rounded
+// once ((a + b) / 2.0), not each rounded to a float64 first. The second
+// case is fixtures/conformance/109-tree-median-past-2p53, which the
+// reference prints as 10036271871502.4 us.
+func TestMedianIntRoundsOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []int64
+		want float64
+	}{
+		{"empty", nil, 0},
+		{"odd count: the middle value", []int64{3, 1, 2}, 2},
+		{"even count below 2^53", []int64{1, 2}, 1.5},
+		{"even count past 2^53", []int64{10927082410724494, 9145461332280407}, 10036271871502450},
+		{"sum past int64", []int64{1<<63 - 1, 1<<63 - 1}, 1 << 63},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, medianInt(tc.v))
+		})
+	}
+	spans := []trace.Span{
+		viewsSpan(1, 1, "h", 0, "chip.run", 1000, 9145461332280407, ""),
+		viewsSpan(1, 2, "h", 0, "chip.run", 1000, 10927082410724494, ""),
+	}
+	tr := ComputeTree(viewsInvs(spans))
+	require.Len(t, tr.Callables, 1)
+	require.Len(t, tr.Callables[0].Roots, 1)
+	assert.Equal(t, "10036271871502.4", strconv.FormatFloat(tr.Callables[0].Roots[0].MedianNs/1000, 'f', 1, 64))
+}
+
+// TestTreeRowsAndMaxSpans: Rows counts what a tree prints, shared children
+// once per parent span, and stops at limit+1; the collector keeps at most
+// MaxSpans spans of the invocations trees are drawn from and says which
+// span went past.
+func TestTreeRowsAndMaxSpans(t *testing.T) {
+	var spans []trace.Span
+	spans = append(spans, viewsSpan(1, 1, "h", 0, "chip.run", 0, 1000000, ""))
+	for i := range int64(30) {
+		spans = append(spans, viewsSpan(1, 1, "h", 1, "chip.run.step", 10*i+1, 5, ""))
+		spans = append(spans, viewsSpan(1, 1, "h", 2, "chip.run.step.sub", 10*i+2, 1, ""))
+	}
+	for i := range spans {
+		spans[i].Pos = trace.Pos{File: "s.log", Line: i + 1}
+	}
+	tr := ComputeTree(viewsInvs(spans))
+	assert.Equal(t, 1+30+30*30, tr.Rows(1<<20))
+	assert.Equal(t, 101, tr.Rows(100))
+	assert.Equal(t, 1, tr.Rows(0))
+
+	c := NewInvocationsCollector(true)
+	c.MaxSpans = 20
+	for i := range spans {
+		c.Add(&spans[i])
+	}
+	var tm *trace.TooManySpansError
+	require.ErrorAs(t, c.Err(), &tm)
+	assert.Equal(t, trace.Pos{File: "s.log", Line: 21}, tm.Pos)
 }

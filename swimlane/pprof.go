@@ -1,7 +1,9 @@
 package swimlane
 
 import (
+	"encoding/binary"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -48,10 +50,30 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 		return id
 	}
 
+	// Samples share what repeats: one stack slice per distinct stack
+	// (spans of one name under one ancestry, every round alike) and one
+	// label slice per (group, lane), so a sample costs its values and two
+	// slice headers, whatever its depth. 1M identical nested spans made
+	// 1M stacks of 128 frames and 1M label sets before.
+	stacks := make(map[string][]uint64)
+	var stackKey []byte
+	intern := func(stack []uint64) []uint64 {
+		stackKey = stackKey[:0]
+		for _, id := range stack {
+			stackKey = binary.AppendUvarint(stackKey, id)
+		}
+		if st, ok := stacks[string(stackKey)]; ok {
+			return st
+		}
+		st := slices.Clone(stack)
+		stacks[string(stackKey)] = st
+		return st
+	}
 	type groupKey struct {
 		pid, tid int64
 		inv      uint64
 	}
+	var stack []uint64
 	add := func(spans []*trace.Span, lanes []string, device bool) {
 		groups := make(map[groupKey][]int)
 		var keys []groupKey
@@ -80,9 +102,30 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 			}
 			parent, order := nestParents(g)
 			self := selfTimes(g, parent, order)
+			// The labels of the group's spans, per lane. String labels:
+			// pprof drops a numeric label of 0, and round 0 is the
+			// cold bind.
+			labels := make(map[string][][2]string)
+			labelsOf := func(lane string) [][2]string {
+				if l, ok := labels[lane]; ok {
+					return l
+				}
+				l := [][2]string{
+					{"inv", strconv.FormatUint(k.inv, 10)},
+					{"lane", lane},
+					{"pid", strconv.FormatInt(k.pid, 10)},
+				}
+				if opts.Round != nil {
+					if r, ok := opts.Round(k.pid, k.inv); ok {
+						l = append(l, [2]string{"round", strconv.Itoa(r)})
+					}
+				}
+				l = append(l, [2]string{"tid", strconv.FormatInt(k.tid, 10)})
+				labels[lane] = l
+				return l
+			}
 			for _, j := range order {
-				s := g[j]
-				var stack []uint64
+				stack = stack[:0]
 				a := j
 				for ; a >= 0 && len(stack) < MaxStackDepth-1; a = parent[a] {
 					stack = append(stack, loc(g[a].Name))
@@ -101,20 +144,7 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 				if device {
 					val = [2]int64{0, self[j]}
 				}
-				// String labels: pprof drops a numeric label of 0,
-				// and round 0 is the cold bind.
-				smp := Sample{Locations: stack, Values: val, Labels: [][2]string{
-					{"inv", strconv.FormatUint(s.Inv, 10)},
-					{"lane", lanes[idx[j]]},
-					{"pid", strconv.FormatInt(s.Pid, 10)},
-				}}
-				if opts.Round != nil {
-					if r, ok := opts.Round(s.Pid, s.Inv); ok {
-						smp.Labels = append(smp.Labels, [2]string{"round", strconv.Itoa(r)})
-					}
-				}
-				smp.Labels = append(smp.Labels, [2]string{"tid", strconv.FormatInt(s.Tid, 10)})
-				p.Samples = append(p.Samples, smp)
+				p.Samples = append(p.Samples, Sample{Locations: intern(stack), Values: val, Labels: labelsOf(lanes[idx[j]])})
 			}
 		}
 	}
@@ -169,7 +199,8 @@ type Profile struct {
 
 // A Sample is one span: its stack of location IDs, leaf first, its
 // self time under the sample types host and device, and its labels,
-// sorted by key.
+// sorted by key. Samples with the same stack or the same labels share
+// the slices, which are not to be modified.
 type Sample struct {
 	Locations []uint64
 	Values    [2]int64
@@ -203,19 +234,42 @@ func (p *Profile) Proto() *profile.Profile {
 		locs[i] = &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
 	}
 	out.Location = locs
+	// Shared stacks and label sets (Sample) stay shared: one location
+	// slice and one label map each, which encoding only reads. The
+	// samples and their values are allocated in one block each.
+	stacks := make(map[*uint64][]*profile.Location)
+	labels := make(map[*[2]string]map[string][]string)
+	samples := make([]profile.Sample, len(p.Samples))
+	values := make([]int64, 2*len(p.Samples))
+	out.Sample = make([]*profile.Sample, len(p.Samples))
 	for i := range p.Samples {
 		smp := &p.Samples[i]
-		ps := &profile.Sample{Value: []int64{smp.Values[0], smp.Values[1]}}
-		for _, id := range smp.Locations {
-			ps.Location = append(ps.Location, locs[id-1])
+		ps := &samples[i]
+		ps.Value = values[2*i : 2*i+2 : 2*i+2]
+		ps.Value[0], ps.Value[1] = smp.Values[0], smp.Values[1]
+		if len(smp.Locations) > 0 {
+			st, ok := stacks[&smp.Locations[0]]
+			if !ok {
+				st = make([]*profile.Location, len(smp.Locations))
+				for k, id := range smp.Locations {
+					st[k] = locs[id-1]
+				}
+				stacks[&smp.Locations[0]] = st
+			}
+			ps.Location = st
 		}
 		if len(smp.Labels) > 0 {
-			ps.Label = make(map[string][]string, len(smp.Labels))
-			for _, l := range smp.Labels {
-				ps.Label[l[0]] = append(ps.Label[l[0]], l[1])
+			m, ok := labels[&smp.Labels[0]]
+			if !ok {
+				m = make(map[string][]string, len(smp.Labels))
+				for _, l := range smp.Labels {
+					m[l[0]] = append(m[l[0]], l[1])
+				}
+				labels[&smp.Labels[0]] = m
 			}
+			ps.Label = m
 		}
-		out.Sample = append(out.Sample, ps)
+		out.Sample[i] = ps
 	}
 	return out
 }

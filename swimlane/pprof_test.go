@@ -240,3 +240,48 @@ func TestProfileBoundsDeepStacks(t *testing.T) {
 		return s
 	}(), ";"))
 }
+
+// TestProfileSharesRepeats: 5,000 identical spans nested into one chain
+// (one interval) and 5,000 flat ones under a root keep one stack slice per
+// distinct stack and one label slice per thread and invocation, so what a
+// sample holds does not grow with its depth; the profile pprof reads back
+// is the same as one built without sharing would be (every sample its
+// stack and labels).
+func TestProfileSharesRepeats(t *testing.T) {
+	const n = 5000
+	var spans []trace.Span
+	for range n {
+		spans = append(spans, span(1, 1, 1, 1, "chip.run.same", 100, 50, ""))
+	}
+	spans = append(spans, span(1, 2, 2, 0, "chip.run", 0, 10*n, ""))
+	for i := range n {
+		spans = append(spans, span(1, 2, 2, 1, "chip.run.step", int64(10*i+1), 5, ""))
+	}
+	p := swimlane.Build(&trace.Log{Spans: spans}, nil).Profile(swimlane.ProfileOptions{})
+	require.Len(t, p.Samples, 2*n+1)
+	stacks := map[*uint64]bool{}
+	labels := map[*[2]string]bool{}
+	frames := 0
+	for _, s := range p.Samples {
+		stacks[&s.Locations[0]] = true
+		labels[&s.Labels[0]] = true
+		frames += len(s.Locations)
+	}
+	// The chain: a stack for each depth 1..MaxStackDepth, then every
+	// deeper one truncated alike; the flat ones: the root's and one
+	// step stack.
+	assert.Equal(t, swimlane.MaxStackDepth+1+2, len(stacks))
+	assert.Equal(t, 2, len(labels), "one label set per (pid, tid, inv, lane)")
+
+	q := roundTrip(t, p)
+	require.Len(t, q.Sample, 2*n+1)
+	got := 0
+	for i, s := range q.Sample {
+		got += len(s.Location)
+		assert.Equal(t, len(p.Samples[i].Locations), len(s.Location))
+		assert.Len(t, s.Label, 4, "inv, lane, pid, tid")
+	}
+	assert.Equal(t, frames, got)
+	byStack := selfByStack(q)
+	assert.Equal(t, [2]int64{5 * n, 0}, byStack["chip.run.step;chip.run"])
+}

@@ -18,6 +18,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("[HOSTLOG_DROPS] v=1 pid=7 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0"))
 	f.Add([]byte(rec(1, 1, "a", "x", 0, 1, 2) + "[mono_ns=5][T0x9][INFO] A::b: [STRACE] v=1 [mono_ns=][T0x][X] f:\r"))
 	f.Add([]byte("[mono_ns=1][T0xab][TIMING] f: [f.cpp:1] bind phase=args\tstart_ns=1  dur_ns=2 x=1\nbind phase=a start_ns=1\vdur_ns=3\n"))
+	f.Add([]byte("[mono_ns=1][T0xab][TIMING] f: [f.cpp:1] bind phase=args start_ns=1  dur_ns=2 x=1[mono_ns=2][T0xcd][TIMING] f: [f.cpp:1] bind phase=args start_ns=3 dur_ns=4 \n" +
+		"bind phase=host_orch start_ns=9223372036854775000 dur_ns=900 x=1 bind phase=host_orch start_ns=1 dur_ns=2\n"))
 	f.Add(gzipHeaderOnly)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader([]Source{ReaderSource("fuzz", bytes.NewReader(data))})
@@ -60,7 +62,7 @@ func FuzzReader(f *testing.F) {
 		}
 		for _, line := range lines {
 			var ph, po phaseLine
-			hb, ho, _ := findPhases(bytes.TrimSuffix(line, []byte{'\r'}), nil, true, true, &ph, &po)
+			hb, ho, _ := findPhases(bytes.TrimSuffix(line, []byte{'\r'}), nil, true, true, false, &ph, &po)
 			if hb {
 				binds++
 				// One space between the fields is hbg_bind_phases' form;
@@ -76,6 +78,23 @@ func FuzzReader(f *testing.F) {
 			}
 			if ho {
 				orchs++
+			}
+			// hbg_bind_phases' reading: a single-spaced record when the
+			// line has one, no later than strace_timing's when that one
+			// is single-spaced, and the same host-orch record.
+			var hph, hpo phaseLine
+			hhb, hho, _ := findPhases(bytes.TrimSuffix(line, []byte{'\r'}), nil, true, true, true, &hph, &hpo)
+			if hho != ho || ho && hpo.at != po.at {
+				t.Fatalf("host-orch differs with hbg: %v at %d, %v at %d", ho, po.at, hho, hpo.at)
+			}
+			if hb && ph.single && (!hhb || hph.at != ph.at) {
+				t.Fatalf("hbg reading differs from a single-spaced first record in %q", line)
+			}
+			if hhb && !hph.single && (!hb || hph.at != ph.at) {
+				t.Fatalf("hbg reading falls back to a spaced record other than the first in %q", line)
+			}
+			if hhb && hph.single && !regexp.MustCompile(`bind phase=`+regexp.QuoteMeta(string(hph.phase))+` start_ns=\d+ dur_ns=\d+`).Match(line) {
+				t.Fatalf("hbg bind phase %q does not match single spaces in %q", hph.phase, line)
 			}
 		}
 		// Parsed in parallel, in small chunks, the records are the same.

@@ -657,11 +657,26 @@ type phaseLine struct {
 	single    bool // fields separated by one space each (hbg_bind_phases' form)
 }
 
-// findPhases finds, in one pass over the "phase=" of b, the first
-// `bind phase=(\w+) start_ns=(\d+) dur_ns=(\d+)` (hbg_bind_phases' search;
-// values that overflow int64 make no match) when wantBind, and the first
-// `host-orch phase=(\w+)` when wantOrch. The attributes of either are the
-// rest of the line.
+// findPhases finds, in one pass over the "phase=" of b, the `bind phase=`
+// record of the line when wantBind, and the first `host-orch
+// phase=(\w+)` when wantOrch. The attributes of either are the rest of
+// the line.
+//
+// The bind record is the first `bind phase=(\w+)\s+start_ns=(\d+)\s+dur_ns=(\d+)`
+// (strace_timing's fields, any run of whitespace between them; its
+// attributes then take the rest of the line, so a second record glued on
+// is never read); with hbg, the first such match whose fields are one
+// space apart (hbg_bind_phases' search, which passes over a record with a
+// tab or two spaces between its fields and reads one glued after it),
+// and, when the line has none, the first with other whitespace, single
+// false. single reports whether the fields were one space apart.
+//
+// The match is the record whatever its values: when they do not hold
+// (start_ns or dur_ns past int64, their sum past int64, dur_ns digits
+// running on into other text as in dur_ns=9e30), the line has no record
+// and bindWhy says why, rather than a later record on the line standing
+// in for it (the reference reads the leading digits, or the Python
+// integer, of that first match).
 //
 // skip holds [start, end) pairs, in order, of parsed [STRACE] heads (from
 // the '[' to the end of the dur digits) and envelopes (`[mono_ns=…][T0x…]`),
@@ -672,16 +687,18 @@ type phaseLine struct {
 // 'p' at all. Nor can a match straddle the edge of either: both start
 // with '[', which "phase=" does not hold, and a head ends in digits.
 //
-// The fields of a `bind phase=` line may be separated by any run of
-// whitespace, as strace_timing's `\s+`; single reports whether each was one
-// space, the only form hbg_bind_phases' pattern matches.
-//
-// When b holds `bind phase=` but no match, bindWhy says why the first one
-// failed (REFERENCE's search would skip it silently; hbgkit counts it). A
-// dur_ns whose digits run on into other text (dur_ns=9e30) is no match.
-func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phaseLine) (hasBind, hasOrch bool, bindWhy string) {
+// When b holds `bind phase=` but no record, bindWhy says why (REFERENCE's
+// search would skip it silently; hbgkit counts it).
+func findPhases(b []byte, skip []int, wantBind, wantOrch, hbg bool, bind, orch *phaseLine) (hasBind, hasOrch bool, bindWhy string) {
 	from := 0
-	for wantBind && !hasBind || wantOrch && !hasOrch {
+	// spaced is the first match with other whitespace than one space,
+	// which with hbg stands for the line only when no single-spaced
+	// record follows; spacedWhy is why its values do not hold.
+	var spaced phaseLine
+	hasSpaced, spacedWhy := false, ""
+	bindDone := !wantBind
+	refused := false // the line's record does not hold
+	for !bindDone || wantOrch && !hasOrch {
 		to := len(b)
 		for len(skip) >= 2 && skip[1] <= from {
 			skip = skip[2:]
@@ -708,7 +725,7 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 		for e < len(b) && isWordByte(b[e]) {
 			e++
 		}
-		isBind := wantBind && !hasBind && k >= len(tokBindSp) && string(b[k-len(tokBindSp):k]) == "bind "
+		isBind := !bindDone && k >= len(tokBindSp) && string(b[k-len(tokBindSp):k]) == "bind "
 		if e == j {
 			if isBind {
 				bindWhy = firstWhy(bindWhy, "no phase name")
@@ -717,30 +734,25 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 		}
 		switch {
 		case isBind:
-			start, e2, one1, ok := spacedInt64Field(b, e, "start_ns=")
-			if !ok {
-				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e, "start_ns="))
+			sh, why := phaseShapeAt(b, e)
+			if why != "" {
+				bindWhy = firstWhy(bindWhy, why)
 				continue
 			}
-			dur, e3, one2, ok := spacedInt64Field(b, e2, "dur_ns=")
-			if !ok {
-				bindWhy = firstWhy(bindWhy, phaseFieldWhy(b, e2, "dur_ns="))
+			at := k - len(tokBindSp)
+			if hbg && !sh.single {
+				if !hasSpaced && spacedWhy == "" {
+					if spacedWhy = sh.fill(b, at, b[j:e], &spaced); spacedWhy == "" {
+						hasSpaced = true
+					}
+				}
 				continue
 			}
-			bind.single = one1 && one2
-			if e3 < len(b) && !isSpaceByte(b[e3]) {
-				bindWhy = firstWhy(bindWhy, "dur_ns is not an integer")
+			bindDone = true
+			if why := sh.fill(b, at, b[j:e], bind); why != "" {
+				bindWhy, refused = why, true
 				continue
 			}
-			if start > maxInt64-dur {
-				// Its end is past int64: refused, as a span whose ts+dur is.
-				bindWhy = firstWhy(bindWhy, "start_ns + dur_ns overflows int64")
-				continue
-			}
-			bind.at = k - len(tokBindSp)
-			bind.phase, bind.start, bind.dur = b[j:e], start, dur
-			bind.attrs = trimSpaceBytes(b[e3:])
-			bind.thread, bind.enveloped = bindEnvelope(b, bind.at)
 			hasBind = true
 		case wantOrch && !hasOrch && k >= len(tokHostOrchSp) && string(b[k-len(tokHostOrchSp):k]) == "host-orch ":
 			orch.at = k - len(tokHostOrchSp)
@@ -750,10 +762,68 @@ func findPhases(b []byte, skip []int, wantBind, wantOrch bool, bind, orch *phase
 			hasOrch = true
 		}
 	}
-	if hasBind {
+	switch {
+	case hasBind:
 		bindWhy = ""
+	case refused:
+	case hasSpaced:
+		*bind = spaced
+		hasBind, bindWhy = true, ""
+	case spacedWhy != "":
+		bindWhy = spacedWhy
 	}
 	return hasBind, hasOrch, bindWhy
+}
+
+// phaseShape is the text of `\s+start_ns=(\d+)\s+dur_ns=(\d+)` after a
+// `bind phase=<word>`: the two digit runs, the end of dur_ns' digits and
+// whether both separators are one space.
+type phaseShape struct {
+	start, dur []byte
+	end        int
+	single     bool
+}
+
+// phaseShapeAt matches the fields of a `bind phase=` line at i, by their
+// text alone; why says what is missing when they do not match.
+func phaseShapeAt(b []byte, i int) (sh phaseShape, why string) {
+	j, sp := skipSpace(b, i)
+	d1, e1, ok := digitField(b, j, "start_ns=")
+	if !sp || !ok {
+		return sh, phaseFieldWhy(b, i, "start_ns=")
+	}
+	k, sp := skipSpace(b, e1)
+	d2, e2, ok := digitField(b, k, "dur_ns=")
+	if !sp || !ok {
+		return sh, phaseFieldWhy(b, e1, "dur_ns=")
+	}
+	single := j == i+1 && b[i] == ' ' && k == e1+1 && b[e1] == ' '
+	return phaseShape{start: d1, dur: d2, end: e2, single: single}, ""
+}
+
+// fill makes ph the record of a matched `bind phase=` at at with phase
+// name phase, or says why its values do not hold.
+func (sh phaseShape) fill(b []byte, at int, phase []byte, ph *phaseLine) (why string) {
+	start, ok := parseUint(sh.start, maxInt64)
+	if !ok {
+		return "start_ns overflows int64"
+	}
+	dur, ok := parseUint(sh.dur, maxInt64)
+	if !ok {
+		return "dur_ns overflows int64"
+	}
+	if sh.end < len(b) && !isSpaceByte(b[sh.end]) {
+		return "dur_ns is not an integer"
+	}
+	if start > maxInt64-dur {
+		// Its end is past int64: refused, as a span whose ts+dur is.
+		return "start_ns + dur_ns overflows int64"
+	}
+	ph.at, ph.phase = at, phase
+	ph.start, ph.dur, ph.single = int64(start), int64(dur), sh.single
+	ph.attrs = trimSpaceBytes(b[sh.end:])
+	ph.thread, ph.enveloped = bindEnvelope(b, at)
+	return ""
 }
 
 // indexPhaseEq is bytes.Index(b, "phase="), found by its '=': in these
@@ -787,21 +857,6 @@ func firstWhy(cur, why string) string {
 		return cur
 	}
 	return why
-}
-
-// spacedInt64Field parses `<whitespace>key<digits>` at i: a run of
-// whitespace, key, then an int64. one reports whether the run was a single
-// space.
-func spacedInt64Field(b []byte, i int, key string) (n int64, end int, one, ok bool) {
-	j, sp := skipSpace(b, i)
-	if !sp {
-		return 0, i, false, false
-	}
-	n, end, ok = int64Field(b, j, key)
-	if !ok {
-		return 0, i, false, false
-	}
-	return n, end, j == i+1 && b[i] == ' ', true
 }
 
 // phaseFieldWhy says why `<whitespace>key` (key "start_ns=" or "dur_ns=")

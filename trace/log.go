@@ -194,6 +194,28 @@ type Visitors struct {
 	Span      func(s *Span)
 	BindPhase func(l *BindPhase)
 	HostOrch  func(l *HostOrchPhase)
+	// Err, when not nil, is asked after each record a visitor took; an
+	// error it returns ends the read, and StreamLog returns it. A
+	// visitor that keeps what it is given bounds itself this way.
+	Err func() error
+}
+
+// A TooManySpansError ends a read that would hold more spans and
+// bind-phase records than a bound allows (ReadOptions.MaxSpans, or a
+// view's own): Pos is the record that went past it.
+type TooManySpansError struct {
+	Max int
+	Pos Pos
+	// What names what is held, "spans and phase lines" when empty.
+	What string
+}
+
+func (e *TooManySpansError) Error() string {
+	what := e.What
+	if what == "" {
+		what = "spans and phase lines"
+	}
+	return fmt.Sprintf("reading %s: line %d: more than %d %s to hold in memory", e.Pos.File, e.Pos.Line, e.Max, what)
 }
 
 // StreamLog reads srcs like ReadLogOptions, but hands each span, bind-phase
@@ -210,12 +232,27 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 	var blocks [][]Span
 	r := NewReaderOptions(srcs, opts)
 	defer r.Close()
+	held := 0 // spans, bind-phase and host-orch lines kept in l
+	hold := func(p Pos) error {
+		if held++; opts.MaxSpans > 0 && held > opts.MaxSpans {
+			return &TooManySpansError{Max: opts.MaxSpans, Pos: p}
+		}
+		return nil
+	}
 	for r.Scan() {
 		switch r.Kind() {
 		case KindSpan:
 			if v.Span != nil {
 				v.Span(r.Span())
+				if v.Err != nil {
+					if err := v.Err(); err != nil {
+						return nil, err
+					}
+				}
 				break
+			}
+			if err := hold(r.Span().Pos); err != nil {
+				return nil, err
 			}
 			// Spans go into blocks, joined once at the end: appending
 			// to one slice copies every span about twice as it grows.
@@ -228,13 +265,29 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 		case KindBindPhase:
 			if v.BindPhase != nil {
 				v.BindPhase(r.BindPhase())
+				if v.Err != nil {
+					if err := v.Err(); err != nil {
+						return nil, err
+					}
+				}
 			} else {
+				if err := hold(r.BindPhase().Pos); err != nil {
+					return nil, err
+				}
 				l.BindPhases = append(l.BindPhases, *r.BindPhase())
 			}
 		case KindHostOrch:
 			if v.HostOrch != nil {
 				v.HostOrch(r.HostOrch())
+				if v.Err != nil {
+					if err := v.Err(); err != nil {
+						return nil, err
+					}
+				}
 			} else {
+				if err := hold(r.HostOrch().Pos); err != nil {
+					return nil, err
+				}
 				l.HostOrch = append(l.HostOrch, *r.HostOrch())
 			}
 		case KindStamp:

@@ -64,6 +64,7 @@ type readConfig struct {
 	chunk    int                    // bytes per chunk; chunkSize when zero (tests make it small)
 	maxLine  int                    // the longest line; MaxLineBytes when zero (tests make it small)
 	progress *atomic.Int64          // ReadOptions.Progress
+	hbgBind  bool                   // ReadOptions.HBGBindPhases
 	lean     *readConfig            // without the kinds a chunk with bind phases skips
 }
 
@@ -78,6 +79,7 @@ func newReadConfig(o ReadOptions) readConfig {
 		keepSpan: o.KeepSpan,
 		firsts:   o.FirstSpans,
 		progress: o.Progress,
+		hbgBind:  o.HBGBindPhases,
 		brackets: k.Has(KindSpan) || k.Has(KindTorn) || k.Has(KindAnchor) || k.Has(KindDrops),
 		phases:   k.Has(KindBindPhase) || k.Has(KindHostOrch),
 	}
@@ -324,7 +326,7 @@ func (p *parser) scanBrackets(line []byte, eol bool, pos Pos, b *batch) (heads, 
 // line.
 func (p *parser) scanPhases(line []byte, eol bool, pos Pos, b *batch) {
 	kinds := p.cfg.kinds
-	hasBind, hasOrch, why := findPhases(line, p.skip, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), &p.ph, &p.orch)
+	hasBind, hasOrch, why := findPhases(line, p.skip, kinds.Has(KindBindPhase), kinds.Has(KindHostOrch), p.cfg.hbgBind, &p.ph, &p.orch)
 	if why != "" {
 		b.addMalformed(pos, KindBindPhase, why)
 	}

@@ -519,7 +519,7 @@ func TestPhaseSearchSkipsHeadsAndEnvelopes(t *testing.T) {
 	for i, line := range lines {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			var want, wantOrch phaseLine
-			hb, ho, _ := findPhases([]byte(line), nil, true, true, &want, &wantOrch)
+			hb, ho, _ := findPhases([]byte(line), nil, true, true, false, &want, &wantOrch)
 			l := readText(t, line+"\n")
 			require.Equal(t, hb, len(l.BindPhases) == 1, "bind phase found")
 			require.Equal(t, ho, len(l.HostOrch) == 1, "host-orch found")

@@ -105,6 +105,21 @@ type ReadOptions struct {
 	// then). Such a chunk is not searched for them at all, and its heads are
 	// not counted; a log without bind-phase lines is read in full.
 	SkipIfBindPhases KindSet
+	// MaxSpans, when above 0, bounds what a Log holds: the spans,
+	// bind-phase and host-orch records StreamLog keeps (those no visitor
+	// takes). The
+	// record past it ends the read with a *TooManySpansError, before it
+	// is stored, so a hostile log (millions of identical spans) costs a
+	// bounded amount of memory and a clear error, not the machine's.
+	MaxSpans int
+	// HBGBindPhases makes the `bind phase=` record of a line the one
+	// hbg_bind_phases' search finds there: the first whose fields are one
+	// space apart, which may be a record glued after one with a tab or
+	// two spaces between its fields. A line with no such record yields
+	// its first record with other whitespace, with Spaced set. Without
+	// it a line's record is its first with any whitespace (strace_timing's),
+	// whose attributes take the rest of the line.
+	HBGBindPhases bool
 	// NoAttrs are kinds whose records come with empty Attrs: for a view
 	// that reads none of them, which then costs no copy of their text.
 	NoAttrs KindSet

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -464,6 +465,71 @@ func TestReadLogBindPhases(t *testing.T) {
 	}
 }
 
+// TestBindPhaseOfAGluedLine pins which record of a line holding two glued
+// `bind phase=` records each reading takes: strace_timing's (the default)
+// reads the first match, whose attributes take the rest of the line;
+// hbg_bind_phases' (HBGBindPhases) passes over a match whose fields are not
+// one space apart and reads a single-spaced one glued after it. A first
+// match whose values do not hold leaves the line without a record, with
+// the reason, in both: no later record stands in for it.
+func TestBindPhaseOfAGluedLine(t *testing.T) {
+	env := "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] "
+	env2 := "[mono_ns=2][T0xcd][TIMING] host_phase_trace_end: [f.cpp:1] "
+	type rec struct {
+		Phase  string
+		Start  int64
+		Dur    int64
+		Thread string
+		Spaced bool
+	}
+	tests := []struct {
+		name      string
+		line      string
+		strace    []rec
+		hbg       []rec
+		malformed string // the reason of both readings, when neither has a record
+	}{
+		{"glued after a tab", env + "bind phase=args start_ns=1\tdur_ns=2 x=1" + env2 + "bind phase=args start_ns=3 dur_ns=4 x=2\n",
+			[]rec{{"args", 1, 2, "ab", true}}, []rec{{"args", 3, 4, "cd", false}}, ""},
+		{"glued after two spaces", env + "bind phase=args  start_ns=1 dur_ns=2 " + env2 + "bind phase=host_orch start_ns=3 dur_ns=4\n",
+			[]rec{{"args", 1, 2, "ab", true}}, []rec{{"host_orch", 3, 4, "cd", false}}, ""},
+		{"only spaced records", env + "bind phase=args  start_ns=1 dur_ns=2 " + env2 + "bind phase=gm_heap\tstart_ns=3 dur_ns=4\n",
+			[]rec{{"args", 1, 2, "ab", true}}, []rec{{"args", 1, 2, "ab", true}}, ""},
+		{"single-spaced first", env + "bind phase=args start_ns=1 dur_ns=2 " + env2 + "bind phase=gm_heap start_ns=3 dur_ns=4\n",
+			[]rec{{"args", 1, 2, "ab", false}}, []rec{{"args", 1, 2, "ab", false}}, ""},
+		{"first end past int64", env + "bind phase=args start_ns=9223372036854775000 dur_ns=900 tasks=1" + env2 + "bind phase=args start_ns=3 dur_ns=4\n",
+			nil, nil, "start_ns + dur_ns overflows int64"},
+		{"first start past int64", env + "bind phase=args start_ns=99999999999999999999 dur_ns=9 tasks=1" + env2 + "bind phase=args start_ns=3 dur_ns=4\n",
+			nil, nil, "start_ns overflows int64"},
+		{"first dur runs into text", "bind phase=args start_ns=1 dur_ns=9e30 bind phase=args start_ns=3 dur_ns=4\n",
+			nil, nil, "dur_ns is not an integer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, hbg := range []bool{false, true} {
+				l, err := ReadLogOptions([]Source{ReaderSource("test.log", strings.NewReader(tc.line))}, ReadOptions{HBGBindPhases: hbg})
+				require.NoError(t, err)
+				var got []rec
+				for _, b := range l.BindPhases {
+					got = append(got, rec{b.Phase, b.StartNs, b.DurNs, b.Thread, b.Spaced})
+				}
+				want := tc.strace
+				if hbg {
+					want = tc.hbg
+				}
+				assert.Equal(t, want, got, "HBGBindPhases %v", hbg)
+				if tc.malformed == "" {
+					assert.Empty(t, l.Malformed, "HBGBindPhases %v", hbg)
+					continue
+				}
+				if assert.Len(t, l.Malformed, 1, "HBGBindPhases %v", hbg) {
+					assert.Equal(t, Malformed{Pos: Pos{"test.log", 1}, Kind: KindBindPhase, Reason: tc.malformed}, l.Malformed[0])
+				}
+			}
+		})
+	}
+}
+
 func TestReadLogHostOrch(t *testing.T) {
 	l := readText(t, "[mono_ns=16005][T0x7f00aa11c640][TIMING] host_phase_trace_end: [host_phase_trace.cpp:402] host-orch phase=submit_task total_ns=900 count=3 detail_sum=12884901891 dropped=0 \n"+
 		"host-orch phase= nothing\n")
@@ -794,4 +860,42 @@ func TestInputsGzipMembersAndFIFOs(t *testing.T) {
 	srcs, err = Inputs([]string{only}, nil)
 	require.NoError(t, err)
 	require.Len(t, srcs, 1)
+}
+
+// TestMaxSpansBoundsWhatALogHolds: StreamLog stops at the record past
+// ReadOptions.MaxSpans (spans and phase lines it keeps count; those a
+// visitor takes do not), and a visitor's Err stops the read where it says.
+func TestMaxSpansBoundsWhatALogHolds(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&b, "[STRACE] v=1 pid=1 tid=1 inv=%d hid=a depth=0 name=chip.run ts=%d dur=1 \n", i, i)
+		fmt.Fprintf(&b, "bind phase=args start_ns=%d dur_ns=1 \n", i)
+	}
+	src := func() []Source { return []Source{ReaderSource("b.log", strings.NewReader(b.String()))} }
+	_, err := ReadLogOptions(src(), ReadOptions{MaxSpans: 7})
+	var tm *TooManySpansError
+	require.ErrorAs(t, err, &tm)
+	assert.Equal(t, Pos{"b.log", 8}, tm.Pos)
+	assert.Equal(t, "reading b.log: line 8: more than 7 spans and phase lines to hold in memory", err.Error())
+
+	l, err := ReadLogOptions(src(), ReadOptions{MaxSpans: 10})
+	require.NoError(t, err)
+	assert.Len(t, l.Spans, 5)
+
+	// Spans a visitor takes are not held; the bind phases still are.
+	n := 0
+	_, err = StreamLog(src(), ReadOptions{MaxSpans: 5}, Visitors{Span: func(*Span) { n++ }})
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+
+	stop := errors.New("enough")
+	n = 0
+	_, err = StreamLog(src(), ReadOptions{}, Visitors{Span: func(*Span) { n++ }, Err: func() error {
+		if n == 2 {
+			return stop
+		}
+		return nil
+	}})
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 2, n)
 }

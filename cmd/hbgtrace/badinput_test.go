@@ -300,6 +300,52 @@ func TestPhasesLeavesOutSpacedBindLines(t *testing.T) {
 	assert.Equal(t, "warning: 1 `bind phase=` line(s) with other whitespace than one space between fields are left out, as hbg_bind_phases does: bind.log:4\n", stderr)
 }
 
+// TestGluedBindPhaseOverflowIsLeftOut: a line holding two glued `bind
+// phase=` records whose first one ends past int64 has no record: phases
+// and swimlane leave it out with a warning naming file and line
+// (docs/departures.md), rather than read the second record in its place.
+// The reference reads the first one (phases its dur; swimlane attaches it
+// to no bind, and its attributes swallow the second).
+func TestGluedBindPhaseOverflowIsLeftOut(t *testing.T) {
+	env := "[mono_ns=100][T0x7f3c][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] "
+	good := phasesE1Text("s", []string{"7f3c"}, 3)
+	lines := strings.SplitAfter(good, "\n")
+	glued := strings.TrimSuffix(lines[2], "\n")
+	head, rest, _ := strings.Cut(glued, "start_ns=")
+	_, rest, _ = strings.Cut(rest, " ")
+	glued = head + "start_ns=9223372036854775000 " + rest + env + "bind phase=host_orch start_ns=1 dur_ns=99999000 \n"
+	bad := strings.Join(lines[:2], "") + glued + strings.Join(lines[3:], "")
+	_, stderr, code := phasesExec(t, map[string]string{"bind.log": bad}, "", "phases", "bind.log", "--keep-first")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "warning: 1 `bind phase=` line(s) did not parse and are left out: bind.log:3 (start_ns + dur_ns overflows int64)\n", stderr)
+
+	sw := "[mono_ns=5][T0x7f01][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=1 name=chip.run.bind ts=1000 dur=10000 \n" +
+		env + "bind phase=args start_ns=1000 dur_ns=100 ntensor=1\n" +
+		env + "bind phase=host_orch start_ns=9223372036854775000 dur_ns=900 tasks=1 " + env + "bind phase=host_orch start_ns=2000 dur_ns=500 tasks=2\n"
+	stdout, stderr, code := phasesExec(t, map[string]string{"sw.log": sw}, "", "swimlane", "sw.log", "-o", "sw.json")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "Wrote host swimlane: sw.json (1 host spans, 0 unaligned device spans, 1 bind phases)\n", stdout)
+	assert.Equal(t, "warning: 1 `bind phase=` line(s) did not parse and are left out: sw.log:3 (start_ns + dur_ns overflows int64)\n", stderr)
+}
+
+// TestPhasesReadsRecordGluedAfterSpaced: hbg_bind_phases passes over a
+// record whose fields are a tab or two spaces apart and reads a
+// single-spaced one glued after it on the same line; so does phases
+// (fixtures/conformance/111-phases-glued-after-spaced holds the
+// reference's output).
+func TestPhasesReadsRecordGluedAfterSpaced(t *testing.T) {
+	good := phasesE1Text("s", []string{"7f3c"}, 3)
+	want, _, code := phasesExec(t, map[string]string{"bind.log": good}, "", "phases", "bind.log", "--keep-first")
+	require.Equal(t, 0, code)
+	lines := strings.SplitAfter(good, "\n")
+	spaced := strings.Replace(strings.TrimSuffix(lines[2], "\n"), " dur_ns=", "\tdur_ns=9", 1)
+	glued := strings.Join(lines[:2], "") + spaced + lines[2] + strings.Join(lines[3:], "")
+	stdout, stderr, code := phasesExec(t, map[string]string{"bind.log": glued}, "", "phases", "bind.log", "--keep-first")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, want, stdout)
+	assert.Empty(t, stderr)
+}
+
 // TestNULBytesSayWhatWasRead: a log with NUL bytes in some records is
 // still read; the warning says how much of it was, and what was not,
 // rather than that nothing could be.

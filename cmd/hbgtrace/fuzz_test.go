@@ -31,6 +31,7 @@ func FuzzCommands(f *testing.F) {
 	}
 	f.Add([]byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=chip.run ts=1 dur=2 \n"))
 	f.Add([]byte("bind phase=host_orch start_ns=1 dur_ns=2 \nbind phase=args start_ns=0 dur_ns=1\n"))
+	f.Add([]byte("bind phase=args start_ns=1  dur_ns=2 x=1 bind phase=args start_ns=1 dur_ns=3 \nbind phase=host_orch start_ns=9223372036854775000 dur_ns=900 y=1 bind phase=host_orch start_ns=1 dur_ns=2\n"))
 	f.Fuzz(func(t *testing.T, log []byte) {
 		dir := t.TempDir()
 		views := [][]string{
@@ -39,6 +40,8 @@ func FuzzCommands(f *testing.F) {
 			{"rounds", "--format", "json", "-"}, {"tpot", "--format", "json", "-"},
 			{"tree", "--format", "json", "-"}, {"phases", "--format", "json", "-"},
 			{"rounds", "--format", "csv", "-"}, {"rounds", "--format", "markdown", "-"},
+			// Small bounds: past them, a clear error (exit 1), never more.
+			{"tree", "--max-spans", "5", "--max-rows", "8", "-"}, {"overlap", "--max-spans", "5", "-"},
 		}
 		for _, args := range views {
 			var stdout, stderr bytes.Buffer

@@ -64,6 +64,7 @@ See docs/swimlanes.md.`,
 		"a host_phase_records.jsonl to merge (repeatable)")
 	cmd.Flags().StringVar(&opts.minGap, "min-gap", "", "gap threshold, e.g. 20us (see above)")
 	cmd.Flags().StringVar(&opts.format, "format", formatText, "text|markdown|json")
+	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -88,7 +89,7 @@ func parseMinGap(s string) (int64, error) {
 }
 
 func gapsRun(opts *gapsOptions) error {
-	log, sw, err := readSwimlane(opts.ioStreams, "gaps", opts.logs, opts.records)
+	log, sw, err := readSwimlane(opts.logInput, "gaps", opts.records)
 	if err != nil {
 		return err
 	}

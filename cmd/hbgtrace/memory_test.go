@@ -75,7 +75,8 @@ func treeStepsLog(n int) string {
 
 // TestTreeStreamsQuadraticOutput: a log of a few hundred KB whose tree is
 // 1,002,003 lines (50 MB) is printed with a live heap bounded by the input,
-// not the output (the text used to be built whole, twice).
+// not the output (the text used to be built whole, twice), when
+// --max-rows 0 lifts the bound on its rows.
 func TestTreeStreamsQuadraticOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 50 MB of output")
@@ -88,7 +89,7 @@ func TestTreeStreamsQuadraticOutput(t *testing.T) {
 			base := heapBaseline()
 			w := newPeakWriter()
 			var stderr bytes.Buffer
-			code := run([]string{"tree", "--format", format, path}, nil, w, &stderr)
+			code := run([]string{"tree", "--format", format, "--max-rows", "0", path}, nil, w, &stderr)
 			require.Equal(t, 0, code, stderr.String())
 			require.Greater(t, w.n, int64(30<<20), "the output is large")
 			if format == "text" {
@@ -97,5 +98,58 @@ func TestTreeStreamsQuadraticOutput(t *testing.T) {
 			grown := int64(w.peak) - int64(base)
 			assert.Less(t, grown, int64(24<<20), "live heap grew by %d MB while %d MB were written", grown>>20, w.n>>20)
 		})
+	}
+}
+
+// TestBoundsRefuseHostileLogs: with small bounds, every view that holds
+// spans refuses a log that goes past --max-spans, and tree one whose rows
+// go past --max-rows, with exit 1, an error naming the file (and the line
+// that went past), and nothing on stdout. The bound is hit before what it
+// guards is spent: the error names the record right after it.
+func TestBoundsRefuseHostileLogs(t *testing.T) {
+	steps := treeStepsLog(20) // 41 spans; a tree of 20·20 + 20 + 1 rows
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"tree spans", []string{"tree", "--max-spans", "10", "steps.log"},
+			"hbgtrace: reading steps.log: line 11: more than 10 spans in the invocations the tree is drawn from to hold in memory; --max-spans raises the bound\n"},
+		{"tree rows", []string{"tree", "--max-rows", "420", "steps.log"},
+			"hbgtrace: tree: steps.log: the tree has more than 420 rows (spans that share a name share their children); --max-rows raises the bound\n"},
+		{"tree rows, json", []string{"tree", "--format", "json", "--max-rows", "100", "steps.log"},
+			"hbgtrace: tree: steps.log: the tree has more than 100 rows (spans that share a name share their children); --max-rows raises the bound\n"},
+	}
+	for _, cmd := range []string{"trace", "swimlane", "pprof", "gaps", "overlap", "orch"} {
+		args := []string{cmd, "--max-spans", "40", "steps.log"}
+		switch cmd {
+		case "trace", "swimlane":
+			args = append(args, "-o", "out.json")
+		case "pprof":
+			args = append(args, "-o", "out.pb.gz")
+		}
+		tests = append(tests, struct {
+			name string
+			args []string
+			want string
+		}{cmd, args, "hbgtrace: reading steps.log: line 41: more than 40 spans and phase lines to hold in memory; --max-spans raises the bound\n"})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := phasesExec(t, map[string]string{"steps.log": steps}, "", tc.args...)
+			assert.Equal(t, 1, code)
+			assert.Empty(t, stdout)
+			assert.Equal(t, tc.want, stderr)
+			_, err := os.Stat("out.json")
+			assert.True(t, os.IsNotExist(err), "no output file is written")
+		})
+	}
+	// At the bound, each view runs.
+	for _, args := range [][]string{
+		{"tree", "--max-spans", "41", "--max-rows", "421", "steps.log"},
+		{"trace", "--max-spans", "41", "steps.log", "-o", "out.json"},
+	} {
+		_, stderr, code := phasesExec(t, map[string]string{"steps.log": steps}, "", args...)
+		assert.Equal(t, 0, code, stderr)
 	}
 }

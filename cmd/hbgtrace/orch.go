@@ -58,6 +58,7 @@ Output formats (--format):
 	addFormatFlag(cmd, &opts.format)
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
 		"host_phase_records.jsonl `FILE` (repeatable)")
+	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -65,7 +66,7 @@ Output formats (--format):
 var errNoOrch = errors.New("orch: no `host-orch phase=` lines (E3 logs write none; --records reads host_phase_records.jsonl)")
 
 func orchRun(opts *orchOptions) error {
-	log, err := readLog(opts.ioStreams, opts.logs)
+	log, err := readLog(opts.logInput)
 	if err != nil {
 		return err
 	}

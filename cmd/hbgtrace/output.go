@@ -86,8 +86,9 @@ func loadRecords(stderr io.Writer, paths []string, skipped bool) ([]trace.Record
 // readSwimlane reads the logs and the --records artifacts of command name
 // and builds their swimlane, printing every warning on stderr on the way:
 // the common start of swimlane, gaps and pprof.
-func readSwimlane(st ioStreams, name string, logs, records []string) (*trace.Log, *swimlane.Swimlane, error) {
-	log, err := readLog(st, logs)
+func readSwimlane(in logInput, name string, records []string) (*trace.Log, *swimlane.Swimlane, error) {
+	st := in.ioStreams
+	log, err := readLog(in)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,11 +40,12 @@ exits with status 2. Legacy simpler_run* span names are accepted.`,
 	}
 	cmd.Flags().BoolVar(&opts.requireHidden, "require-hidden", false,
 		"also fail when a preparation outlasts the device work")
+	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
 
 func overlapRun(opts *overlapOptions) error {
-	log, err := readLog(opts.ioStreams, opts.logs)
+	log, err := readLog(opts.logInput)
 	if err != nil {
 		return err
 	}

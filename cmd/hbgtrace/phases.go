@@ -124,15 +124,17 @@ func phasesRun(opts *phasesOptions) error {
 	lines := phases.NewSpreadCollector(opts.accounting)
 	var e3 phases.SpanBindSpans
 	nlines := 0
-	// hbg_bind_phases matches only fields one space apart; a line with a
-	// tab or two spaces between them (which strace_timing reads) is not
-	// one of its lines, and is named in a warning.
+	// hbg_bind_phases matches only fields one space apart; a line whose
+	// only record has a tab or two spaces between them (which
+	// strace_timing reads) is not one of its lines, and is named in a
+	// warning. A record glued after such a one is read, as it reads it.
 	var spaced []trace.Pos
 	nspaced := 0
 	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
 		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp, trace.KindAutoload),
 		KeepSpan:         phases.SpanBindName,
 		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan, trace.KindAutoload),
+		HBGBindPhases:    true,
 	}, trace.Visitors{
 		Span: e3.Add,
 		BindPhase: func(l *trace.BindPhase) {

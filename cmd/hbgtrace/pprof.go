@@ -47,6 +47,7 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the profile to write (gzip-compressed protobuf)")
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
 		"a host_phase_records.jsonl to merge (repeatable)")
+	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -54,7 +55,7 @@ func pprofRun(opts *pprofOptions) error {
 	if err := checkOutputs(opts.ioStreams, opts.logs, opts.records, opts.out); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	log, sw, err := readSwimlane(opts.ioStreams, "pprof", opts.logs, opts.records)
+	log, sw, err := readSwimlane(opts.logInput, "pprof", opts.records)
 	if err != nil {
 		return err
 	}

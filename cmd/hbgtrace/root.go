@@ -136,16 +136,17 @@ func isFlagError(err error) bool {
 	return false
 }
 
-// readLog reads the logs named by args (see trace.Inputs; "-" is
-// st.Stdin) as one stream.
-func readLog(st ioStreams, args []string) (*trace.Log, error) {
-	srcs, err := inputs(st, args)
+// readLog reads the logs of in (see trace.Inputs; "-" is standard input)
+// as one stream, holding at most in.maxSpans spans and phase lines.
+func readLog(in logInput) (*trace.Log, error) {
+	srcs, err := inputs(in.ioStreams, in.logs)
 	if err != nil {
 		return nil, err
 	}
-	pr := startRead(st.Stderr, srcs)
+	pr := startRead(in.Stderr, srcs)
 	defer pr.finish()
-	return trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter()})
+	l, err := trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter(), MaxSpans: in.maxSpans})
+	return l, tooManySpans(err, "--max-spans")
 }
 
 // inputs expands args into sources (trace.InputsWarn) and prints on

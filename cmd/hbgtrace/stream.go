@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -31,6 +32,31 @@ func streamsOf(cmd *cobra.Command) ioStreams {
 type logInput struct {
 	ioStreams
 	logs []string
+	// maxSpans bounds the spans and phase lines a view holds in memory
+	// (--max-spans; views that stream keep no spans and have no bound).
+	maxSpans int
+}
+
+// defaultMaxSpans is --max-spans' default: 4 million spans and phase
+// lines. The 1 GB log of docs/performance.md holds 3.6 million (its
+// 100 MB log 362 thousand); at about 0.4, 0.6 and 1.1 KB a record, trace,
+// swimlane and pprof stop a bomb at 1.5, 2.5 and 4.5 GB (docs/performance.md,
+// "Hostile logs").
+const defaultMaxSpans = 4_000_000
+
+// addMaxSpansFlag adds --max-spans to a view that holds the log's spans.
+func addMaxSpansFlag(cmd *cobra.Command, in *logInput) {
+	cmd.Flags().IntVar(&in.maxSpans, "max-spans", defaultMaxSpans,
+		"spans held at most (0: none)")
+}
+
+// tooManySpans adds to err, when it is a bound's, the flag that raises it.
+func tooManySpans(err error, flag string) error {
+	var tm *trace.TooManySpansError
+	if errors.As(err, &tm) {
+		return fmt.Errorf("%w; %s raises the bound", err, flag)
+	}
+	return err
 }
 
 // runWith takes cmd's streams and its LOG arguments args into in (the
@@ -64,17 +90,19 @@ var warningKinds = trace.Kinds(trace.KindTorn, trace.KindAnchor, trace.KindDrops
 
 // summariseInvocations streams the invocation spans of the logs into a
 // per-invocation summary (the earliest span of each name; with tree set,
-// what the median tree needs too) and prints the log's warnings. The log
-// itself is not kept.
-func summariseInvocations(st ioStreams, logs []string, tree bool) (*phases.InvocationsCollector, error) {
+// what the median tree needs too, bounded by in.maxSpans) and prints the
+// log's warnings. The log itself is not kept.
+func summariseInvocations(in logInput, tree bool) (*phases.InvocationsCollector, error) {
 	c := phases.NewInvocationsCollector(tree)
-	l, err := streamLog(st, logs, trace.ReadOptions{
+	c.MaxSpans = in.maxSpans
+	l, err := streamLog(in.ioStreams, in.logs, trace.ReadOptions{
 		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
 		KeepSpan: phases.RoundsSpan,
-	}, trace.Visitors{Span: c.Add})
+	}, trace.Visitors{Span: c.Add, Err: c.Err})
 	if err != nil {
-		return nil, err
+		return nil, tooManySpans(err, "--max-spans")
 	}
+	st := in.ioStreams
 	printWarnings(st.Stderr, l)
 	return c, nil
 }

@@ -62,6 +62,7 @@ utilisation strip and, with --records, the gaps of hbgtrace gaps.
 	cmd.Flags().StringVar(&opts.html, "html", "", "also (or only) write a self-contained HTML view")
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
 		"a host_phase_records.jsonl to merge (repeatable)")
+	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -69,7 +70,7 @@ func swimlaneRun(opts *swimlaneOptions) error {
 	if err := checkOutputs(opts.ioStreams, opts.logs, opts.records, opts.out, opts.html); err != nil {
 		return fmt.Errorf("swimlane: %w", err)
 	}
-	log, sw, err := readSwimlane(opts.ioStreams, "swimlane", opts.logs, opts.records)
+	log, sw, err := readSwimlane(opts.logInput, "swimlane", opts.records)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ Output formats (--format):
 }
 
 func tpotRun(opts *tpotOptions) error {
-	c, err := summariseInvocations(opts.ioStreams, opts.logs, false)
+	c, err := summariseInvocations(opts.logInput, false)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ An output that is one of the logs is refused.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the trace file to write (.gz: gzip)")
+	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -52,7 +53,7 @@ func traceRun(opts *traceOptions) error {
 	if err := checkOutputs(opts.ioStreams, opts.logs, nil, opts.out); err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	log, err := readLog(opts.ioStreams, opts.logs)
+	log, err := readLog(opts.logInput)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/spf13/cobra"
@@ -10,8 +11,13 @@ import (
 // treeOptions are the flags and arguments of `hbgtrace tree`.
 type treeOptions struct {
 	logInput
-	format string
+	format  string
+	maxRows int
 }
+
+// defaultMaxRows is --max-rows' default: a real log's tree prints tens to
+// hundreds of rows; a million is about 60 MB of text.
+const defaultMaxRows = 1_000_000
 
 // newTreeCmd builds the tree command. runF replaces treeRun in tests; nil
 // means treeRun.
@@ -28,6 +34,12 @@ are tagged [dev]. When a span has both an orch and a sched child, the two
 are shown as one Effective line (the median of their combined extent over
 the invocations that have both) and a line with both medians, marked
 concurrent.
+
+Spans that share a name share their children, so the tree can be
+quadratic in the spans (2,000 spans named step, each with 2,000 step.sub
+children, print 4,000,000 rows, as the reference does). tree refuses,
+before writing anything, a tree of more than --max-rows rows, and a log
+whose reference invocations hold more than --max-spans spans.
 
 Output formats (--format):
   text      the reference layout, byte for byte
@@ -53,15 +65,22 @@ Output formats (--format):
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
+	addMaxSpansFlag(cmd, &opts.logInput)
+	cmd.Flags().IntVar(&opts.maxRows, "max-rows", defaultMaxRows,
+		"rows printed at most (0: none)")
 	return cmd
 }
 
 func treeRun(opts *treeOptions) error {
-	c, err := summariseInvocations(opts.ioStreams, opts.logs, true)
+	c, err := summariseInvocations(opts.logInput, true)
 	if err != nil {
 		return err
 	}
 	tr := c.Tree()
+	if n := tr.Rows(opts.maxRows); opts.maxRows > 0 && n > opts.maxRows {
+		return fmt.Errorf("tree: %s: the tree has more than %d rows (spans that share a name share their children); --max-rows raises the bound",
+			strings.Join(opts.logs, " "), opts.maxRows)
+	}
 	// Streamed, not through writeView's buffer: the output can be
 	// quadratic in the input (report.WriteTree).
 	if err := report.WriteTree(opts.Stdout, opts.format, tr); err != nil {
