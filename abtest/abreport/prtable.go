@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -88,17 +90,35 @@ func rowDelta(m *analysis.MetricResult) journal.Num {
 // widen the table (the full table names them all).
 func rowName(m *analysis.MetricResult, full bool) string {
 	name := m.Label
+	if i := strings.Index(name, " ("); !full && i > 0 && strings.HasSuffix(name, ")") {
+		// "bind thread minor faults (tminflt)": the short table names the
+		// quantity; the full table adds the metric's name.
+		name = name[:i]
+	}
 	if m.Family == metric.FamilyPhases {
 		name = m.Name
 	}
 	if m.Primary {
 		name += " *"
 	}
-	if a := aliasNote(m); full || len(name)+len(a) <= 28 {
+	if full {
+		return name + aliasNote(m)
+	}
+	if a := aliasNote(m); utf8.RuneCountInString(name+a) <= 22 {
 		name += a
+	}
+	if utf8.RuneCountInString(name) <= 26 {
+		// A short name stays on one line; a long one may wrap at its
+		// spaces rather than widen the table past the column.
+		name = nbsp(name)
 	}
 	return name
 }
+
+// nbsp keeps a cell of the table for a pull request on one line: its
+// spaces become no-break spaces, so a narrow column never splits "µs CPU"
+// or "inconclusive (p)" over two lines.
+func nbsp(s string) string { return strings.ReplaceAll(s, " ", "\u00a0") }
 
 // change is head − base in the row's unit, signed; "-" when a level is
 // unknown.
@@ -118,25 +138,38 @@ func change(m *analysis.MetricResult) string {
 	return "+" + s
 }
 
-// ciCell is a 95% CI in one unbreakable cell: "−95.2%…−94.5%".
+// ciCell is a 95% CI in one unbreakable cell: "-95.2…-94.5%".
 func ciCell(lo, hi journal.Num) string {
 	if math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
 		return "-"
 	}
-	return analysis.Pct(lo) + "…" + analysis.Pct(hi)
+	return strings.TrimSuffix(pctCell(lo), "%") + wj + "…" + wj + pctCell(hi)
 }
+
+// pctCell is a percentage as the table for a pull request prints it: one
+// decimal below ±100%, none from there on ("+2412%"), where a tenth says
+// nothing and only widens the column.
+func pctCell(x journal.Num) string {
+	if f := float64(x); math.Abs(f) >= 1 && !math.IsInf(f, 0) {
+		return fmt.Sprintf("%+.0f%%", 100*f)
+	}
+	return analysis.Pct(x)
+}
+
+// wj is the word joiner (U+2060): no line break on either side of the
+// interval's ellipsis.
+const wj = "\u2060"
 
 // verdictCell is a row's verdict as the table for a pull request prints
 // it: the analysis's word, or for a count with no Δ on how many warm
-// passes it was above 0 (1390 → 0 reads "180→0 of 180 passes"), never
-// "n/a".
+// passes it was above 0 (1390 → 0 reads "180→0 of 180"), never "n/a".
 func verdictCell(m *analysis.MetricResult) string {
 	if noDelta(m) {
 		if len(m.NonZero) == 2 && m.Arms[journal.Base].N == m.Arms[journal.Head].N {
-			return fmt.Sprintf("%d→%d of %d passes", m.NonZero[journal.Base], m.NonZero[journal.Head], m.Arms[journal.Base].N)
+			return fmt.Sprintf("%d→%d of %d", m.NonZero[journal.Base], m.NonZero[journal.Head], m.Arms[journal.Base].N)
 		}
 		if len(m.NonZero) == 2 {
-			return fmt.Sprintf("%d of %d→%d of %d passes", m.NonZero[journal.Base], m.Arms[journal.Base].N, m.NonZero[journal.Head], m.Arms[journal.Head].N)
+			return fmt.Sprintf("%d of %d→%d of %d", m.NonZero[journal.Base], m.Arms[journal.Base].N, m.NonZero[journal.Head], m.Arms[journal.Head].N)
 		}
 		return "-"
 	}
@@ -153,8 +186,8 @@ func prRow(m *analysis.MetricResult, full bool) []string {
 	if noDelta(m) {
 		ci = "-"
 	}
-	return []string{rowName(m, full), unitOf(m), analysis.Value(m.Level[journal.Base], m.Kind), analysis.Value(m.Level[journal.Head], m.Kind),
-		change(m), analysis.Pct(d), ci, verdictCell(m)}
+	return []string{rowName(m, full), nbsp(unitOf(m)), analysis.Value(m.Level[journal.Base], m.Kind), analysis.Value(m.Level[journal.Head], m.Kind),
+		change(m), pctCell(d), ci, nbsp(verdictCell(m))}
 }
 
 // perOpMovedAsTotal reports whether m is a per-op row whose Δ is its
@@ -336,6 +369,9 @@ func (a Report) levelWords() string {
 	return fmt.Sprintf("each arm's %s, geometric mean over the rounds Δ keeps, so head/base − 1 is Δ", stat)
 }
 
+// passesRE matches a verdict cell of a count with no Δ.
+var passesRE = regexp.MustCompile(`\d+(\x{a0}of\x{a0}\d+)?→\d+\x{a0}of\x{a0}\d+`)
+
 // PRLegend says what the table for a pull request's columns and marks are,
 // in at most three lines, and only those the table uses.
 func (a Report) PRLegend(t *document.Table) []string {
@@ -364,8 +400,8 @@ func (a Report) PRLegend(t *document.Table) []string {
 	if used("(p)") {
 		third = append(third, "(p): the CI clears the margin but the Holm-adjusted Wilcoxon p is not below 0.05, which a secondary row also needs")
 	}
-	if used(" passes") {
-		third = append(third, "k→k of N passes: warm passes on which the count was above 0, base → head (a count that was 0 has no Δ interval)")
+	if passesRE.MatchString(strings.Join(slices.Concat(t.Rows...), "\n")) {
+		third = append(third, "k→k of N: warm passes on which the count was above 0, base → head (a count that was 0 has no Δ interval)")
 	}
 	out := []string{first, second}
 	if len(third) > 0 {

@@ -34,10 +34,15 @@ body { margin: 0; }
 `
 
 // wrappedCells is the browser's answer: the text of every cell of the
-// first table whose text runs over more than one line.
+// first table whose text runs over more than one line, and a line saying
+// so when the table is wider than the column (GitHub would scroll it).
 const wrappedCells = `(() => {
   const t = document.querySelector('table');
   const out = [];
+  if (t.scrollWidth > t.clientWidth + 1) {
+    const ws = [...t.querySelectorAll('tr:first-child th')].map(c => Math.round(c.getBoundingClientRect().width));
+    out.push('the table is ' + t.scrollWidth + ' px wide in ' + t.clientWidth + ' px; columns ' + ws.join(', '));
+  }
   for (const c of t.querySelectorAll('th, td')) {
     const r = document.createRange();
     r.selectNodeContents(c);
@@ -90,7 +95,7 @@ func assertFitsGitHub(t *testing.T, md string) {
 	}()
 	var wrapped []string
 	require.NoError(t, chromedp.Run(ctx, chromedp.Navigate("file://"+file), chromedp.Evaluate(wrappedCells, &wrapped)))
-	require.Empty(t, wrapped, "cells that wrap in GitHub's 888-px column")
+	require.Empty(t, wrapped, "cells that wrap in GitHub's 888-px column, or a table wider than it")
 }
 
 // busyLoops starts n real busy processes for the rest of the test and

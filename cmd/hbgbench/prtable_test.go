@@ -48,6 +48,9 @@ func visiblePR(t *testing.T, md string) prView {
 			tables++
 			for r := x.FirstChild(); r != nil; r = r.NextSibling() {
 				cells := cellTexts(src, r)
+				for i, c := range cells {
+					cells[i] = strings.ReplaceAll(c, "\u00a0", " ") // the no-break spaces that keep a cell on one line
+				}
 				if _, ok := r.(*extast.TableHeader); ok {
 					v.header = cells
 				} else {
@@ -144,8 +147,11 @@ func checkPRTable(t *testing.T, md string, maxRows int) prView {
 			if base >= 10 && head >= 10 {
 				// Both levels carry three or more digits: their ratio is Δ
 				// to the rounding of the cells.
-				tol := 100 * (0.05/base + 0.05/head) * (1 + math.Abs(ratio))
-				assert.InDelta(t, delta, 100*ratio, tol+0.051, "head/base − 1 against Δ: %v", r)
+				tol := 100*(0.05/base+0.05/head)*(1+math.Abs(ratio)) + 0.051
+				if math.Abs(delta) >= 100 {
+					tol += 0.45 // Δ from ±100% on is printed to the percent
+				}
+				assert.InDelta(t, delta, 100*ratio, tol, "head/base − 1 against Δ: %v", r)
 			}
 		}
 	}
@@ -169,10 +175,11 @@ func checkPRTable(t *testing.T, md string, maxRows int) prView {
 			terms, _, ok := strings.Cut(item, ": ")
 			require.True(t, ok, "legend item without a term: %q", item)
 			for _, term := range strings.Split(terms, ", ") {
+				term = strings.ReplaceAll(term, `\*`, "*") // goldmark keeps the escape in the text
 				re := regexp.QuoteMeta(term)
 				re = strings.NewReplacer(`\*`, `\*`, "k", `\d+`, "N", `\d+`).Replace(re)
-				if term == "k→k of N passes" {
-					re = `\d+→\d+ of \d+ passes`
+				if term == "k→k of N" {
+					re = `\d+→\d+ of \d+`
 				}
 				assert.Regexp(t, re, table, "the legend explains %q, which the table does not use", term)
 			}
@@ -194,7 +201,7 @@ func TestPRTableOfTheDefaultCampaign(t *testing.T) {
 	for _, r := range v.rows {
 		if strings.HasPrefix(r[0], "bind thread minor faults") {
 			found = true
-			assert.Regexp(t, `^\d+→\d+ of \d+ passes$`, r[len(r)-1])
+			assert.Regexp(t, `^\d+→\d+ of \d+$`, r[len(r)-1])
 		}
 	}
 	assert.True(t, found, "the faults that went away are in the short table")
