@@ -300,7 +300,7 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 		opts.Base = args[0]
 		opts.Changed["arm"] = args[0]
 	}
-	if err := checkFormat(opts.Format); err != nil {
+	if err := abreport.CheckFormat(opts.Format); err != nil {
 		return usage("%v", err)
 	}
 	if err := opts.resolveShard(); err != nil {
@@ -576,17 +576,17 @@ func abRun(opts *AbOptions) error {
 	case errors.Is(runErr, campaign.ErrInterrupted):
 		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
 			opts.command(), s.Journal)
-		if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
+		if err := abreport.Write(opts.Out, opts.reportOptions(), a, j); err != nil {
 			return err
 		}
 		return &exitError{code: exitInterrupted}
 	case runErr != nil:
 		if a.Complete > 0 {
-			_ = writeReport(opts.Out, opts.reportOptions(), a, j)
+			_ = abreport.Write(opts.Out, opts.reportOptions(), a, j)
 		}
 		return runErr
 	}
-	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
+	if err := abreport.Write(opts.Out, opts.reportOptions(), a, j); err != nil {
 		return err
 	}
 	extra := 0
@@ -643,8 +643,8 @@ func (opts *AbOptions) command() string {
 }
 
 // reportOptions are the report settings of the run.
-func (opts *AbOptions) reportOptions() reportFormat {
-	return reportFormat{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}
+func (opts *AbOptions) reportOptions() abreport.WriteOptions {
+	return abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}
 }
 
 // metricList is the --metric value that lists the metrics.

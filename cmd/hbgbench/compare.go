@@ -84,7 +84,7 @@ passes only: no interval can be computed honestly.`,
 			if opts.Config.Margin, err = parseShare(margin); err != nil {
 				return usage("--margin %v", err)
 			}
-			if err := checkFormat(opts.Format); err != nil {
+			if err := abreport.CheckFormat(opts.Format); err != nil {
 				return usage("%v", err)
 			}
 			c := opts.Config
@@ -174,5 +174,5 @@ func compareRun(opts *CompareOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return writeReport(opts.Out, reportFormat{Format: opts.Format, Redact: opts.Redact}, a, j)
+	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact}, a, j)
 }

@@ -239,24 +239,6 @@ func TestShardsCpus(t *testing.T) {
 	}
 }
 
-// TestAaSuggestionRepeatsTheDesign: aa's suggested command carries the
-// flags that shaped the noise its margin rests on (a pinned CPU set, a
-// block size, statistic or cold count off the defaults), and nothing for
-// a default design.
-func TestAaSuggestionRepeatsTheDesign(t *testing.T) {
-	def := journal.DefaultConfig()
-	assert.Empty(t, designFlags(def))
-	c := def
-	c.CPUs = "1"
-	assert.Equal(t, " --cpus 1", designFlags(c))
-	c = def
-	c.Block, c.BlockStat = 5, journal.DefaultBlockStat(5, def.Cold)
-	assert.Equal(t, " --block 5", designFlags(c))
-	c.BlockStat = journal.BlockMean
-	c.Cold, c.CPUs = 0, "0-1"
-	assert.Equal(t, " --block 5 --cold 0 --block-stat mean --cpus 0-1", designFlags(c))
-}
-
 // TestRecipeCpus: hbgbench.toml's cpus pins the blocks as --cpus does,
 // and --cpus on the command line overrides it.
 func TestRecipeCpus(t *testing.T) {

@@ -10,8 +10,6 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
-	"github.com/hbgkit/hbgkit/internal/document"
-	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
 
 // isDir reports whether path is a directory.
@@ -70,13 +68,5 @@ func mergeRun(opts *ReportOptions) error {
 	for _, w := range m.Warnings {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	switch opts.Format {
-	case "markdown":
-		return document.WriteMarkdown(opts.Out, abreport.ForMerged(m).MarkdownDocument())
-	case "json":
-		return document.WriteJSON(opts.Out, m)
-	case "csv":
-		return document.WriteCSV(opts.Out, abreport.ForMerged(m).CSVTables()...)
-	}
-	return terminal.WriteText(opts.Out, abreport.ForMerged(m).Document())
+	return abreport.WriteMerged(opts.Out, opts.Format, m)
 }

@@ -62,7 +62,7 @@ beyond their intervals (docs/ab.md "Shards"). benchfmt is per journal.`,
 			if len(args) > 1 || len(args) == 1 && isDir(args[0]) {
 				opts.Journal, opts.Journals = "", args
 			}
-			if err := checkFormat(opts.Format); err != nil {
+			if err := abreport.CheckFormat(opts.Format); err != nil {
 				return &usageError{cmd: cmd, err: fmt.Errorf("report: %w", err)}
 			}
 			if runF != nil {
@@ -104,5 +104,5 @@ func reportRun(opts *ReportOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return writeReport(opts.Out, reportFormat{Format: opts.Format, Redact: opts.Redact, AA: a.AA}, a, j)
+	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: a.AA}, a, j)
 }
