@@ -425,7 +425,7 @@ func (opts *AbOptions) gitArm(ref string) (journal.Arm, error) {
 	}
 	opts.Repo = repo
 	if opts.Run == "" {
-		return journal.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, RecipeFile)
+		return journal.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, campaign.RecipeFile)
 	}
 	sha, err := campaign.ResolveRef(repo, ref)
 	if err != nil {
@@ -452,7 +452,7 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 	if err != nil {
 		return nil // not a repository: no recipe
 	}
-	path := filepath.Join(root, RecipeFile)
+	path := filepath.Join(root, campaign.RecipeFile)
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
@@ -460,7 +460,7 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
 		return nil
 	}
-	r, err := LoadRecipe(path)
+	r, err := campaign.LoadRecipe(path)
 	if err != nil {
 		return err
 	}

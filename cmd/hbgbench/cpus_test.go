@@ -245,8 +245,8 @@ func TestRecipeCpus(t *testing.T) {
 	pinnable(t)
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", RecipeFile)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", campaign.RecipeFile)
 	gitT(t, repo, "commit", "-q", "-m", "recipe pins CPU 0")
 	cache := t.TempDir()
 	for _, tc := range []struct {
