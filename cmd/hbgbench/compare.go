@@ -22,14 +22,14 @@ type CompareOptions struct {
 	Redact     bool
 }
 
-// NewCmdCompare builds the compare command. runF replaces compareRun in
-// tests; nil means compareRun.
+// NewCmdCompare builds the compare command; argv is the command line, for
+// the report. runF replaces compareRun in tests; nil means compareRun.
 //
 // Its flag parsing is its own: --base and --head each take every argument
 // up to the next flag, so that `--base old/*.log --head new/*.log` works as
 // the shell expands it. The other flags are cobra's.
-func NewCmdCompare(runF func(*CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{Config: journal.DefaultConfig()}
+func NewCmdCompare(argv []string, runF func(*CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{Argv: argv, Config: journal.DefaultConfig()}
 	var margin string
 	var keepFirst bool
 	var baseHelp, headHelp []string
@@ -93,9 +93,6 @@ passes only: no interval can be computed honestly.`,
 				return usage("%v", err)
 			}
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if opts.Argv == nil {
-				opts.Argv = commandLine
-			}
 			if runF != nil {
 				return runF(opts)
 			}

@@ -362,7 +362,7 @@ func TestAbGitInterruptDuringBuild(t *testing.T) {
 // TestAaGitRef: aa's help says ARM may be a git ref run with --run, and it
 // is: both sides are that ref's commit, built once and run in its worktree.
 func TestAaGitRef(t *testing.T) {
-	aa := NewCmdAb(true, nil)
+	aa := NewCmdAA(nil, nil)
 	assert.Contains(t, aa.Long, "a git ref of --repo built\nwith --build and run with --run")
 	assert.Contains(t, aa.Example, "hbgbench aa main --build make --run './run.sh {rounds} {out}'")
 

@@ -30,8 +30,7 @@ func main() {
 // success, 1 on a clear error, 2 on a usage error or a setting that is not
 // implemented yet.
 func run(args []string, stdout, stderr io.Writer) int {
-	commandLine = append([]string{"hbgbench"}, args...)
-	root := newRootCmd()
+	root := newRootCmd(append([]string{"hbgbench"}, args...))
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -58,7 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func newRootCmd() *cobra.Command {
+// newRootCmd builds hbgbench's command tree; argv is its command line,
+// which ab, aa and compare write into their journals and reports.
+func newRootCmd(argv []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hbgbench",
 		Short: "Run simpler's runtime or its embedded model, and compare arms",
@@ -79,12 +80,9 @@ embedded model of the host_build_graph bind path once (harness).`,
 	})
 	root.Version = buildinfo.Read().Program("hbgbench")
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdReport(nil), NewCmdCompare(nil), NewCmdHarness(nil), newCmdChild())
+	root.AddCommand(NewCmdAb(argv, nil), NewCmdAA(argv, nil), NewCmdReport(nil), NewCmdCompare(argv, nil), NewCmdHarness(nil), newCmdChild())
 	return root
 }
-
-// commandLine is the command line run was given, for journals and reports.
-var commandLine []string
 
 // usageError is a command-line mistake: exit status 2 and a usage hint.
 type usageError struct {

@@ -30,7 +30,7 @@ func FuzzRecipe(f *testing.F) {
 			}
 			return
 		}
-		cmd := NewCmdAb(false, func(*AbOptions) error { return nil })
+		cmd := NewCmdAb(nil, func(*AbOptions) error { return nil })
 		_, _, _ = applyRecipe(cmd, r, p)
 	})
 }
