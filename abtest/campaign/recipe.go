@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,4 +168,44 @@ func share(v any) string {
 		return fmt.Sprint(x)
 	}
 	return ""
+}
+
+// FindRecipe returns the recipe of the repository of repo ("": the
+// current directory's) and its path; none outside a repository or without
+// a RecipeFile. A recipe configures the campaigns of its repository's
+// commits: it applies only when an arm is a git ref (gitRef), its [env]
+// reaching only those arms, never to embedded or command arms alone; then
+// FindRecipe says on warn that it is not applied.
+func FindRecipe(repo string, gitRef bool, warn io.Writer) (*Recipe, string, error) {
+	if repo == "" {
+		repo = "."
+	}
+	root, err := RepoRoot(repo)
+	if err != nil {
+		return nil, "", nil // not a repository: no recipe
+	}
+	path := filepath.Join(root, RecipeFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", nil
+	}
+	if !gitRef {
+		fmt.Fprintf(warn, "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
+		return nil, "", nil
+	}
+	r, err := LoadRecipe(path)
+	return r, path, err
+}
+
+// EnvSwitches returns the recipe's [env] as KEY=VALUE switches sorted by
+// key; path names the recipe in an error.
+func (r *Recipe) EnvSwitches(path string) ([]string, error) {
+	keys := slices.Sorted(maps.Keys(r.Env))
+	var env []string
+	for _, k := range keys {
+		if k == "" || strings.Contains(k, "=") {
+			return nil, &RecipeError{File: path, Key: "env", Msg: fmt.Sprintf("%q is not a variable name", k)}
+		}
+		env = append(env, k+"="+r.Env[k])
+	}
+	return env, nil
 }

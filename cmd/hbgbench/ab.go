@@ -3,20 +3,24 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/progress"
+	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -215,9 +219,6 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 	if opts.Config.Metric == metricList {
 		return listMetrics(cmd.OutOrStdout())
 	}
-	usage := func(format string, a ...any) error {
-		return &usageError{cmd: cmd, err: fmt.Errorf(cmd.Name()+": "+format, a...)}
-	}
 	if len(args) == 1 { // aa's ARM
 		opts.Base = args[0]
 	}
@@ -227,7 +228,7 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 	fl := cmd.Flags()
 	if opts.keepFirst {
 		if fl.Changed("cold") {
-			return usage("give --cold or --keep-first, not both")
+			return usagef(cmd, "give --cold or --keep-first, not both")
 		}
 		opts.Config.Cold = 0
 	}
@@ -235,48 +236,48 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 	opts.Given = map[string]string{}
 	fl.Visit(func(f *pflag.Flag) { opts.Given[f.Name] = f.Value.String() })
 	var err error
-	if opts.Config.Margin, err = parseShare(opts.margin); err != nil {
-		return usage("--margin %v", err)
+	if opts.Config.Margin, err = journal.ParseShare(opts.margin); err != nil {
+		return usagef(cmd, "--margin %v", err)
 	}
-	if opts.Config.MaxFail, err = parseShare(opts.maxFail); err != nil {
-		return usage("--max-fail %v", err)
+	if opts.Config.MaxFail, err = journal.ParseShare(opts.maxFail); err != nil {
+		return usagef(cmd, "--max-fail %v", err)
 	}
 	opts.SeedSet = fl.Changed("seed")
 	if opts.Trials > 0 {
 		if fl.Changed("rounds") {
-			return usage("give --rounds or --trials, not both")
+			return usagef(cmd, "give --rounds or --trials, not both")
 		}
 		opts.Config.Rounds = (opts.Trials + opts.Config.Block - 1) / opts.Config.Block
 	}
 	if err := untilDecided(cmd, opts); err != nil {
-		return usage("%v", err)
+		return usagef(cmd, "%v", err)
 	}
 	if len(args) == 1 {
 		if opts.BaseCmd != "" {
-			return usage("give ARM or --cmd, not both")
+			return usagef(cmd, "give ARM or --cmd, not both")
 		}
 		opts.Given["arm"] = args[0]
 	}
 	if err := abreport.CheckFormat(opts.Format); err != nil {
-		return usage("%v", err)
+		return usagef(cmd, "%v", err)
 	}
 	if err := opts.resolveShard(); err != nil {
-		return usage("%v", err)
+		return usagef(cmd, "%v", err)
 	}
 	if err := opts.CheckNamed(); err != nil {
-		return usage("%v", err)
+		return usagef(cmd, "%v", err)
 	}
 	switch opts.FailOn {
 	case "", "slower", "change":
 	default:
-		return usage("--fail-on %q: want slower or change", opts.FailOn)
+		return usagef(cmd, "--fail-on %q: want slower or change", opts.FailOn)
 	}
 	if opts.Config.BlockStat == "" {
 		opts.Config.BlockStat = journal.DefaultBlockStat(opts.Config.Block, opts.Config.Cold)
 	}
 	if !opts.Resume {
 		if err := opts.Config.Validate(); err != nil {
-			return usage("%w", err)
+			return usagef(cmd, "%w", err)
 		}
 	}
 	opts.Terminal = progress.Terminal(opts.Err)
@@ -285,20 +286,6 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 		return runF(opts)
 	}
 	return abRun(opts)
-}
-
-// parseShare reads "1%" or "0.01" as 0.01.
-func parseShare(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	scale := 1.0
-	if p, ok := strings.CutSuffix(t, "%"); ok {
-		t, scale = p, 0.01
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q: want a share such as 1%% or 0.01", s)
-	}
-	return v * scale, nil
 }
 
 // resolveShard reads --shard and --campaign: both or neither.
@@ -323,30 +310,15 @@ func (opts *AbOptions) resolveShard() error {
 	return err
 }
 
-// loadRecipe applies the repository's hbgbench.toml to the flags the
-// command line left unset, and says so. A recipe configures the campaigns
-// of its repository's commits: it applies only when an arm is a git ref
-// (its [env] reaches only those arms), never to embedded or command arms
-// alone, nor with --no-recipe. A resumed campaign takes its settings from
-// its journal instead.
+// loadRecipe applies the repository's hbgbench.toml (campaign.FindRecipe)
+// to the flags the command line left unset, and says so. A resumed
+// campaign takes its settings from its journal instead.
 func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
 	if opts.Resume || opts.NoRecipe {
 		return nil
 	}
-	root, err := campaign.RepoRoot(cmp.Or(opts.Repo, "."))
-	if err != nil {
-		return nil // not a repository: no recipe
-	}
-	path := filepath.Join(root, campaign.RecipeFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	if !opts.NamesGitRef() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
-		return nil
-	}
-	r, err := campaign.LoadRecipe(path)
-	if err != nil {
+	r, path, err := campaign.FindRecipe(opts.Repo, opts.NamesGitRef(), cmd.ErrOrStderr())
+	if r == nil || err != nil {
 		return err
 	}
 	if opts.RecipeSet, opts.RecipeEnv, err = applyRecipe(cmd, r, path); err != nil {
@@ -364,11 +336,8 @@ const metricList = "list"
 
 // listMetrics prints every metric --metric takes: name, unit, family.
 func listMetrics(w io.Writer) error {
-	ew := &document.ErrWriter{W: w}
-	for _, l := range metric.MetricList() {
-		ew.Printf("%s\n", l)
-	}
-	return ew.Err
+	_, err := fmt.Fprintln(w, strings.Join(metric.MetricList(), "\n"))
+	return err
 }
 
 // defaultLookEvery is --look-every's default: a look every 5 rounds.
@@ -414,3 +383,174 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 // defaultMaxRounds is --max-rounds' default when neither it nor --rounds
 // is given: four times the default fixed design's rounds.
 const defaultMaxRounds = 40
+
+// A Session is an open campaign as abRun drives it: a *campaign.Session
+// (openCampaign), or a fake in tests.
+type Session interface {
+	Opened() (h journal.Header, journalPath string)
+	TotalBlocks() int
+	Run(context.Context) error
+	Read() (*journal.Journal, error) // what the campaign journaled
+	Close()
+}
+
+// openCampaign opens the campaign of o (campaign.Open).
+func openCampaign(ctx context.Context, o campaign.Options) (Session, error) {
+	s, err := campaign.Open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return liveSession{s}, nil
+}
+
+// liveSession is a *campaign.Session as a Session.
+type liveSession struct{ *campaign.Session }
+
+func (s liveSession) Opened() (journal.Header, string) { return s.Header, s.Journal }
+
+func (s liveSession) Read() (*journal.Journal, error) { return journal.ReadJournal(s.Journal) }
+
+// signalContext is cancelled by SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// abRun opens the campaign, runs it, analyses what it journaled and
+// writes the report; exitPolicy says how the run ends.
+func abRun(opts *AbOptions) error {
+	ctx, stop := opts.Context()
+	defer stop()
+	if err := opts.ArmSpecs.Resolve(&opts.Options); err != nil {
+		return &usageError{err: err}
+	}
+	var bar *progress.Line
+	opts.watch(&bar)
+	s, err := opts.Open(ctx, opts.Options)
+	if err != nil {
+		end := exitPolicy(err, nil, opts, "")
+		fmt.Fprint(opts.Err, end.before)
+		return end.err(err)
+	}
+	defer s.Close()
+	h, path := s.Opened()
+	campaign.Announce(opts.Err, h, path)
+	if opts.Terminal {
+		bar = progress.StartOn(opts.Err, progress.Options{Program: "hbgbench", Unit: "blocks",
+			Total: int64(s.TotalBlocks()), Every: time.Second})
+	}
+	runErr := s.Run(ctx)
+	bar.Finish()
+
+	j, err := s.Read()
+	if err != nil {
+		return cmp.Or(runErr, err)
+	}
+	a := analysis.Analyze(j)
+	end := exitPolicy(runErr, a, opts, path)
+	fmt.Fprint(opts.Err, end.before)
+	if end.report {
+		err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}, a, j)
+		if err != nil && end.code != exitFailed {
+			return err
+		}
+	}
+	fmt.Fprint(opts.Err, end.after)
+	return end.err(runErr)
+}
+
+// watch sets the campaign's progress callbacks: the progress line on a
+// terminal (*bar, once abRun starts it), else a line per round.
+func (opts *AbOptions) watch(bar **progress.Line) {
+	if opts.Terminal {
+		opts.Progress = func(done, total int, label string) { (*bar).Set(int64(done), label) }
+		return
+	}
+	start := time.Now()
+	opts.RoundDone = func(r journal.RoundRecord, total int) {
+		fmt.Fprintf(opts.Err, "hbgbench: round %d of %d %s (%s)\n", r.Round, total, r.Status, time.Since(start).Round(time.Second))
+	}
+}
+
+// Exit statuses of ab and aa.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // an error, which main prints (and maps, as it does any)
+	exitUsage       = 2   // settings that cannot run
+	exitFailOn      = 3   // --fail-on matched a verdict, or --expect-same-work a difference
+	exitInterrupted = 130 // SIGINT or SIGTERM: the partial report was printed
+)
+
+// An ending is how an ab or aa run ends: its exit status, whether it
+// prints the report, and what it says on stderr before the report (why
+// it is partial) and after it.
+type ending struct {
+	code          int
+	report        bool
+	before, after string
+}
+
+// exitPolicy decides how an ab or aa run ends from how the campaign ended
+// (err: Open's, or Run's once it opened), its analysis (nil when it did
+// not open) and the options; journalPath is the campaign's journal, for
+// the hints that name it.
+func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath string) ending {
+	var se *campaign.SettingsError
+	switch {
+	case a == nil && errors.Is(err, campaign.ErrInterrupted):
+		return ending{code: exitInterrupted, before: "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed\n"}
+	case a == nil && errors.As(err, &se):
+		return ending{code: exitUsage}
+	case errors.Is(err, campaign.ErrInterrupted):
+		return ending{code: exitInterrupted, report: true, before: fmt.Sprintf(
+			"hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n", opts.command(), journalPath)}
+	case err != nil:
+		// What ran is reported, if a round completed; the error follows.
+		return ending{code: exitFailed, report: a != nil && a.Complete > 0}
+	}
+	end := ending{code: exitOK, report: true}
+	if n := a.SettleRounds(); n > 0 {
+		end.after = fmt.Sprintf("hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
+			opts.command(), runtimeharness.ShellQuote(journalPath), n)
+	}
+	for _, v := range a.Views() {
+		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {
+			end.code = exitFailOn
+			end.after += fmt.Sprintf("hbgbench: --expect-same-work: %s\n", abreport.For(v).SameWorkLine())
+			return end
+		}
+	}
+	// Under --per-rank every rank's verdict counts, and with more than
+	// two arms every arm's: a regression on one fails the gate.
+	for _, v := range a.Views() {
+		for _, p := range v.PrimaryResults() {
+			if (opts.FailOn == "slower" && metric.IsIncrease(p.Verdict)) ||
+				(opts.FailOn == "change" && (metric.IsIncrease(p.Verdict) || metric.IsDecrease(p.Verdict))) {
+				end.code = exitFailOn
+				return end
+			}
+		}
+	}
+	return end
+}
+
+// err is what abRun returns for an ending: nil, cause itself for main to
+// print, cause as a usage error, or the exit status alone.
+func (e ending) err(cause error) error {
+	switch e.code {
+	case exitOK:
+		return nil
+	case exitFailed:
+		return cause
+	case exitUsage:
+		return &usageError{err: cause}
+	}
+	return &exitError{code: e.code}
+}
+
+// command is the subcommand the campaign runs under: ab or aa.
+func (opts *AbOptions) command() string {
+	if opts.AA {
+		return "aa"
+	}
+	return "ab"
+}

@@ -94,6 +94,11 @@ func (e *usageError) Error() string { return e.err.Error() }
 
 func (e *usageError) Unwrap() error { return e.err }
 
+// usagef is a usage error of cmd, its message prefixed with cmd's name.
+func usagef(cmd *cobra.Command, format string, a ...any) error {
+	return &usageError{cmd: cmd, err: fmt.Errorf(cmd.Name()+": "+format, a...)}
+}
+
 // exitError ends the program with code; its messages are already printed.
 type exitError struct{ code int }
 
@@ -108,4 +113,23 @@ func isFlagError(err error) bool {
 		}
 	}
 	return false
+}
+
+// newCmdChild is the hidden subcommand an EmbeddedRunner re-executes this
+// binary with: it runs the model in a fresh process, the log on fd 3.
+func newCmdChild() *cobra.Command {
+	return &cobra.Command{
+		Use:                runtimeharness.ChildCommand,
+		Short:              "Run the embedded model for a parent hbgbench (internal)",
+		Example:            "  (started by hbgbench itself)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code := runtimeharness.ChildMain(args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
@@ -33,17 +32,11 @@ func applyRecipe(cmd *cobra.Command, r *campaign.Recipe, path string) (set []str
 		}
 	}
 	if !cmd.Flags().Changed("env") && len(r.Env) > 0 {
-		keys := make([]string, 0, len(r.Env))
-		for k := range r.Env {
-			keys = append(keys, k)
+		if env, err = r.EnvSwitches(path); err != nil {
+			return nil, nil, err
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if k == "" || strings.Contains(k, "=") {
-				return nil, nil, &campaign.RecipeError{File: path, Key: "env", Msg: fmt.Sprintf("%q is not a variable name", k)}
-			}
-			env = append(env, k+"="+r.Env[k])
-			set = append(set, fmt.Sprintf("env %s=%s (git arms only)", k, r.Env[k]))
+		for _, kv := range env {
+			set = append(set, "env "+kv+" (git arms only)")
 		}
 	}
 	return set, env, nil
