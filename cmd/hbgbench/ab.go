@@ -71,8 +71,8 @@ func newAbOptions(argv []string) *AbOptions {
 	return opts
 }
 
-// NewCmdAb builds the ab command. runF replaces abRun in tests; nil means
-// abRun.
+// NewCmdAb builds the ab command; argv is the command line, for the
+// journal and the report. runF replaces abRun in tests; nil means abRun.
 func NewCmdAb(argv []string, runF func(*AbOptions) error) *cobra.Command {
 	opts := newAbOptions(argv)
 	cmd := &cobra.Command{
