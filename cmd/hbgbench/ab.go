@@ -1,13 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,95 +19,62 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
-	"github.com/hbgkit/hbgkit/internal/document"
 	"github.com/hbgkit/hbgkit/internal/progress"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// Exit statuses of ab and aa beyond 0, 1 and 2.
-const (
-	exitFailOn      = 3   // --fail-on matched the verdict
-	exitInterrupted = 130 // SIGINT: the partial report was printed
-)
-
-// AbOptions are the settings of one `hbgbench ab` or `hbgbench aa` run.
+// AbOptions are the settings of one `hbgbench ab` or `hbgbench aa` run:
+// the campaign to open (its arms resolved from ArmSpecs when it runs), how
+// to report it, and what abRun reaches the world through (Open, Context,
+// Out and Err), which tests replace.
 type AbOptions struct {
+	campaign.Options
+	campaign.ArmSpecs
+
 	Out, Err io.Writer
-	Argv     []string // the command line, for the journal and the report
+	// Open opens the campaign: openCampaign, or a fake session in tests.
+	Open func(context.Context, campaign.Options) (Session, error)
+	// Context is cancelled to stop the campaign: signalContext, on SIGINT
+	// or SIGTERM.
+	Context func() (context.Context, context.CancelFunc)
+	// Terminal shows the campaign's progress line on Err
+	// (internal/progress); set when Err is a terminal.
+	Terminal bool
 
-	AA      bool // hbgbench aa: one arm on both sides
-	Base    string
-	Head    string
-	BaseCmd string
-	HeadCmd string
-	Dir     string // working directory of command arms
-	// Arms (--arm NAME=SPEC), Sweep (--sweep KEY=V1,V2,...) and Baseline
-	// (--baseline NAME): named arms, the first or Baseline the base.
-	Arms     []string
-	Sweep    string
-	Baseline string
-
-	// Git arms: --base and --head name refs of Repo, built with Build and
-	// run with Run in worktrees under Cache.
-	Repo     string
-	Build    string
-	Run      string
-	Cache    string
-	Artifact string
-	Env      []string // KEY=VALUE switches of command and git arms
-	Lock     string   // a lock file held for the whole campaign (a card)
-	// Shard ("I/N") and Campaign make the run shard I of N of campaign
-	// Campaign (docs/ab.md "Shards"); shard is what they resolve to.
-	Shard    string
-	Campaign string
-	shard    *journal.ShardInfo
-	Recipe   string // the hbgbench.toml applied, "" when none
-	// RecipeSet lists what the recipe set ("rounds = 8"), RecipeEnv its
-	// [env] switches, which reach the git arms only.
-	RecipeSet []string
-	RecipeEnv []string
-	NoRecipe  bool // --no-recipe
-
-	Config  journal.Config
-	Trials  int // alternative to --rounds: Trials / Block rounds
-	Seed    uint64
-	SeedSet bool
-	Journal string
-	Resume  bool
-	Format  string
-	Redact  bool // --redact: no host names or absolute paths in the report
-	FailOn  string
+	Trials int // alternative to --rounds: Trials / Block rounds
+	// ShardSpec (--shard I/N) and CampaignID (--campaign) make the run
+	// shard I of N of a campaign (docs/ab.md "Shards"); Options.Shard is
+	// what they resolve to.
+	ShardSpec, CampaignID string
+	NoRecipe              bool // --no-recipe
+	Format                string
+	Redact                bool // --redact: no host names or absolute paths in the report
+	FailOn                string
 	// ExpectSameWork fails the run (exit 3) when the arms did different work.
 	ExpectSameWork bool
-	// Changed names the campaign flags given on the command line, checked
-	// against the journal on --resume.
-	Changed map[string]string
-
-	// Progress shows the campaign's progress line on Err
-	// (internal/progress); set when Err is a terminal.
-	Progress bool
-	// Exe is the binary embedded arms re-execute; "" means this one.
-	Exe string
-	// Interrupt, when set, replaces SIGINT/SIGTERM: the campaign stops when
-	// the channel is closed (tests).
-	Interrupt <-chan struct{}
-
 	// UntilDecided, MaxRounds and LookEvery are --until-decided's flags
 	// (untilDecided wires them to Config).
-	UntilDecided bool
-	MaxRounds    int
-	LookEvery    int
+	UntilDecided         bool
+	MaxRounds, LookEvery int
+
+	margin, maxFail string // --margin and --max-fail as given
+	keepFirst       bool
 }
 
-// NewCmdAb builds the ab command (aa when aa is true). runF replaces abRun
-// in tests; nil means abRun.
-func NewCmdAb(aa bool, runF func(*AbOptions) error) *cobra.Command {
-	opts := &AbOptions{AA: aa, Config: journal.DefaultConfig()}
-	var margin, maxFail string
-	var keepFirst bool
-	var timeout time.Duration
+// newAbOptions are the options of ab and aa before their flags are read;
+// argv is the command line, for the journal and the report.
+func newAbOptions(argv []string) *AbOptions {
+	opts := &AbOptions{Open: openCampaign, Context: signalContext}
+	opts.Config, opts.Argv = journal.DefaultConfig(), argv
+	return opts
+}
+
+// NewCmdAb builds the ab command; argv is the command line, for the
+// journal and the report. runF replaces abRun in tests; nil means abRun.
+func NewCmdAb(argv []string, runF func(*AbOptions) error) *cobra.Command {
+	opts := newAbOptions(argv)
 	cmd := &cobra.Command{
 		Use:   "ab [--base SPEC --head SPEC | --base-cmd CMD --head-cmd CMD] [flags]",
 		Short: "Interleaved A/B campaign between two arms, with a verdict",
@@ -161,52 +128,53 @@ an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --arm main=main --arm pr1=pr1 --arm pr2=pr2 --baseline main
   hbgbench ab --arm run=cmd:'./run.sh {rounds} {out}' --sweep PREWARM=0,4,8`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Config.Metric == metricList {
-				return listMetrics(cmd.OutOrStdout())
-			}
-			if err := loadRecipe(cmd, opts, args); err != nil {
-				return err
-			}
-			if keepFirst {
-				if cmd.Flags().Changed("cold") {
-					return &usageError{cmd: cmd, err: fmt.Errorf("%s: give --cold or --keep-first, not both", cmd.Name())}
-				}
-				opts.Config.Cold = 0
-			}
-			return prepareAb(cmd, args, opts, margin, maxFail, timeout, runF)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return opts.complete(cmd, args, runF) },
 	}
-	if aa {
-		cmd.Use = "aa [ARM] [flags]"
-		cmd.Short = "A/A calibration: one arm twice, its noise and a margin"
-		cmd.Long = `aa runs the campaign of ab with the same arm as base and head: no change
+	f := cmd.Flags()
+	f.StringVar(&opts.Base, "base", "", "base arm: git `REF` or embedded:SPEC")
+	f.StringVar(&opts.Head, "head", "", "head arm: git `REF` or embedded:SPEC")
+	f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
+	f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
+	f.StringArrayVar(&opts.Named, "arm", nil, "named arm `NAME=SPEC`: REF, embedded:.., cmd:CMD")
+	f.StringVar(&opts.Baseline, "baseline", "", "the `NAME` of the base arm (default: the first)")
+	f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `K=V1,V2` (delay_us=0,300)")
+	f.StringVar(&opts.ShardSpec, "shard", "", "run shard `I/N` of --campaign (0/8), --rounds each")
+	f.StringVar(&opts.CampaignID, "campaign", "", "campaign `ID` of the shards ($SLURM_ARRAY_JOB_ID)")
+	campaignFlags(f, opts)
+	return cmd
+}
+
+// NewCmdAA builds the aa command: ab's campaign with one arm, ARM or
+// --cmd, on both sides. runF replaces abRun in tests; nil means abRun.
+func NewCmdAA(argv []string, runF func(*AbOptions) error) *cobra.Command {
+	opts := newAbOptions(argv)
+	opts.AA = true
+	cmd := &cobra.Command{
+		Use:   "aa [ARM] [flags]",
+		Short: "A/A calibration: one arm twice, its noise and a margin",
+		Long: `aa runs the campaign of ab with the same arm as base and head: no change
 is real, so what it measures is the noise. It reports σ_d (the spread of
 one round's log-ratio), the minimum detectable effect of this many rounds,
 and a suggested --margin for ab campaigns on this host. ARM is an embedded
 spec (default embedded:, the default model), a git ref of --repo built
 with --build and run with --run as ab's ref arms are (hbgbench.toml
-supplies them too), or, with --cmd, a command.`
-		cmd.Example = `  hbgbench aa
+supplies them too), or, with --cmd, a command.`,
+		Example: `  hbgbench aa
   hbgbench aa embedded:mirror=retained --rounds 20
   hbgbench aa main --build make --run './run.sh {rounds} {out}'
   hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12
-  hbgbench aa --cpus 1 --rounds 12`
-		cmd.Args = cobra.MaximumNArgs(1)
+  hbgbench aa --cpus 1 --rounds 12`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return opts.complete(cmd, args, runF) },
 	}
-	f := cmd.Flags()
+	cmd.Flags().StringVar(&opts.BaseCmd, "cmd", "", "`CMD` template to run on both sides")
+	campaignFlags(cmd.Flags(), opts)
+	return cmd
+}
+
+// campaignFlags adds the flags ab and aa share to f.
+func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	def := journal.DefaultConfig()
-	if aa {
-		f.StringVar(&opts.BaseCmd, "cmd", "", "`CMD` template to run on both sides")
-	} else {
-		f.StringVar(&opts.Base, "base", "", "base arm: git `REF` or embedded:SPEC")
-		f.StringVar(&opts.Head, "head", "", "head arm: git `REF` or embedded:SPEC")
-		f.StringVar(&opts.BaseCmd, "base-cmd", "", "base arm: shell `CMD` with {rounds} {out}")
-		f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
-		f.StringArrayVar(&opts.Arms, "arm", nil, "named arm `NAME=SPEC`: REF, embedded:.., cmd:CMD")
-		f.StringVar(&opts.Baseline, "baseline", "", "the `NAME` of the base arm (default: the first)")
-		f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `K=V1,V2` (delay_us=0,300)")
-	}
 	f.StringVar(&opts.Dir, "dir", "", "working `DIR` of command arms (default: here)")
 	f.StringVar(&opts.Repo, "repo", "", "git `DIR` of ref arms (default: this one)")
 	f.StringVar(&opts.Build, "build", "", "`CMD` run once per ref in its worktree")
@@ -215,10 +183,6 @@ supplies them too), or, with --cmd, a command.`
 	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
 	f.StringVar(&opts.Lock, "lock", "", "lock `FILE` held while the campaign runs")
-	if !aa {
-		f.StringVar(&opts.Shard, "shard", "", "run shard `I/N` of --campaign (0/8), --rounds each")
-		f.StringVar(&opts.Campaign, "campaign", "", "campaign `ID` of the shards ($SLURM_ARRAY_JOB_ID)")
-	}
 	f.BoolVar(&opts.NoRecipe, "no-recipe", false, "ignore the repository's hbgbench.toml")
 	f.IntVar(&opts.Config.Rounds, "rounds", def.Rounds, "`R` rounds (one block per arm each)")
 	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
@@ -226,15 +190,15 @@ supplies them too), or, with --cmd, a command.`
 	f.IntVar(&opts.Config.Warmup, "warmup", def.Warmup, "`N` blocks per arm before round 1")
 	f.StringVar(&opts.Config.Order, "order", def.Order, "round `order`: rmit, abba, abab")
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
-	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
+	f.BoolVar(&opts.keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
 	f.StringVar(&opts.Config.BlockStat, "block-stat", "", "block `stat`: median, mean, min (min from 6 warm)")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
-	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
-	f.DurationVar(&timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
+	f.StringVar(&opts.margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
+	f.DurationVar(&opts.Config.Timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
 	f.IntVar(&opts.Config.Retries, "retries", def.Retries, "`N` more tries of a failed block")
-	f.StringVar(&maxFail, "max-fail", "10%", "abort past this `share` dropped")
+	f.StringVar(&opts.maxFail, "max-fail", "10%", "abort past this `share` dropped")
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
 	f.StringVar(&opts.Config.CPUs, "cpus", "", "pin all blocks to CPUs `LIST` (0, 0-1, 0,2-3)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
@@ -247,82 +211,77 @@ supplies them too), or, with --cmd, a command.`
 	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
 	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (--rounds or 40)")
 	f.IntVar(&opts.LookEvery, "look-every", defaultLookEvery, "`K` rounds between --until-decided's looks")
-	return cmd
 }
 
-// parseShare reads "1%" or "0.01" as 0.01.
-func parseShare(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	scale := 1.0
-	if p, ok := strings.CutSuffix(t, "%"); ok {
-		t, scale = p, 0.01
+// complete fills the options from the flags, the recipe and aa's ARM,
+// refuses what cannot run before any work, and runs runF (nil: abRun).
+func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*AbOptions) error) error {
+	if opts.Config.Metric == metricList {
+		return listMetrics(cmd.OutOrStdout())
 	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q: want a share such as 1%% or 0.01", s)
+	if len(args) == 1 { // aa's ARM
+		opts.Base = args[0]
 	}
-	return v * scale, nil
-}
-
-func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFail string,
-	timeout time.Duration, runF func(*AbOptions) error) error {
-	usage := func(format string, a ...any) error {
-		return &usageError{cmd: cmd, err: fmt.Errorf(cmd.Name()+": "+format, a...)}
+	if err := loadRecipe(cmd, opts); err != nil {
+		return err
+	}
+	fl := cmd.Flags()
+	if opts.keepFirst {
+		if fl.Changed("cold") {
+			return usagef(cmd, "give --cold or --keep-first, not both")
+		}
+		opts.Config.Cold = 0
 	}
 	opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if opts.Argv == nil {
-		opts.Argv = commandLine
-	}
-	opts.Changed = map[string]string{}
-	cmd.Flags().Visit(func(fl *pflag.Flag) { opts.Changed[fl.Name] = fl.Value.String() })
+	opts.Given = map[string]string{}
+	fl.Visit(func(f *pflag.Flag) { opts.Given[f.Name] = f.Value.String() })
 	var err error
-	if opts.Config.Margin, err = parseShare(margin); err != nil {
-		return usage("--margin %v", err)
+	if opts.Config.Margin, err = journal.ParseShare(opts.margin); err != nil {
+		return usagef(cmd, "--margin %v", err)
 	}
-	if opts.Config.MaxFail, err = parseShare(maxFail); err != nil {
-		return usage("--max-fail %v", err)
+	if opts.Config.MaxFail, err = journal.ParseShare(opts.maxFail); err != nil {
+		return usagef(cmd, "--max-fail %v", err)
 	}
-	opts.Config.Timeout = timeout
-	opts.SeedSet = cmd.Flags().Changed("seed")
+	opts.SeedSet = fl.Changed("seed")
 	if opts.Trials > 0 {
-		if cmd.Flags().Changed("rounds") {
-			return usage("give --rounds or --trials, not both")
+		if fl.Changed("rounds") {
+			return usagef(cmd, "give --rounds or --trials, not both")
 		}
 		opts.Config.Rounds = (opts.Trials + opts.Config.Block - 1) / opts.Config.Block
 	}
 	if err := untilDecided(cmd, opts); err != nil {
-		return usage("%v", err)
+		return usagef(cmd, "%v", err)
 	}
-	if opts.AA && len(args) == 1 {
+	if len(args) == 1 {
 		if opts.BaseCmd != "" {
-			return usage("give ARM or --cmd, not both")
+			return usagef(cmd, "give ARM or --cmd, not both")
 		}
-		opts.Base = args[0]
-		opts.Changed["arm"] = args[0]
+		opts.Given["arm"] = args[0]
 	}
-	if err := checkFormat(opts.Format); err != nil {
-		return usage("%v", err)
+	if err := abreport.CheckFormat(opts.Format); err != nil {
+		return usagef(cmd, "%v", err)
 	}
 	if err := opts.resolveShard(); err != nil {
-		return usage("%v", err)
+		return usagef(cmd, "%v", err)
 	}
-	if err := opts.checkNamedArmFlags(); err != nil {
-		return usage("%v", err)
+	if err := opts.CheckNamed(); err != nil {
+		return usagef(cmd, "%v", err)
 	}
 	switch opts.FailOn {
 	case "", "slower", "change":
 	default:
-		return usage("--fail-on %q: want slower or change", opts.FailOn)
+		return usagef(cmd, "--fail-on %q: want slower or change", opts.FailOn)
 	}
 	if opts.Config.BlockStat == "" {
 		opts.Config.BlockStat = journal.DefaultBlockStat(opts.Config.Block, opts.Config.Cold)
 	}
 	if !opts.Resume {
 		if err := opts.Config.Validate(); err != nil {
-			return &usageError{cmd: cmd, err: fmt.Errorf("%s: %w", cmd.Name(), err)}
+			return usagef(cmd, "%w", err)
 		}
 	}
-	opts.Progress = progress.Terminal(opts.Err)
+	opts.Terminal = progress.Terminal(opts.Err)
+	opts.Version, opts.Warn = buildinfo.Read().String(), opts.Err
 	if runF != nil {
 		return runF(opts)
 	}
@@ -332,136 +291,34 @@ func prepareAb(cmd *cobra.Command, args []string, opts *AbOptions, margin, maxFa
 // resolveShard reads --shard and --campaign: both or neither.
 func (opts *AbOptions) resolveShard() error {
 	switch {
-	case opts.Shard == "" && opts.Campaign == "":
+	case opts.ShardSpec == "" && opts.CampaignID == "":
 		return nil
-	case opts.Shard == "":
-		return fmt.Errorf("--campaign %s: give --shard I/N as well (a campaign id names a campaign split into shards)", opts.Campaign)
-	case opts.Campaign == "":
-		return fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", opts.Shard)
+	case opts.ShardSpec == "":
+		return fmt.Errorf("--campaign %s: give --shard I/N as well (a campaign id names a campaign split into shards)", opts.CampaignID)
+	case opts.CampaignID == "":
+		return fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", opts.ShardSpec)
 	}
-	i, n, err := journal.ParseShard(opts.Shard)
+	i, n, err := journal.ParseShard(opts.ShardSpec)
 	if err != nil {
 		return err
 	}
-	if _, ok := opts.Changed["until-decided"]; ok {
+	if _, ok := opts.Given["until-decided"]; ok {
 		// A shard sees only its own rounds (docs/ab.md "Shards").
 		return fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
 	}
-	opts.shard, err = journal.NewShard(opts.Campaign, i, n, opts.Seed, opts.SeedSet)
+	opts.Shard, err = journal.NewShard(opts.CampaignID, i, n, opts.Seed, opts.SeedSet)
 	return err
 }
 
-// arms resolves the two arms from the options.
-func (opts *AbOptions) arms() ([2]journal.Arm, error) {
-	var arms [2]journal.Arm
-	one := opts.armOf
-	if opts.AA {
-		a, ok, err := one(opts.Base, opts.BaseCmd, "arm")
-		if err != nil {
-			return arms, err
-		}
-		if !ok {
-			a, _ = journal.ParseEmbedded("embedded:")
-		}
-		return [2]journal.Arm{a, a}, nil
-	}
-	b, okB, err := one(opts.Base, opts.BaseCmd, "base")
-	if err != nil {
-		return arms, err
-	}
-	h, okH, err := one(opts.Head, opts.HeadCmd, "head")
-	if err != nil {
-		return arms, err
-	}
-	switch {
-	case !okB && !okH:
-		b, _ = journal.ParseEmbedded(journal.DefaultBase.Spec)
-		h, _ = journal.ParseEmbedded(journal.DefaultHead.Spec)
-	case !okB || !okH:
-		return arms, errors.New("give both arms (--base and --head, or --base-cmd and --head-cmd), or none for the embedded default")
-	}
-	for _, a := range []*journal.Arm{&b, &h} {
-		if a.Kind == journal.KindCommand {
-			a.Env = opts.Env
-		}
-	}
-	return [2]journal.Arm{b, h}, nil
-}
-
-// armOf is the arm of --base or --head (spec) or of --base-cmd or
-// --head-cmd (command); false when neither is given.
-func (opts *AbOptions) armOf(spec, command, side string) (journal.Arm, bool, error) {
-	switch {
-	case spec != "" && command != "":
-		return journal.Arm{}, false, fmt.Errorf("%s: give an embedded spec or a command, not both", side)
-	case command != "":
-		a, err := journal.CommandArm(command)
-		return a, true, err
-	case strings.HasPrefix(spec, "embedded:"):
-		a, err := journal.ParseEmbedded(spec)
-		return a, true, err
-	case spec != "":
-		a, err := opts.gitArm(spec)
-		return a, true, err
-	}
-	return journal.Arm{}, false, nil
-}
-
-// repoRoot returns the repository of ref arms: --repo, else the one of
-// the current directory.
-func (opts *AbOptions) repoRoot() (string, error) {
-	dir := opts.Repo
-	if dir == "" {
-		dir = "."
-	}
-	return campaign.RepoRoot(dir)
-}
-
-// gitArm resolves a ref to its commit before anything runs.
-func (opts *AbOptions) gitArm(ref string) (journal.Arm, error) {
-	repo, err := opts.repoRoot()
-	if err != nil {
-		return journal.Arm{}, err
-	}
-	opts.Repo = repo
-	if opts.Run == "" {
-		return journal.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, RecipeFile)
-	}
-	sha, err := campaign.ResolveRef(repo, ref)
-	if err != nil {
-		return journal.Arm{}, err
-	}
-	env := opts.Env
-	if len(env) == 0 {
-		env = opts.RecipeEnv
-	}
-	return journal.GitArm(ref, sha, opts.Build, opts.Run, env)
-}
-
-// loadRecipe applies the repository's hbgbench.toml to the flags the
-// command line left unset, and says so. A recipe configures the campaigns
-// of its repository's commits: it applies only when an arm is a git ref
-// (its [env] reaches only those arms), never to embedded or command arms
-// alone, nor with --no-recipe. A resumed campaign takes its settings from
-// its journal instead.
-func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
+// loadRecipe applies the repository's hbgbench.toml (campaign.FindRecipe)
+// to the flags the command line left unset, and says so. A resumed
+// campaign takes its settings from its journal instead.
+func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
 	if opts.Resume || opts.NoRecipe {
 		return nil
 	}
-	root, err := opts.repoRoot()
-	if err != nil {
-		return nil // not a repository: no recipe
-	}
-	path := filepath.Join(root, RecipeFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	if !refArms(opts, args) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
-		return nil
-	}
-	r, err := LoadRecipe(path)
-	if err != nil {
+	r, path, err := campaign.FindRecipe(opts.Repo, opts.NamesGitRef(), cmd.ErrOrStderr())
+	if r == nil || err != nil {
 		return err
 	}
 	if opts.RecipeSet, opts.RecipeEnv, err = applyRecipe(cmd, r, path); err != nil {
@@ -474,189 +331,13 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions, args []string) error {
 	return nil
 }
 
-// refArms reports whether the command line names a git ref as an arm:
-// --base or --head (ab), ARM (aa) that is not an embedded spec.
-func refArms(opts *AbOptions, args []string) bool {
-	specs := []string{opts.Base, opts.Head}
-	for _, s := range opts.Arms {
-		if _, spec, ok := strings.Cut(s, "="); ok && !strings.HasPrefix(spec, journal.CommandPrefix) {
-			specs = append(specs, spec)
-		}
-	}
-	if opts.AA && len(args) == 1 {
-		specs = append(specs, args[0])
-	}
-	for _, s := range specs {
-		if s != "" && !strings.HasPrefix(s, "embedded:") {
-			return true
-		}
-	}
-	return false
-}
-
-// abRun runs (or resumes) the campaign, then writes its report.
-func abRun(opts *AbOptions) error {
-	ctx, stop := opts.context()
-	defer stop()
-	var arms [2]journal.Arm
-	var all []journal.Arm
-	var err error
-	if opts.namedArmFlags() {
-		all, err = opts.namedArms()
-		if len(all) >= 2 {
-			arms = [2]journal.Arm{all[0], all[1]}
-		}
-	} else {
-		arms, err = opts.arms()
-	}
-	if err != nil {
-		return &usageError{err: err}
-	}
-	o := campaign.Options{
-		Config: opts.Config, Arms: arms, AllArms: all, AA: opts.AA, Given: opts.Changed, Seed: opts.Seed, SeedSet: opts.SeedSet,
-		Journal: opts.Journal, Resume: opts.Resume, Repo: opts.Repo, Cache: opts.Cache, Artifact: opts.Artifact,
-		Dir: opts.Dir, Lock: opts.Lock, Shard: opts.shard, Recipe: opts.Recipe, RecipeSet: opts.RecipeSet, Exe: opts.Exe, Argv: opts.Argv, Version: buildinfo.Read().String(), Warn: opts.Err,
-	}
-	var bar *progress.Line
-	if opts.Progress {
-		o.Progress = func(done, total int, label string) { bar.Set(int64(done), label) }
-	} else {
-		start := time.Now()
-		o.RoundDone = func(r journal.RoundRecord, total int) {
-			fmt.Fprintf(opts.Err, "hbgbench: round %d of %d %s (%s)\n", r.Round, total, r.Status, time.Since(start).Round(time.Second))
-		}
-	}
-	s, err := campaign.Open(ctx, o)
-	var se *campaign.SettingsError
-	switch {
-	case errors.Is(err, campaign.ErrInterrupted):
-		fmt.Fprintln(opts.Err, "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed")
-		return &exitError{code: exitInterrupted}
-	case errors.As(err, &se):
-		return &usageError{err: err}
-	case err != nil:
-		return err
-	}
-	defer s.Close()
-	h := s.Header
-	labels := make([]string, len(h.ArmList()))
-	for i, a := range h.ArmList() {
-		labels[i] = a.Label()
-		if len(h.AllArms) > 0 {
-			labels[i] = a.Name
-		}
-	}
-	fmt.Fprintf(opts.Err, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
-		strings.Join(labels, " vs "), h.Config.Rounds, h.Config.Block, s.Journal)
-	// What will run, before it runs: a command may come from a recipe.
-	for i, a := range h.ArmList() {
-		switch a.Kind {
-		case journal.KindGit:
-			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
-		case journal.KindCommand:
-			fmt.Fprintf(opts.Err, "hbgbench: each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
-		}
-	}
-	if opts.Progress {
-		bar = progress.StartOn(opts.Err, progress.Options{Program: "hbgbench", Unit: "blocks",
-			Total: int64(s.TotalBlocks()), Every: time.Second})
-	}
-	runErr := s.Run(ctx)
-	bar.Finish()
-
-	j, rerr := journal.ReadJournal(s.Journal)
-	if rerr != nil {
-		if runErr != nil {
-			return runErr
-		}
-		return rerr
-	}
-	a := analysis.Analyze(j)
-	switch {
-	case errors.Is(runErr, campaign.ErrInterrupted):
-		fmt.Fprintf(opts.Err, "hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n",
-			opts.command(), s.Journal)
-		if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
-			return err
-		}
-		return &exitError{code: exitInterrupted}
-	case runErr != nil:
-		if a.Complete > 0 {
-			_ = writeReport(opts.Out, opts.reportOptions(), a, j)
-		}
-		return runErr
-	}
-	if err := writeReport(opts.Out, opts.reportOptions(), a, j); err != nil {
-		return err
-	}
-	extra := 0
-	for _, v := range a.Views() {
-		if p := v.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 {
-			extra = max(extra, p.Extra)
-		}
-	}
-	if extra > 0 && !a.Partial {
-		fmt.Fprintf(opts.Err, "hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
-			opts.command(), runtimeharness.ShellQuote(s.Journal), j.Header.Config.Rounds+extra)
-	}
-	for _, v := range a.Views() {
-		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {
-			fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", abreport.For(v).SameWorkLine())
-			return &exitError{code: exitFailOn}
-		}
-	}
-	// Under --per-rank every rank's verdict counts, and with more than
-	// two arms every arm's: a regression on one fails the gate.
-	for _, v := range a.Views() {
-		for _, p := range v.PrimaryResults() {
-			if (opts.FailOn == "slower" && metric.IsIncrease(p.Verdict)) ||
-				(opts.FailOn == "change" && (metric.IsIncrease(p.Verdict) || metric.IsDecrease(p.Verdict))) {
-				return &exitError{code: exitFailOn}
-			}
-		}
-	}
-	return nil
-}
-
-// context is cancelled by SIGINT or SIGTERM (or opts.Interrupt).
-func (opts *AbOptions) context() (context.Context, context.CancelFunc) {
-	if opts.Interrupt != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			select {
-			case <-opts.Interrupt:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		return ctx, cancel
-	}
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
-// command is the subcommand the campaign runs under: ab or aa.
-func (opts *AbOptions) command() string {
-	if opts.AA {
-		return "aa"
-	}
-	return "ab"
-}
-
-// reportOptions are the report settings of the run.
-func (opts *AbOptions) reportOptions() reportFormat {
-	return reportFormat{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}
-}
-
 // metricList is the --metric value that lists the metrics.
 const metricList = "list"
 
 // listMetrics prints every metric --metric takes: name, unit, family.
 func listMetrics(w io.Writer) error {
-	ew := &document.ErrWriter{W: w}
-	for _, l := range metric.MetricList() {
-		ew.Printf("%s\n", l)
-	}
-	return ew.Err
+	_, err := fmt.Fprintln(w, strings.Join(metric.MetricList(), "\n"))
+	return err
 }
 
 // defaultLookEvery is --look-every's default: a look every 5 rounds.
@@ -692,7 +373,7 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 			return fmt.Errorf("--max-rounds %d: want 1 or more rounds", opts.MaxRounds)
 		}
 		opts.Config.Rounds = opts.MaxRounds
-		opts.Changed["rounds"] = strconv.Itoa(opts.MaxRounds)
+		opts.Given["rounds"] = strconv.Itoa(opts.MaxRounds)
 	case !rounds && !opts.Resume:
 		opts.Config.Rounds = defaultMaxRounds
 	}
@@ -702,3 +383,174 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 // defaultMaxRounds is --max-rounds' default when neither it nor --rounds
 // is given: four times the default fixed design's rounds.
 const defaultMaxRounds = 40
+
+// A Session is an open campaign as abRun drives it: a *campaign.Session
+// (openCampaign), or a fake in tests.
+type Session interface {
+	Opened() (h journal.Header, journalPath string)
+	TotalBlocks() int
+	Run(context.Context) error
+	Read() (*journal.Journal, error) // what the campaign journaled
+	Close()
+}
+
+// openCampaign opens the campaign of o (campaign.Open).
+func openCampaign(ctx context.Context, o campaign.Options) (Session, error) {
+	s, err := campaign.Open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return liveSession{s}, nil
+}
+
+// liveSession is a *campaign.Session as a Session.
+type liveSession struct{ *campaign.Session }
+
+func (s liveSession) Opened() (journal.Header, string) { return s.Header, s.Journal }
+
+func (s liveSession) Read() (*journal.Journal, error) { return journal.ReadJournal(s.Journal) }
+
+// signalContext is cancelled by SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// abRun opens the campaign, runs it, analyses what it journaled and
+// writes the report; exitPolicy says how the run ends.
+func abRun(opts *AbOptions) error {
+	ctx, stop := opts.Context()
+	defer stop()
+	if err := opts.ArmSpecs.Resolve(&opts.Options); err != nil {
+		return &usageError{err: err}
+	}
+	var bar *progress.Line
+	opts.watch(&bar)
+	s, err := opts.Open(ctx, opts.Options)
+	if err != nil {
+		end := exitPolicy(err, nil, opts, "")
+		fmt.Fprint(opts.Err, end.before)
+		return end.err(err)
+	}
+	defer s.Close()
+	h, path := s.Opened()
+	campaign.Announce(opts.Err, h, path)
+	if opts.Terminal {
+		bar = progress.StartOn(opts.Err, progress.Options{Program: "hbgbench", Unit: "blocks",
+			Total: int64(s.TotalBlocks()), Every: time.Second})
+	}
+	runErr := s.Run(ctx)
+	bar.Finish()
+
+	j, err := s.Read()
+	if err != nil {
+		return cmp.Or(runErr, err)
+	}
+	a := analysis.Analyze(j)
+	end := exitPolicy(runErr, a, opts, path)
+	fmt.Fprint(opts.Err, end.before)
+	if end.report {
+		err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}, a, j)
+		if err != nil && end.code != exitFailed {
+			return err
+		}
+	}
+	fmt.Fprint(opts.Err, end.after)
+	return end.err(runErr)
+}
+
+// watch sets the campaign's progress callbacks: the progress line on a
+// terminal (*bar, once abRun starts it), else a line per round.
+func (opts *AbOptions) watch(bar **progress.Line) {
+	if opts.Terminal {
+		opts.Progress = func(done, total int, label string) { (*bar).Set(int64(done), label) }
+		return
+	}
+	start := time.Now()
+	opts.RoundDone = func(r journal.RoundRecord, total int) {
+		fmt.Fprintf(opts.Err, "hbgbench: round %d of %d %s (%s)\n", r.Round, total, r.Status, time.Since(start).Round(time.Second))
+	}
+}
+
+// Exit statuses of ab and aa.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // an error, which main prints (and maps, as it does any)
+	exitUsage       = 2   // settings that cannot run
+	exitFailOn      = 3   // --fail-on matched a verdict, or --expect-same-work a difference
+	exitInterrupted = 130 // SIGINT or SIGTERM: the partial report was printed
+)
+
+// An ending is how an ab or aa run ends: its exit status, whether it
+// prints the report, and what it says on stderr before the report (why
+// it is partial) and after it.
+type ending struct {
+	code          int
+	report        bool
+	before, after string
+}
+
+// exitPolicy decides how an ab or aa run ends from how the campaign ended
+// (err: Open's, or Run's once it opened), its analysis (nil when it did
+// not open) and the options; journalPath is the campaign's journal, for
+// the hints that name it.
+func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath string) ending {
+	var se *campaign.SettingsError
+	switch {
+	case a == nil && errors.Is(err, campaign.ErrInterrupted):
+		return ending{code: exitInterrupted, before: "hbgbench: interrupted while building the worktrees; no block ran, the worktrees are removed\n"}
+	case a == nil && errors.As(err, &se):
+		return ending{code: exitUsage}
+	case errors.Is(err, campaign.ErrInterrupted):
+		return ending{code: exitInterrupted, report: true, before: fmt.Sprintf(
+			"hbgbench: interrupted: the block in flight was killed; resume with: hbgbench %s --resume --journal %s\n", opts.command(), journalPath)}
+	case err != nil:
+		// What ran is reported, if a round completed; the error follows.
+		return ending{code: exitFailed, report: a != nil && a.Complete > 0}
+	}
+	end := ending{code: exitOK, report: true}
+	if n := a.SettleRounds(); n > 0 {
+		end.after = fmt.Sprintf("hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
+			opts.command(), runtimeharness.ShellQuote(journalPath), n)
+	}
+	for _, v := range a.Views() {
+		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {
+			end.code = exitFailOn
+			end.after += fmt.Sprintf("hbgbench: --expect-same-work: %s\n", abreport.For(v).SameWorkLine())
+			return end
+		}
+	}
+	// Under --per-rank every rank's verdict counts, and with more than
+	// two arms every arm's: a regression on one fails the gate.
+	for _, v := range a.Views() {
+		for _, p := range v.PrimaryResults() {
+			if (opts.FailOn == "slower" && metric.IsIncrease(p.Verdict)) ||
+				(opts.FailOn == "change" && (metric.IsIncrease(p.Verdict) || metric.IsDecrease(p.Verdict))) {
+				end.code = exitFailOn
+				return end
+			}
+		}
+	}
+	return end
+}
+
+// err is what abRun returns for an ending: nil, cause itself for main to
+// print, cause as a usage error, or the exit status alone.
+func (e ending) err(cause error) error {
+	switch e.code {
+	case exitOK:
+		return nil
+	case exitFailed:
+		return cause
+	case exitUsage:
+		return &usageError{err: cause}
+	}
+	return &exitError{code: e.code}
+}
+
+// command is the subcommand the campaign runs under: ab or aa.
+func (opts *AbOptions) command() string {
+	if opts.AA {
+		return "aa"
+	}
+	return "ab"
+}

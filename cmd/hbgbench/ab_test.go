@@ -171,7 +171,7 @@ func TestAbUsageErrors(t *testing.T) {
 
 func TestAbOptionsFromFlags(t *testing.T) {
 	var got *AbOptions
-	cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+	cmd := NewCmdAb(nil, func(o *AbOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--trials", "40", "--block", "4", "--order", "abab", "--trim", "10",
 		"--margin", "2%", "--max-fail", "0.2", "--timeout", "90s", "--metric", "Gate", "--seed", "9",
 		"--keep-first", "--per-rank", "--block-stat", "mean"})
@@ -191,14 +191,13 @@ func TestAbOptionsFromFlags(t *testing.T) {
 	assert.Equal(t, uint64(9), got.Seed)
 	assert.True(t, got.SeedSet)
 
-	cmd = NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+	cmd = NewCmdAb(nil, func(o *AbOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{}) // not nil: cobra then parses os.Args, the test binary's flags (-update)
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, journal.DefaultConfig(), got.Config)
-	arms, err := got.arms()
-	require.NoError(t, err)
-	assert.Contains(t, arms[0].Spec, "mirror=per_bind")
-	assert.Contains(t, arms[1].Spec, "mirror=retained")
+	require.NoError(t, got.ArmSpecs.Resolve(&got.Options))
+	assert.Contains(t, got.Arms[0].Spec, "mirror=per_bind")
+	assert.Contains(t, got.Arms[1].Spec, "mirror=retained")
 }
 
 // abCmd runs a campaign of two command arms, fast (no warm-up).
@@ -502,7 +501,7 @@ func TestAbSameWorkGuard(t *testing.T) {
 func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
 	parse := func(args ...string) journal.Config {
 		var got *AbOptions
-		cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+		cmd := NewCmdAb(nil, func(o *AbOptions) error { got = o; return nil })
 		cmd.SetArgs(args)
 		require.NoError(t, cmd.Execute())
 		return got.Config

@@ -22,14 +22,14 @@ type CompareOptions struct {
 	Redact     bool
 }
 
-// NewCmdCompare builds the compare command. runF replaces compareRun in
-// tests; nil means compareRun.
+// NewCmdCompare builds the compare command; argv is the command line, for
+// the report. runF replaces compareRun in tests; nil means compareRun.
 //
 // Its flag parsing is its own: --base and --head each take every argument
 // up to the next flag, so that `--base old/*.log --head new/*.log` works as
 // the shell expands it. The other flags are cobra's.
-func NewCmdCompare(runF func(*CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{Config: journal.DefaultConfig()}
+func NewCmdCompare(argv []string, runF func(*CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{Argv: argv, Config: journal.DefaultConfig()}
 	var margin string
 	var keepFirst bool
 	var baseHelp, headHelp []string
@@ -51,15 +51,12 @@ passes only: no interval can be computed honestly.`,
   hbgbench compare --base old.log --head new.log --metric Host`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			usage := func(format string, a ...any) error {
-				return &usageError{cmd: cmd, err: fmt.Errorf("compare: "+format, a...)}
-			}
 			base, head, rest, err := splitLogArgs(args)
 			if err != nil {
-				return usage("%v", err)
+				return usagef(cmd, "%v", err)
 			}
 			if err := cmd.Flags().Parse(rest); err != nil {
-				return usage("%v", err)
+				return usagef(cmd, "%v", err)
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()
@@ -68,34 +65,31 @@ passes only: no interval can be computed honestly.`,
 				return listMetrics(cmd.OutOrStdout())
 			}
 			if cmd.Flags().NArg() > 0 {
-				return usage("unexpected argument %q: logs follow --base or --head", cmd.Flags().Arg(0))
+				return usagef(cmd, "unexpected argument %q: logs follow --base or --head", cmd.Flags().Arg(0))
 			}
 			opts.Base = append(base, baseHelp...)
 			opts.Head = append(head, headHelp...)
 			if len(opts.Base) == 0 || len(opts.Head) == 0 {
-				return usage("give at least one log after --base and one after --head")
+				return usagef(cmd, "give at least one log after --base and one after --head")
 			}
 			if keepFirst {
 				if cmd.Flags().Changed("cold") {
-					return usage("give --cold or --keep-first, not both")
+					return usagef(cmd, "give --cold or --keep-first, not both")
 				}
 				opts.Config.Cold = 0
 			}
-			if opts.Config.Margin, err = parseShare(margin); err != nil {
-				return usage("--margin %v", err)
+			if opts.Config.Margin, err = journal.ParseShare(margin); err != nil {
+				return usagef(cmd, "--margin %v", err)
 			}
-			if err := checkFormat(opts.Format); err != nil {
-				return usage("%v", err)
+			if err := abreport.CheckFormat(opts.Format); err != nil {
+				return usagef(cmd, "%v", err)
 			}
 			c := opts.Config
 			c.Block = c.Cold + 1 // Validate asks for a warm pass per block
 			if err := c.Validate(); err != nil {
-				return usage("%v", err)
+				return usagef(cmd, "%v", err)
 			}
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if opts.Argv == nil {
-				opts.Argv = commandLine
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -174,5 +168,5 @@ func compareRun(opts *CompareOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return writeReport(opts.Out, reportFormat{Format: opts.Format, Redact: opts.Redact}, a, j)
+	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact}, a, j)
 }

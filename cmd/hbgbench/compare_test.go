@@ -92,7 +92,7 @@ func compareArgs(extra ...string) []string {
 // TestCompareFlags captures the options compare parses.
 func TestCompareFlags(t *testing.T) {
 	var got *CompareOptions
-	cmd := NewCmdCompare(func(o *CompareOptions) error { got = o; return nil })
+	cmd := NewCmdCompare(nil, func(o *CompareOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--cold", "1", "--base", "a.log", "b.log", "--block-stat", "min", "--head", "c.log", "--margin", "2%", "--format", "benchfmt", "--redact", "--head=d.log"})
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, []string{"a.log", "b.log"}, got.Base)
@@ -103,7 +103,7 @@ func TestCompareFlags(t *testing.T) {
 	assert.Equal(t, "benchfmt", got.Format)
 	assert.True(t, got.Redact)
 
-	cmd = NewCmdCompare(func(o *CompareOptions) error { got = o; return nil })
+	cmd = NewCmdCompare(nil, func(o *CompareOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--keep-first", "--base", "a", "--head", "b"})
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, 0, got.Config.Cold)
@@ -274,7 +274,7 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(".hbgbench/nightly", name), shard, 0o644))
 	}
 	var cmds [][]string
-	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil).Example, dir)...)
+	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil, nil).Example, dir)...)
 	cmds = append(cmds, exampleLines(t, NewCmdReport(nil).Example, dir)...)
 	require.Len(t, cmds, 9)
 	for _, args := range cmds {

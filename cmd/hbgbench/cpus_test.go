@@ -239,32 +239,14 @@ func TestShardsCpus(t *testing.T) {
 	}
 }
 
-// TestAaSuggestionRepeatsTheDesign: aa's suggested command carries the
-// flags that shaped the noise its margin rests on (a pinned CPU set, a
-// block size, statistic or cold count off the defaults), and nothing for
-// a default design.
-func TestAaSuggestionRepeatsTheDesign(t *testing.T) {
-	def := journal.DefaultConfig()
-	assert.Empty(t, designFlags(def))
-	c := def
-	c.CPUs = "1"
-	assert.Equal(t, " --cpus 1", designFlags(c))
-	c = def
-	c.Block, c.BlockStat = 5, journal.DefaultBlockStat(5, def.Cold)
-	assert.Equal(t, " --block 5", designFlags(c))
-	c.BlockStat = journal.BlockMean
-	c.Cold, c.CPUs = 0, "0-1"
-	assert.Equal(t, " --block 5 --cold 0 --block-stat mean --cpus 0-1", designFlags(c))
-}
-
 // TestRecipeCpus: hbgbench.toml's cpus pins the blocks as --cpus does,
 // and --cpus on the command line overrides it.
 func TestRecipeCpus(t *testing.T) {
 	pinnable(t)
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", RecipeFile)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", campaign.RecipeFile)
 	gitT(t, repo, "commit", "-q", "-m", "recipe pins CPU 0")
 	cache := t.TempDir()
 	for _, tc := range []struct {

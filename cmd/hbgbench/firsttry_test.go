@@ -101,8 +101,8 @@ func TestAbFirstTryRecipe(t *testing.T) {
 	recipe := "run = \"cd {out} && {worktree}/run.sh {rounds} .\"\nrounds = 8\nblock = 5\n"
 	for _, br := range []string{"main", "pr"} {
 		gitT(t, repo, "checkout", "-q", br)
-		require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
-		gitT(t, repo, "add", RecipeFile)
+		require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+		gitT(t, repo, "add", campaign.RecipeFile)
 		gitT(t, repo, "commit", "-q", "-m", "recipe")
 	}
 	t.Chdir(repo)

@@ -208,8 +208,8 @@ artifact = "artifact.bin"
 [env]
 SIMPLER_LOG_LEVEL = "TIMING"
 `
-	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", RecipeFile)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", campaign.RecipeFile)
 	gitT(t, repo, "commit", "-q", "-m", "recipe")
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", cache)
@@ -247,9 +247,9 @@ func TestRecipeErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			p := filepath.Join(dir, RecipeFile)
+			p := filepath.Join(dir, campaign.RecipeFile)
 			require.NoError(t, os.WriteFile(p, []byte(tc.body), 0o644))
-			_, err := LoadRecipe(p)
+			_, err := campaign.LoadRecipe(p)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.True(t, strings.HasPrefix(err.Error(), p), err.Error())
@@ -258,7 +258,7 @@ func TestRecipeErrors(t *testing.T) {
 	// Through the command: refused before any work, exit 2 is not
 	// required, but a clear error and no journal.
 	repo, _, _ := testRepo(t)
-	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte("blocks = 3\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte("blocks = 3\n"), 0o644))
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j)
 	assert.NotEqual(t, 0, code)
@@ -362,7 +362,7 @@ func TestAbGitInterruptDuringBuild(t *testing.T) {
 // TestAaGitRef: aa's help says ARM may be a git ref run with --run, and it
 // is: both sides are that ref's commit, built once and run in its worktree.
 func TestAaGitRef(t *testing.T) {
-	aa := NewCmdAb(true, nil)
+	aa := NewCmdAA(nil, nil)
 	assert.Contains(t, aa.Long, "a git ref of --repo built\nwith --build and run with --run")
 	assert.Contains(t, aa.Example, "hbgbench aa main --build make --run './run.sh {rounds} {out}'")
 
@@ -457,8 +457,8 @@ func TestAbBuildLeavesABackgroundProcess(t *testing.T) {
 func TestRecipeScope(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\n\n[env]\nLD_PRELOAD_TEST = \"/evil/lib.so\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", RecipeFile)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gitT(t, repo, "add", campaign.RecipeFile)
 	gitT(t, repo, "commit", "-q", "-m", "recipe")
 	cat := catArm(t)
 	t.Chdir(repo)
@@ -468,10 +468,10 @@ func TestRecipeScope(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "git.jsonl")
 	code, out, errText := runCLI("ab", "--base", "main", "--head", "pr", "--journal", j, "--cache", cache, "--format", "markdown")
 	require.Equal(t, 0, code, errText)
-	assert.Contains(t, errText, "hbgbench: applying "+filepath.Join(repo, RecipeFile)+" (--no-recipe ignores it):\n  run = ./run.sh {rounds} {out}\n  rounds = 2\n")
+	assert.Contains(t, errText, "hbgbench: applying "+filepath.Join(repo, campaign.RecipeFile)+" (--no-recipe ignores it):\n  run = ./run.sh {rounds} {out}\n  rounds = 2\n")
 	assert.Contains(t, errText, "  env LD_PRELOAD_TEST=/evil/lib.so (git arms only)\n")
 	assert.Contains(t, errText, "hbgbench: each base block runs in its worktree: ./run.sh {rounds} {out}\n")
-	assert.Contains(t, out, "recipe "+filepath.Join(repo, RecipeFile)+" set: run = ./run.sh {rounds} {out}; rounds = 2")
+	assert.Contains(t, out, "recipe "+filepath.Join(repo, campaign.RecipeFile)+" set: run = ./run.sh {rounds} {out}; rounds = 2")
 	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"LD_PRELOAD_TEST=/evil/lib.so"}, jr.Header.Arms[journal.Base].Env)
@@ -492,7 +492,7 @@ func TestRecipeScope(t *testing.T) {
 	code, _, errText = runCLI("ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "1", "--block", "3",
 		"--warmup", "0", "--journal", j)
 	require.Equal(t, 0, code, errText)
-	assert.Contains(t, errText, RecipeFile+" not applied: it configures campaigns on this repository's git refs, and no arm is one")
+	assert.Contains(t, errText, campaign.RecipeFile+" not applied: it configures campaigns on this repository's git refs, and no arm is one")
 	jr, err = journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Empty(t, jr.Header.Arms[journal.Base].Env, "the recipe's env reached a command arm")

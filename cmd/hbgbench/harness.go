@@ -68,7 +68,7 @@ Switches (values, default first):
 				}
 			}
 			if opts.Rounds < 1 {
-				return &usageError{cmd: cmd, err: fmt.Errorf("harness: --rounds %d: want at least 1", opts.Rounds)}
+				return usagef(cmd, "--rounds %d: want at least 1", opts.Rounds)
 			}
 			if runF != nil {
 				return runF(opts)

@@ -129,7 +129,7 @@ func TestHarnessExitStatus(t *testing.T) {
 }
 
 func TestChildCommandIsHidden(t *testing.T) {
-	root := newRootCmd()
+	root := newRootCmd(nil)
 	c, _, err := root.Find([]string{runtimeharness.ChildCommand})
 	require.NoError(t, err)
 	assert.True(t, c.Hidden)
@@ -163,7 +163,7 @@ func TestHelpHygiene(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(newRootCmd())
+	walk(newRootCmd(nil))
 }
 
 // TestHarnessExamplesRun runs every example of the harness help (the part

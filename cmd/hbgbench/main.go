@@ -30,8 +30,7 @@ func main() {
 // success, 1 on a clear error, 2 on a usage error or a setting that is not
 // implemented yet.
 func run(args []string, stdout, stderr io.Writer) int {
-	commandLine = append([]string{"hbgbench"}, args...)
-	root := newRootCmd()
+	root := newRootCmd(append([]string{"hbgbench"}, args...))
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -58,7 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func newRootCmd() *cobra.Command {
+// newRootCmd builds hbgbench's command tree; argv is its command line,
+// which ab, aa and compare write into their journals and reports.
+func newRootCmd(argv []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hbgbench",
 		Short: "Run simpler's runtime or its embedded model, and compare arms",
@@ -79,12 +80,9 @@ embedded model of the host_build_graph bind path once (harness).`,
 	})
 	root.Version = buildinfo.Read().Program("hbgbench")
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(NewCmdAb(false, nil), NewCmdAb(true, nil), NewCmdReport(nil), NewCmdCompare(nil), NewCmdHarness(nil), newCmdChild())
+	root.AddCommand(NewCmdAb(argv, nil), NewCmdAA(argv, nil), NewCmdReport(nil), NewCmdCompare(argv, nil), NewCmdHarness(nil), newCmdChild())
 	return root
 }
-
-// commandLine is the command line run was given, for journals and reports.
-var commandLine []string
 
 // usageError is a command-line mistake: exit status 2 and a usage hint.
 type usageError struct {
@@ -95,6 +93,11 @@ type usageError struct {
 func (e *usageError) Error() string { return e.err.Error() }
 
 func (e *usageError) Unwrap() error { return e.err }
+
+// usagef is a usage error of cmd, its message prefixed with cmd's name.
+func usagef(cmd *cobra.Command, format string, a ...any) error {
+	return &usageError{cmd: cmd, err: fmt.Errorf(cmd.Name()+": "+format, a...)}
+}
 
 // exitError ends the program with code; its messages are already printed.
 type exitError struct{ code int }
@@ -110,4 +113,23 @@ func isFlagError(err error) bool {
 		}
 	}
 	return false
+}
+
+// newCmdChild is the hidden subcommand an EmbeddedRunner re-executes this
+// binary with: it runs the model in a fresh process, the log on fd 3.
+func newCmdChild() *cobra.Command {
+	return &cobra.Command{
+		Use:                runtimeharness.ChildCommand,
+		Short:              "Run the embedded model for a parent hbgbench (internal)",
+		Example:            "  (started by hbgbench itself)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code := runtimeharness.ChildMain(args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/stats"
@@ -25,7 +26,7 @@ var narmsJournal = filepath.Join("testdata", "report", "narms.jsonl")
 // format, byte for byte: one verdict line and one row of the primary
 // table per arm, then each arm's families against the base.
 func TestReportGoldenNArms(t *testing.T) {
-	for _, f := range formats {
+	for _, f := range abreport.Formats {
 		t.Run(f, func(t *testing.T) {
 			code, out, errText := runCLI("report", narmsJournal, "--format", f)
 			require.Equal(t, 0, code, errText)

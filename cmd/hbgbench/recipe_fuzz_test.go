@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest/campaign"
 )
 
 // FuzzRecipe feeds arbitrary text to the hbgbench.toml reader and applies
@@ -17,18 +19,18 @@ func FuzzRecipe(f *testing.F) {
 	f.Add("[env]\n\"K=V\" = \"x\"\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		dir := t.TempDir()
-		p := filepath.Join(dir, RecipeFile)
+		p := filepath.Join(dir, campaign.RecipeFile)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, err := LoadRecipe(p)
+		r, err := campaign.LoadRecipe(p)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), p) {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
 		}
-		cmd := NewCmdAb(false, func(*AbOptions) error { return nil })
+		cmd := NewCmdAb(nil, func(*AbOptions) error { return nil })
 		_, _, _ = applyRecipe(cmd, r, p)
 	})
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
@@ -62,8 +64,8 @@ beyond their intervals (docs/ab.md "Shards"). benchfmt is per journal.`,
 			if len(args) > 1 || len(args) == 1 && isDir(args[0]) {
 				opts.Journal, opts.Journals = "", args
 			}
-			if err := checkFormat(opts.Format); err != nil {
-				return &usageError{cmd: cmd, err: fmt.Errorf("report: %w", err)}
+			if err := abreport.CheckFormat(opts.Format); err != nil {
+				return usagef(cmd, "%w", err)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -104,5 +106,34 @@ func reportRun(opts *ReportOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return writeReport(opts.Out, reportFormat{Format: opts.Format, Redact: opts.Redact, AA: a.AA}, a, j)
+	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: a.AA}, a, j)
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// mergeRun reads the shards' journals, merges them and writes the merged
+// report.
+func mergeRun(opts *ReportOptions) error {
+	if opts.Format == "benchfmt" {
+		return &usageError{err: errors.New("report: --format benchfmt is per journal: run report --format benchfmt on each shard's journal")}
+	}
+	js, err := journal.ReadShards(opts.Journals)
+	if err != nil {
+		return err
+	}
+	m, err := analysis.Merge(js)
+	if err != nil {
+		return err
+	}
+	if opts.Redact {
+		m = abreport.RedactedMerged(m)
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
+	}
+	return abreport.WriteMerged(opts.Out, opts.Format, m)
 }

@@ -81,7 +81,7 @@ func TestReportGolden(t *testing.T) {
 		args []string
 	}
 	var runs []run
-	for _, f := range formats {
+	for _, f := range abreport.Formats {
 		runs = append(runs, run{"campaign." + f, []string{"report", campaignJournal, "--format", f}})
 		for set, args := range compareSets {
 			runs = append(runs, run{set + "." + f, append(append([]string{"compare"}, args...), "--format", f)})
@@ -382,7 +382,7 @@ func redactJournal(t *testing.T) string {
 func TestReportRedact(t *testing.T) {
 	path := redactJournal(t)
 	secret := regexp.MustCompile(`secret-box-17|/home/alice|tok-9f8e7d6c|` + regexp.QuoteMeta(filepath.Dir(path)))
-	for _, f := range formats {
+	for _, f := range abreport.Formats {
 		t.Run(f, func(t *testing.T) {
 			code, out, errText := runCLI("report", path, "--format", f)
 			require.Equal(t, 0, code, errText)
@@ -582,11 +582,11 @@ func TestAAStatesHowSureItsMarginIs(t *testing.T) {
 	assert.Equal(t, 3, df, "6 rounds: h = 4, h − 1 = 3")
 	assert.True(t, iv.Lo <= m && m <= iv.Hi && iv.Hi > 2*m, "margin %v in %v: 3 degrees of freedom leave it unsure by more than 2×", m, iv)
 	assert.Equal(t, stats.RoundsToPinSpread(analysis.PinFactor), pin)
-	for _, f := range []reportFormat{{Format: "text"}, {Format: "markdown"}, {Format: "text", Redact: true}} {
+	for _, f := range []abreport.WriteOptions{{Format: "text"}, {Format: "markdown"}, {Format: "text", Redact: true}} {
 		format := f.Format
 		f.AA = true
 		var out bytes.Buffer
-		require.NoError(t, writeReport(&out, f, a, j))
+		require.NoError(t, abreport.Write(&out, f, a, j))
 		want := fmt.Sprintf("how sure: the spread behind it rests on 3 degrees of freedom, so these rounds are consistent with a margin from %.1f%% to %.1f%% (95%%, chi-square; more if the rounds are heavy-tailed); an aa of %d rounds pins the spread within 25%%",
 			100*iv.Lo, 100*iv.Hi, pin)
 		assert.Contains(t, out.String(), want, format)

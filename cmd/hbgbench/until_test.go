@@ -209,7 +209,7 @@ func TestAbUntilDecidedMaxRounds(t *testing.T) {
 		{[]string{"--rounds", "12"}, 12},
 	} {
 		var got *AbOptions
-		cmd := NewCmdAb(false, func(o *AbOptions) error { got = o; return nil })
+		cmd := NewCmdAb(nil, func(o *AbOptions) error { got = o; return nil })
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(io.Discard)
 		require.NoError(t, cmd.Execute(), "%v", tc.args)

@@ -1,67 +1,14 @@
-package main
+package abreport
 
 import (
 	"fmt"
-	"io"
 	"math"
-	"slices"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/document"
-	"github.com/hbgkit/hbgkit/internal/report/terminal"
 )
-
-// formats are the report formats of ab, aa, report and compare.
-var formats = []string{"text", "markdown", "json", "csv", "benchfmt"}
-
-// formatList is formats for flag help.
-var formatList = strings.Join(formats, ", ")
-
-// checkFormat refuses a format hbgbench does not write.
-func checkFormat(f string) error {
-	if slices.Contains(formats, f) {
-		return nil
-	}
-	return fmt.Errorf("--format %q: want one of %s", f, formatList)
-}
-
-// A reportFormat says how a report is written.
-type reportFormat struct {
-	Format string // one of formats
-	Redact bool   // drop host names and absolute paths
-	AA     bool   // the calibration report of aa
-}
-
-// writeReport writes the analysis of journal j in the chosen format:
-// text and markdown documents, the Analysis as JSON, CSV tables, or Go
-// benchmark lines.
-func writeReport(w io.Writer, f reportFormat, a *analysis.Analysis, j *journal.Journal) error {
-	if f.Redact {
-		a, j = abreport.Redacted(a), abreport.RedactedJournal(j)
-	}
-	switch f.Format {
-	case "markdown":
-		doc := abreport.For(a).MarkdownDocument()
-		if f.AA {
-			doc = aaDocument(a, doc)
-		}
-		return document.WriteMarkdown(w, doc)
-	case "json":
-		return document.WriteJSON(w, a)
-	case "csv":
-		return document.WriteCSV(w, abreport.For(a).CSVTables(j)...)
-	case "benchfmt":
-		return abreport.WriteBenchfmt(w, a, j)
-	}
-	doc := abreport.For(a).Document()
-	if f.AA {
-		doc = aaDocument(a, doc)
-	}
-	return terminal.WriteText(w, doc)
-}
 
 // designFlags returns the flags of c's design that a campaign must repeat
 // for aa's margin to hold there: its --block, --block-stat and --cold when
@@ -107,12 +54,12 @@ func aaDocument(a *analysis.Analysis, full *document.Document) *document.Documen
 			}
 		}
 	} else {
-		lines = append(lines, "A/A calibration: "+abreport.For(a).Headline())
+		lines = append(lines, "A/A calibration: "+For(a).Headline())
 	}
 	// full opens with the different-work line, when there is one, and
 	// the headline this replaces.
 	skip := 1
-	if w := abreport.For(a).SameWorkLine(); w != "" {
+	if w := For(a).SameWorkLine(); w != "" {
 		lines = append([]string{w}, lines...)
 		skip = 2
 	}

@@ -1,0 +1,32 @@
+package campaign
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+)
+
+// Announce says on w what the campaign of header h, journaled at path,
+// runs, before it runs: its arms, rounds and journal, and the command
+// each block of a git or command arm runs (it may come from a recipe).
+func Announce(w io.Writer, h journal.Header, path string) {
+	labels := make([]string, len(h.ArmList()))
+	for i, a := range h.ArmList() {
+		labels[i] = a.Label()
+		if len(h.AllArms) > 0 {
+			labels[i] = a.Name
+		}
+	}
+	fmt.Fprintf(w, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
+		strings.Join(labels, " vs "), h.Config.Rounds, h.Config.Block, path)
+	for i, a := range h.ArmList() {
+		switch a.Kind {
+		case journal.KindGit:
+			fmt.Fprintf(w, "hbgbench: each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
+		case journal.KindCommand:
+			fmt.Fprintf(w, "hbgbench: each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package campaign
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// RecipeFile is the name of a repository's campaign recipe.
+const RecipeFile = "hbgbench.toml"
+
+// A Recipe is hbgbench.toml: the settings of `hbgbench ab` a repository
+// keeps so that `hbgbench ab --base main --head pr` needs no other flag.
+// Flags given on the command line override it.
+type Recipe struct {
+	Build     string            `toml:"build"`
+	Run       string            `toml:"run"`
+	Env       map[string]string `toml:"env"`
+	Rounds    *int              `toml:"rounds"`
+	Block     *int              `toml:"block"`
+	Cold      *int              `toml:"cold"`
+	Warmup    *int              `toml:"warmup"`
+	Metric    string            `toml:"metric"`
+	Margin    any               `toml:"margin"` // "1%" or 0.01
+	Order     string            `toml:"order"`
+	BlockStat string            `toml:"block_stat"`
+	Trim      *int              `toml:"trim"`
+	Timeout   string            `toml:"timeout"` // a Go duration, "10m"
+	Retries   *int              `toml:"retries"`
+	MaxFail   any               `toml:"max_fail"`
+	Artifact  string            `toml:"artifact"`
+	Lock      string            `toml:"lock"`
+	CPUs      string            `toml:"cpus"` // "0", "0-1", "0,2-3"
+}
+
+// recipeKeys returns the keys a recipe knows, in the order of Recipe's
+// fields: read off its toml tags, so that the list an error prints cannot
+// fall behind the struct.
+func recipeKeys() string {
+	t := reflect.TypeOf(Recipe{})
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		keys = append(keys, t.Field(i).Tag.Get("toml"))
+	}
+	return strings.Join(keys, ", ")
+}
+
+// A RecipeError names the file, line and key of a bad recipe.
+type RecipeError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *RecipeError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Msg)
+}
+
+// keyLine finds the line where key is set in the file, 0 when not found.
+func keyLine(data []byte, key string) int {
+	last := key
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		last = key[i+1:]
+	}
+	re := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(last) + `"?\s*=`)
+	s := bufio.NewScanner(strings.NewReader(string(data)))
+	for n := 1; s.Scan(); n++ {
+		if re.MatchString(s.Text()) {
+			return n
+		}
+	}
+	return 0
+}
+
+var tomlLine = regexp.MustCompile(`line (\d+)`)
+
+// LoadRecipe reads a recipe. An unknown key, a wrong type or a syntax
+// error is an error naming the file, line and key, before any work.
+func LoadRecipe(path string) (*Recipe, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Recipe
+	md, err := toml.Decode(string(data), &r)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			key := pe.LastKey
+			if key == "" {
+				key = "syntax"
+			}
+			return nil, &RecipeError{File: path, Line: pe.Position.Line, Key: key, Msg: pe.Message}
+		}
+		line := 0
+		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
+			fmt.Sscan(m[1], &line)
+		}
+		return nil, &RecipeError{File: path, Line: line, Key: "value", Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0].String()
+		return nil, &RecipeError{File: path, Line: keyLine(data, k), Key: k,
+			Msg: "unknown key (known: " + recipeKeys() + ")"}
+	}
+	check := func(key string, v any) error {
+		switch v.(type) {
+		case nil, string, float64, int64:
+			return nil
+		}
+		return &RecipeError{File: path, Line: keyLine(data, key), Key: key, Msg: fmt.Sprintf("want a share such as \"1%%\" or 0.01, not %T", v)}
+	}
+	if err := check("margin", r.Margin); err != nil {
+		return nil, err
+	}
+	if err := check("max_fail", r.MaxFail); err != nil {
+		return nil, err
+	}
+	if r.Timeout != "" {
+		if _, err := time.ParseDuration(r.Timeout); err != nil {
+			return nil, &RecipeError{File: path, Line: keyLine(data, "timeout"), Key: "timeout", Msg: fmt.Sprintf("%q is not a duration such as \"10m\"", r.Timeout)}
+		}
+	}
+	return &r, nil
+}
+
+// Flags returns what the recipe sets, as (flag name, value) pairs in the
+// order of Recipe's fields, "" for what it leaves unset; [env] apart.
+func (r *Recipe) Flags() [][2]string {
+	num := func(p *int) string {
+		if p == nil {
+			return ""
+		}
+		return fmt.Sprint(*p)
+	}
+	return [][2]string{
+		{"build", r.Build}, {"run", r.Run}, {"rounds", num(r.Rounds)}, {"block", num(r.Block)},
+		{"cold", num(r.Cold)}, {"warmup", num(r.Warmup)}, {"metric", r.Metric}, {"margin", share(r.Margin)},
+		{"order", r.Order}, {"block-stat", r.BlockStat}, {"trim", num(r.Trim)}, {"timeout", r.Timeout},
+		{"retries", num(r.Retries)}, {"max-fail", share(r.MaxFail)}, {"artifact", r.Artifact}, {"lock", r.Lock},
+		{"cpus", r.CPUs},
+	}
+}
+
+// share renders a recipe share as the flag takes it.
+func share(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return fmt.Sprint(x)
+	case int64:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+// FindRecipe returns the recipe of the repository of repo ("": the
+// current directory's) and its path; none outside a repository or without
+// a RecipeFile. A recipe configures the campaigns of its repository's
+// commits: it applies only when an arm is a git ref (gitRef), its [env]
+// reaching only those arms, never to embedded or command arms alone; then
+// FindRecipe says on warn that it is not applied.
+func FindRecipe(repo string, gitRef bool, warn io.Writer) (*Recipe, string, error) {
+	if repo == "" {
+		repo = "."
+	}
+	root, err := RepoRoot(repo)
+	if err != nil {
+		return nil, "", nil // not a repository: no recipe
+	}
+	path := filepath.Join(root, RecipeFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", nil
+	}
+	if !gitRef {
+		fmt.Fprintf(warn, "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
+		return nil, "", nil
+	}
+	r, err := LoadRecipe(path)
+	return r, path, err
+}
+
+// EnvSwitches returns the recipe's [env] as KEY=VALUE switches sorted by
+// key; path names the recipe in an error.
+func (r *Recipe) EnvSwitches(path string) ([]string, error) {
+	keys := slices.Sorted(maps.Keys(r.Env))
+	var env []string
+	for _, k := range keys {
+		if k == "" || strings.Contains(k, "=") {
+			return nil, &RecipeError{File: path, Key: "env", Msg: fmt.Sprintf("%q is not a variable name", k)}
+		}
+		env = append(env, k+"="+r.Env[k])
+	}
+	return env, nil
+}
