@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """measure-defaults.py OUT [HBGBENCH]: analyse the journals of
-scripts/measure-defaults.sh in OUT, and print the table of docs/ab.md "How
-the defaults were chosen" (markdown).
+scripts/measure-defaults.sh in OUT, and print the table of
+docs/ab-measurements.md "How the defaults were chosen" (markdown).
 
 Every journal is analysed with each block statistic (median, min) and at
 two lengths: all its rounds, and the rounds that fit in the wall time of

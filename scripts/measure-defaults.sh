@@ -1,7 +1,7 @@
 #!/bin/bash
 # measure-defaults.sh [ITER] [ROUNDS] [OUT]: the measurement behind the
-# default block size and block statistic (docs/ab.md "How the defaults were
-# chosen"). Each of ITER iterations (default 12) runs, in a shuffled order,
+# default block size and block statistic (docs/ab-measurements.md "How the
+# defaults were chosen"). Each of ITER iterations (default 12) runs, in a shuffled order,
 # one campaign of ROUNDS rounds (default 16) per block size 5, 10, 20, 40 and
 # head arm: A/A twice (embedded: on both sides), +400 µs and +800 µs of
 # injected delay (embedded:delay_us=..., about +5% and +10% of ControlPlane's

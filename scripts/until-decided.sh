@@ -7,8 +7,8 @@
 # first), each with the default fixed design (--rounds 10) and with
 # --until-decided --max-rounds 40 --look-every 5. Prints one line per
 # campaign (cell, verdict, rounds, seconds, load) and the table of
-# docs/ab.md "Stop when decided": verdict counts, median rounds and median
-# wall time per cell, with the CPU model and the load sampled after every
+# docs/ab-measurements.md "--until-decided on the harness, measured":
+# verdict counts, median rounds and median wall time per cell, with the CPU model and the load sampled after every
 # campaign.
 set -u
 n=${1:-10}

@@ -105,7 +105,8 @@ of the embedded model's KEY, or with one --arm of that arm's spec or, for
 a command or ref arm, of its environment variable KEY). The first arm, or
 --baseline NAME, is the base; every round runs one block of every arm in a
 seeded random order, and every arm is compared with the base, the primary
-metric's p Holm-adjusted over the arms (docs/ab.md "More than two arms").
+metric's p Holm-adjusted over the arms (docs/ab-reference.md "More than
+two arms").
 
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
 with --expect-same-work, when the arms' work counts differ; 1 on

@@ -37,17 +37,18 @@ the campaign home (.hbgbench/ at the repository root, or in the current
 directory outside a repository). It only reads the journal (no lock), so
 it also reports a campaign that is still running; a torn last line is a
 warning. --format markdown gives the pull-request report (a headline, one
-table, a <details> block); json the whole analysis (schema in docs/ab.md);
-csv one row per (metric, arm) and every pass; benchfmt Go benchmark lines
-for benchstat -col /arm. --redact drops host names, absolute paths and
---env values.
+table, a <details> block); json the whole analysis (schema in
+docs/ab-reference.md); csv one row per (metric, arm) and every pass;
+benchfmt Go benchmark lines for benchstat -col /arm. --redact drops host
+names, absolute paths and --env values.
 
 Given two or more journals, or a directory of them, report merges the
 shards of one campaign (ab --shard I/N --campaign ID): it refuses journals
 whose campaign, config, arms or ruler differ, or one shard given twice,
 and reports the pooled Δ of a stratified analysis (rounds paired within
 their shard) with one row per shard, warning when the shards disagree
-beyond their intervals (docs/ab.md "Shards"). benchfmt is per journal.`,
+beyond their intervals (docs/ab-operations.md "Shards"). benchfmt is per
+journal.`,
 		Example: `  hbgbench report
   hbgbench report .hbgbench/hbgbench-20261202T010000Z.jsonl
   hbgbench report c.jsonl --format markdown --redact

@@ -524,9 +524,9 @@ func TestReportPartialJournal(t *testing.T) {
 }
 
 // TestJSONSchemaIsDocumented: every field the json format writes, at the
-// top level and per metric, is named in docs/ab.md's schema section.
+// top level and per metric, is named in docs/ab-reference.md's schema section.
 func TestJSONSchemaIsDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ab.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ab-reference.md"))
 	require.NoError(t, err)
 	_, sec, ok := strings.Cut(string(doc), "### The json schema")
 	require.True(t, ok)
@@ -564,7 +564,7 @@ func TestJSONSchemaIsDocumented(t *testing.T) {
 		require.True(t, seen[k], "the fixtures exercise %s", k)
 	}
 	for k := range seen {
-		assert.Contains(t, sec, "`"+k+"`", "docs/ab.md does not document the json field %s", k)
+		assert.Contains(t, sec, "`"+k+"`", "docs/ab-reference.md does not document the json field %s", k)
 	}
 }
 
