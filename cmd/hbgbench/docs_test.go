@@ -360,7 +360,7 @@ func TestFlagTablesMatchTheCommands(t *testing.T) {
 	require.NoError(t, err)
 	cmds := map[string]*cobra.Command{}
 	names := map[string]bool{}
-	for _, c := range newRootCmd().Commands() {
+	for _, c := range newRootCmd(nil).Commands() {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
 			continue
 		}
