@@ -377,7 +377,7 @@ var passesRE = regexp.MustCompile(`\d+(\x{a0}of\x{a0}\d+)?→\d+\x{a0}of\x{a0}\d
 func (a Report) PRLegend(t *document.Table) []string {
 	used := func(s string) bool {
 		for _, r := range t.Rows {
-			if slices.ContainsFunc(r, func(c string) bool { return strings.Contains(c, s) }) {
+			if slices.ContainsFunc(r, func(c string) bool { return strings.Contains(strings.ReplaceAll(c, "\u00a0", " "), s) }) {
 				return true
 			}
 		}
