@@ -291,7 +291,10 @@ func (a Report) plan() prPlan {
 	if len(also) > 0 {
 		p.folds = append(p.folds, fmt.Sprintf("also changed (in the full table): %s", strings.Join(also, ", ")))
 	}
-	if len(inconclusive) > 0 {
+	switch {
+	case len(inconclusive) > 0 && a.Design == analysis.DesignDescriptive:
+		p.folds = append(p.folds, fmt.Sprintf("described, with no interval (one log on an arm): %s", strings.Join(inconclusive, ", ")))
+	case len(inconclusive) > 0:
 		p.folds = append(p.folds, fmt.Sprintf("inconclusive, the CI straddles the ±%s margin: %s", margin, strings.Join(inconclusive, ", ")))
 	}
 	if len(small) > 0 {
