@@ -29,9 +29,18 @@ func shownP(m *analysis.MetricResult) journal.Num { return m.HolmP }
 // alone would have called but whose Holm-adjusted p did not.
 func shownVerdict(m *analysis.MetricResult) string {
 	if m.Gated {
-		return m.Verdict + " (p)"
+		return m.Verdict.String() + " (p)"
 	}
-	return m.Verdict
+	return m.Verdict.String()
+}
+
+// medianWords is the csv cell of m's verdict on block medians: "" when
+// the row has none.
+func medianWords(m *analysis.MetricResult) string {
+	if m.MedianVerdict == nil {
+		return ""
+	}
+	return m.MedianVerdict.String()
 }
 
 // aliasNote is what a row's name is followed by when the row stands for
@@ -84,31 +93,31 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 	if len(a.PrimaryResults()) > 1 && !math.IsNaN(float64(m.HolmP)) {
 		facts += fmt.Sprintf(", Holm-adjusted over the ranks %s", analysis.Pval(m.HolmP))
 	}
-	if m.Kind != "" && m.Kind != metric.KindTime && (metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict)) {
+	if m.Kind != "" && m.Kind != metric.KindTime && m.Verdict.IsChange() {
 		// Only time is faster or slower: a count, bytes or CPU time is
 		// fewer or more.
 		less, beyond := "less", "lower"
-		if metric.IsIncrease(m.Verdict) {
+		if m.Verdict.IsIncrease() {
 			less, beyond = "more", "higher"
 		}
 		lo, hi := analysis.AbsPct(hi), analysis.AbsPct(lo)
-		if metric.IsIncrease(m.Verdict) {
+		if m.Verdict.IsIncrease() {
 			lo, hi = analysis.AbsPct(float64(m.CILo)), analysis.AbsPct(float64(m.CIHi))
 		}
 		return fmt.Sprintf("%s: %s: head's %s is %s %s than base's (95%% CI %s to %s %s; %s)",
-			strings.ToUpper(m.Verdict), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, lo, hi, less, facts)
+			strings.ToUpper(m.Verdict.String()), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, lo, hi, less, facts)
 	}
-	switch m.Verdict {
-	case "faster":
+	switch {
+	case m.Verdict.IsDecrease():
 		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (95%% CI %s to %s less; %s)",
 			m.Label, analysis.AbsPct(d), analysis.AbsPct(hi), analysis.AbsPct(lo), facts)
-	case "slower":
+	case m.Verdict.IsIncrease():
 		return fmt.Sprintf("SLOWER: %s: head takes %s more time than base (95%% CI %s to %s more; %s)",
 			m.Label, analysis.AbsPct(d), analysis.AbsPct(lo), analysis.AbsPct(hi), facts)
-	case "no change":
+	case !m.Verdict.NA && m.Verdict.Call == stats.NoChange:
 		return fmt.Sprintf("NO CHANGE: %s: Δ %s, its 95%% CI %s lies within the ±%s margin (%s)",
 			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
-	case "~ small":
+	case m.Verdict.IsSmall():
 		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (95%% CI %s), real but inside the ±%s margin (%s)",
 			m.Label, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), analysis.AbsPct(a.Margin), facts)
 	}
@@ -168,7 +177,7 @@ func (a Report) besideHeader() string {
 // without a median analysis (a merged campaign's pooled rows).
 func (a Report) beside(m *analysis.MetricResult) string {
 	if a.minPrimary() {
-		if m.MedianVerdict == "" {
+		if m.MedianVerdict == nil {
 			return "-"
 		}
 		return analysis.Pct(m.DeltaMedian)
@@ -196,7 +205,7 @@ func (a Report) FloorLines() []string {
 	}
 	var out []string
 	for _, m := range a.PrimaryResults() {
-		if m.Error != "" || m.MedianVerdict == "" {
+		if m.Error != "" || m.MedianVerdict == nil {
 			continue
 		}
 		floor := stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}
@@ -716,7 +725,7 @@ func (a Report) RuleLine() string {
 		if m.Error != "" || math.IsNaN(p) {
 			continue
 		}
-		change := metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict) || m.Verdict == "~ small"
+		change := m.Verdict.IsChange() || m.Verdict.IsSmall()
 		apart = apart || change != (p < stats.Alpha)
 	}
 	if !apart {
@@ -924,10 +933,10 @@ func (a Report) csvMetricRows(m *document.Table) {
 			s := r.Arms[arm]
 			m.Rows = append(m.Rows, []string{r.Name, r.Family, unitOf(&r), fmt.Sprint(r.Primary), journal.ArmNames[arm], fmt.Sprint(s.N),
 				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
-				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
+				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict.String(), strings.Join(r.Aliases, " ")})
 			if a.minPrimary() {
 				row := &m.Rows[len(m.Rows)-1]
-				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), r.MedianVerdict)
+				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), medianWords(&r))
 			}
 		}
 	}

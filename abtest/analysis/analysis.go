@@ -55,11 +55,11 @@ type MetricResult struct {
 	GlobalMin journal.Num `json:"delta_min_global"` // min(B)/min(A) − 1 over all warm passes
 	// DeltaMedian, under --block-stat min, is the same paired analysis on
 	// block medians, with its interval and verdict: the typical pass beside
-	// the floor (medianBeside). Absent (0, "") under any other statistic.
+	// the floor (medianBeside). Absent (0, nil) under any other statistic.
 	DeltaMedian   journal.Num `json:"delta_median,omitempty"`
 	MedCILo       journal.Num `json:"delta_median_ci_lo,omitempty"`
 	MedCIHi       journal.Num `json:"delta_median_ci_hi,omitempty"`
-	MedianVerdict string      `json:"verdict_median,omitempty"`
+	MedianVerdict *Verdict    `json:"verdict_median,omitempty"`
 	SignK         int         `json:"sign_agree"`
 	SignN         int         `json:"sign_n"`
 	SignP         journal.Num `json:"sign_p"`
@@ -68,7 +68,7 @@ type MetricResult struct {
 	Zeros         int         `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
 	SigmaD        journal.Num `json:"sigma_d"`
 	MDE           journal.Num `json:"mde"`
-	Verdict       string      `json:"verdict"`
+	Verdict       Verdict     `json:"verdict"`
 	Extra         int         `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
 	Gated         bool        `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
 	Error         string      `json:"error,omitempty"`        // why the metric has no analysis
@@ -600,7 +600,7 @@ func geoMean(v []float64) float64 {
 // from the block medians meds: under --block-stat min the verdict is the
 // floor's, and the report shows the typical pass beside it.
 func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
-	m.DeltaMedian, m.MedCILo, m.MedCIHi, m.MedianVerdict = nan(), nan(), nan(), stats.Inconclusive.String()
+	m.DeltaMedian, m.MedCILo, m.MedCIHi, m.MedianVerdict = nan(), nan(), nan(), &Verdict{Call: stats.Inconclusive}
 	pr, err := stats.Paired(meds[journal.Base], meds[journal.Head], stats.PairedOptions{})
 	if err != nil {
 		return
@@ -610,7 +610,7 @@ func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
 		return
 	}
 	m.MedCILo, m.MedCIHi = journal.Num(pr.CI.Lo), journal.Num(pr.CI.Hi)
-	m.MedianVerdict = m.Kind.CallWord(stats.Decide(pr.Delta, pr.CI, m.Rounds, margin).Call)
+	*m.MedianVerdict = VerdictOf(stats.Decide(pr.Delta, pr.CI, m.Rounds, margin).Call, m.Kind)
 }
 
 // nonZero returns, for a count metric that was 0 in some warm pass of
@@ -724,14 +724,14 @@ func holmPrimaries(ms []MetricResult) bool {
 // 0.05 as well.
 func Decide(m *MetricResult, margin float64, gatePrimary bool) {
 	if m.Error != "" {
-		m.Verdict = "n/a"
+		m.Verdict = NoVerdict
 		return
 	}
 	v := stats.Decide(float64(m.Delta), stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}, m.Rounds, margin)
 	if !m.Primary || gatePrimary {
 		v = v.Gate(float64(m.HolmP))
 	}
-	m.Verdict = m.Kind.CallWord(v.Call)
+	m.Verdict = VerdictOf(v.Call, m.Kind)
 	m.Gated = v.Gated
 	if v.Call == stats.Inconclusive && v.ExtraRounds > 0 {
 		m.Extra = v.ExtraRounds

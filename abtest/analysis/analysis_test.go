@@ -91,7 +91,7 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 	a := Analyze(j)
 	assert.Equal(t, "ControlPlane", a.Primary)
 	require.NotNil(t, a.PrimaryResult())
-	assert.Equal(t, "faster", a.PrimaryResult().Verdict)
+	assert.Equal(t, "faster", a.PrimaryResult().Verdict.String())
 }
 
 // perRankJournal is a --per-rank campaign of two ranks over rounds rounds:

@@ -32,7 +32,7 @@ type ShardRow struct {
 	CILo    journal.Num       `json:"ci_lo"`
 	CIHi    journal.Num       `json:"ci_hi"`
 	P       journal.Num       `json:"p"`
-	Verdict string            `json:"verdict"`
+	Verdict Verdict           `json:"verdict"`
 	// Weight is the shard's share of the pooled primary estimate's
 	// inverse-variance weight (0..1).
 	Weight journal.Num `json:"weight"`
@@ -205,7 +205,7 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("shard %s: %s", j.Header.Shard.Label(), w))
 		}
 		row := ShardRow{Shard: *j.Header.Shard, Journal: j.Path, Planned: a.Planned, Rounds: a.Complete,
-			Delta: nan(), CILo: nan(), CIHi: nan(), P: nan(), Weight: nan(), Verdict: "n/a"}
+			Delta: nan(), CILo: nan(), CIHi: nan(), P: nan(), Weight: nan(), Verdict: NoVerdict}
 		if p := a.PrimaryResult(); p != nil {
 			row.Delta, row.CILo, row.CIHi, row.P, row.Verdict = p.Delta, p.CILo, p.CIHi, p.P, p.Verdict
 		}

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -66,7 +65,7 @@ func (k MetricKind) Scale() float64 {
 	return 1
 }
 
-// changeWords are the verdict words for a decrease and an increase beyond
+// ChangeWords are the verdict words for a decrease and an increase beyond
 // the margin: only time is faster or slower.
 func (k MetricKind) ChangeWords() (down, up string) {
 	switch k {
@@ -78,38 +77,6 @@ func (k MetricKind) ChangeWords() (down, up string) {
 		return "fewer bytes", "more bytes"
 	}
 	return "faster", "slower"
-}
-
-// callWord is the verdict word of a call on a metric of kind k: its
-// changeWords for faster and slower, else the call's own word.
-func (k MetricKind) CallWord(c stats.Call) string {
-	down, up := k.ChangeWords()
-	switch c {
-	case stats.Faster:
-		return down
-	case stats.Slower:
-		return up
-	}
-	return c.String()
-}
-
-// IsIncrease reports whether a verdict calls an increase beyond the
-// margin: slower, or more of a count, bytes or CPU time.
-func IsIncrease(verdict string) bool {
-	switch verdict {
-	case "slower", "more", "more bytes", "more CPU":
-		return true
-	}
-	return false
-}
-
-// IsDecrease reports whether a verdict calls a decrease beyond the margin.
-func IsDecrease(verdict string) bool {
-	switch verdict {
-	case "faster", "fewer", "fewer bytes", "less CPU":
-		return true
-	}
-	return false
 }
 
 // Prefixes of the evidence metrics' names.

@@ -591,7 +591,7 @@ func abRun(opts *AbOptions) error {
 	}
 	extra := 0
 	for _, v := range a.Views() {
-		if p := v.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 {
+		if p := v.PrimaryResult(); p != nil && p.Verdict.IsInconclusive() && p.Extra > 0 {
 			extra = max(extra, p.Extra)
 		}
 	}
@@ -609,13 +609,25 @@ func abRun(opts *AbOptions) error {
 	// two arms every arm's: a regression on one fails the gate.
 	for _, v := range a.Views() {
 		for _, p := range v.PrimaryResults() {
-			if (opts.FailOn == "slower" && metric.IsIncrease(p.Verdict)) ||
-				(opts.FailOn == "change" && (metric.IsIncrease(p.Verdict) || metric.IsDecrease(p.Verdict))) {
+			if failsOn(opts.FailOn, p.Verdict) {
 				return &exitError{code: exitFailOn}
 			}
 		}
 	}
 	return nil
+}
+
+// failsOn reports whether a primary row's verdict v matches --fail-on
+// failOn: slower on any increase beyond the margin (slower, more, more
+// bytes, more CPU), change on an increase or a decrease.
+func failsOn(failOn string, v analysis.Verdict) bool {
+	switch failOn {
+	case "slower":
+		return v.IsIncrease()
+	case "change":
+		return v.IsChange()
+	}
+	return false
 }
 
 // context is cancelled by SIGINT or SIGTERM (or opts.Interrupt).
