@@ -510,7 +510,7 @@ func (a Report) armLines() []string {
 		}
 		out = append(out, line)
 	}
-	setting := func(what, flag string, get func(journal.Arm) string, kinds ...string) {
+	setting := func(what, flag string, get func(journal.Arm) string, kinds ...journal.ArmKind) {
 		var vals [2]string
 		var has [2]bool
 		for arm, x := range h.Arms {
@@ -625,7 +625,7 @@ func (a Report) EnvLines() []string {
 
 // namingWords say what Ruler sets aside in the stamp of an arm of each
 // kind (Arm.namingStrings).
-var namingWords = map[string]string{
+var namingWords = map[journal.ArmKind]string{
 	journal.KindEmbedded: "its embedded spec",
 	journal.KindCommand:  "its command as run",
 	journal.KindGit:      "its commit, ref, worktree and run command",

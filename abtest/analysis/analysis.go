@@ -119,16 +119,21 @@ type Noise struct {
 // field changes meaning or goes away; new fields keep the version.
 const AnalysisSchema = 1
 
-// The designs an Analysis can come from.
+// A Design is how the data an Analysis comes from was gathered, and so
+// which analysis it gets.
+type Design string
+
+// The designs an Analysis can come from (DesignStratified, merge.go, is
+// the fourth).
 const (
 	// DesignInterleaved is a campaign of rounds (ab, aa): paired analysis.
-	DesignInterleaved = "interleaved"
+	DesignInterleaved Design = "interleaved"
 	// DesignUnpaired is compare with 2 or more logs per arm: one block
 	// statistic per log, unpaired analysis.
-	DesignUnpaired = "unpaired"
+	DesignUnpaired Design = "unpaired"
 	// DesignDescriptive is compare with a single log on an arm: pass-level
 	// descriptives only, no interval and no test.
-	DesignDescriptive = "descriptive"
+	DesignDescriptive Design = "descriptive"
 )
 
 // An Analysis is a campaign's analysed state: what ran, each metric's
@@ -136,7 +141,7 @@ const (
 type Analysis struct {
 	Schema int `json:"schema"` // AnalysisSchema
 	// Design is DesignInterleaved, DesignUnpaired or DesignDescriptive.
-	Design string `json:"design"`
+	Design Design `json:"design"`
 	// Test names the test behind P: "wilcoxon signed-rank" (rounds),
 	// "wilcoxon rank-sum" (compare) or "" (descriptive).
 	Test     string         `json:"test"`
@@ -471,7 +476,7 @@ func WarmValues(b *journal.BlockRecord, metric string, cold int) []float64 {
 }
 
 // blockStat reduces a block's warm values to its statistic.
-func BlockStat(v []float64, kind string) float64 {
+func BlockStat(v []float64, kind journal.BlockStat) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	switch kind {

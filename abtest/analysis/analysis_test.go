@@ -143,7 +143,7 @@ func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		design   string
+		design   Design
 		ranks    int
 		primary  string
 		tweak    func(round, arm, rank, pass int, v map[string]float64)

@@ -14,7 +14,7 @@ import (
 )
 
 // KindLogs is the kind of an arm of compare: logs captured elsewhere.
-const KindLogs = "logs"
+const KindLogs journal.ArmKind = "logs"
 
 // RankSumTest is the test of compare's p.
 const RankSumTest = "wilcoxon rank-sum"
@@ -125,7 +125,7 @@ func warmOf(ps []metric.Pass, metric string, cold int) []float64 {
 	return WarmValues(&b, metric, cold)
 }
 
-func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.Config, primary bool, design string) MetricResult {
+func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.Config, primary bool, design Design) MetricResult {
 	res := newResult(m, primary)
 	var stat, mins, pooled [2][]float64
 	for arm := range 2 {

@@ -16,7 +16,7 @@ import (
 // DesignStratified is the design of a merged report: the shards of one
 // campaign, each a stratum of rounds paired within it (docs/ab.md
 // "Shards").
-const DesignStratified = "stratified"
+const DesignStratified Design = "stratified"
 
 // StratifiedMethod names the merged analysis in reports.
 const StratifiedMethod = "inverse-variance weighted mean of the shards' 20%-trimmed mean log-ratios (stratified by shard; t test on the summed degrees of freedom); heterogeneity: Cochran's Q"
@@ -53,7 +53,7 @@ type Heterogeneity struct {
 // disagree.
 type Merged struct {
 	Schema        int           `json:"schema"` // AnalysisSchema
-	Design        string        `json:"design"` // DesignStratified
+	Design        Design        `json:"design"` // DesignStratified
 	Method        string        `json:"method"`
 	Campaign      string        `json:"campaign"`
 	ShardCount    int           `json:"shard_count"` // N of --shard I/N

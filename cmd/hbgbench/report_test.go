@@ -212,7 +212,7 @@ func TestReportJSONSchema(t *testing.T) {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
 	assert.Equal(t, float64(analysis.AnalysisSchema), m["schema"])
-	assert.Equal(t, analysis.DesignInterleaved, m["design"])
+	assert.Equal(t, string(analysis.DesignInterleaved), m["design"])
 	assert.Equal(t, "wilcoxon signed-rank", m["test"])
 	for _, k := range []string{"header", "planned_rounds", "complete_rounds", "partial", "aa", "primary", "margin", "metrics", "noise", "warnings"} {
 		assert.Contains(t, m, k)
@@ -225,7 +225,7 @@ func TestReportJSONSchema(t *testing.T) {
 	code, out, errText = runCLI(append([]string{"compare", "--format", "json"}, compareSets["compare-4v4"]...)...)
 	require.Equal(t, 0, code, errText)
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	assert.Equal(t, analysis.DesignUnpaired, m["design"])
+	assert.Equal(t, string(analysis.DesignUnpaired), m["design"])
 	assert.Equal(t, "wilcoxon rank-sum", m["test"])
 	logs := m["logs"].([]any)
 	assert.Len(t, logs[0], 4)
