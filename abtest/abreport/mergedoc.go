@@ -48,7 +48,7 @@ func (m MergedReport) primaryLabel() string {
 	if p := m.Pooled.PrimaryResult(); p != nil {
 		return p.Label
 	}
-	return m.Pooled.Primary
+	return m.Pooled.Primary.String()
 }
 
 // heterogeneityLine says how far the shards' primary estimates disagree.

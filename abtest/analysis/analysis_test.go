@@ -87,9 +87,9 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 		vals = append(vals, [2][]float64{{100, 101}, {90, 91}})
 	}
 	j := journaltest.Synth(t, vals)
-	j.Header.Primary = ""
+	j.Header.Primary = metric.Key{}
 	a := Analyze(j)
-	assert.Equal(t, "ControlPlane", a.Primary)
+	assert.Equal(t, "ControlPlane", a.Primary.String())
 	require.NotNil(t, a.PrimaryResult())
 	assert.Equal(t, "faster", a.PrimaryResult().Verdict.String())
 }
@@ -213,7 +213,7 @@ func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := journaltest.Twin(t, tc.ranks, tc.tweak)
 			if tc.primary != "" {
-				j.Header.Primary = tc.primary
+				j.Header.Primary = metric.PooledKey(tc.primary)
 			}
 			var a *Analysis
 			if tc.design == DesignUnpaired {

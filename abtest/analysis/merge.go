@@ -114,7 +114,7 @@ func CheckMergeable(js []*journal.Journal) error {
 				diffs = append(diffs, fmt.Sprintf("%s arm: %s %s, %s %s", journal.ArmNames[arm], first.Path, f.Arms[arm].Spec, name, h.Arms[arm].Spec))
 			}
 		}
-		if f.Primary != "" && h.Primary != "" {
+		if f.Primary != (metric.Key{}) && h.Primary != (metric.Key{}) {
 			d("primary metric", f.Primary, h.Primary)
 		}
 		if f.Ruler != "" && h.Ruler != "" && f.Ruler != h.Ruler {
@@ -194,7 +194,7 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 		pooled.Partial = pooled.Partial || a.Partial
 		pooled.AA = a.AA
 		pooled.AAReason = a.AAReason
-		if pooled.Primary == "" {
+		if pooled.Primary == (metric.Key{}) {
 			pooled.Primary = a.Primary
 		}
 		for arm := range 2 {
@@ -217,8 +217,8 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 	}
 	cfg := first.Config
 	for _, mi := range metricsOfShards(shardAs) {
-		res, sr := poolMetric(mi, pairs, cfg, isPrimary(mi.Name, pooled.Primary, cfg.PerRank))
-		if res.Primary && res.Name == primaryOf(pooled.Primary, shardAs) && sr != nil {
+		res, sr := poolMetric(mi, pairs, cfg, isPrimary(mi.Key, pooled.Primary, cfg.PerRank))
+		if res.Primary && res.Key == primaryOf(pooled.Primary, shardAs) && sr != nil {
 			m.heterogeneity(sr)
 		}
 		pooled.Metrics = append(pooled.Metrics, res)
@@ -260,12 +260,12 @@ func (m *Merged) heterogeneity(sr *stats.StratifiedResult) {
 	}
 }
 
-// primaryOf is the name of the primary row the shards' noise figures are
+// primaryOf is the key of the primary row the shards' noise figures are
 // of: the primary metric, or under --per-rank rank 0's row.
-func primaryOf(primary string, as []*Analysis) string {
+func primaryOf(primary metric.Key, as []*Analysis) metric.Key {
 	for _, a := range as {
 		if p := a.PrimaryResult(); p != nil {
-			return p.Name
+			return p.Key
 		}
 	}
 	return primary
@@ -290,15 +290,15 @@ func missingShards(js []*journal.Journal) []string {
 // metricsOfShards lists the metrics of the shards' analyses, in the first
 // shard's order, each once.
 func metricsOfShards(as []*Analysis) []metric.MetricInfo {
-	seen := map[string]bool{}
+	seen := map[metric.Key]bool{}
 	var out []metric.MetricInfo
 	for _, a := range as {
 		for _, r := range a.Metrics {
-			if seen[r.Name] {
+			if seen[r.Key] {
 				continue
 			}
-			seen[r.Name] = true
-			out = append(out, metric.MetricInfo{Name: r.Name, Label: r.Label, Family: r.Family, Kind: r.Kind})
+			seen[r.Key] = true
+			out = append(out, metric.MetricInfo{Key: r.Key, Name: r.Name, Label: r.Label, Family: r.Family, Kind: r.Kind})
 		}
 	}
 	return out
@@ -314,7 +314,7 @@ func poolMetric(mi metric.MetricInfo, pairs [][]roundPair, cfg journal.Config, p
 	var all []float64
 	var passes [2][]float64
 	for k, ps := range pairs {
-		s := seriesOf(ps, mi.Name, cfg)
+		s := seriesOf(ps, mi.Key, cfg)
 		for arm := range 2 {
 			passes[arm] = append(passes[arm], s.pooled[arm]...)
 			res.Arms[arm].Blocks += len(s.stat[arm])

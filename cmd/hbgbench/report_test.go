@@ -262,7 +262,7 @@ func TestReportBenchfmt(t *testing.T) {
 				require.True(t, ok, "%v", r.Result())
 				if n == 0 {
 					assert.NotEmpty(t, res.GetConfig("hbgkit"))
-					assert.Equal(t, a.Primary, res.GetConfig("primary"))
+					assert.Equal(t, a.Primary.String(), res.GetConfig("primary"))
 				}
 				n++
 				arm := byArm.Project(res).StringValues()
