@@ -56,7 +56,7 @@ func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error 
 				continue
 			}
 			for _, m := range metrics {
-				v, ok := p.Value(m.Name)
+				v, ok := p.Value(m.Key)
 				if !ok {
 					continue
 				}

@@ -49,7 +49,7 @@ func TestGoldenReport(t *testing.T) {
 	var back analysis.Analysis
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	assert.Equal(t, a.Complete, back.Complete)
-	assert.Equal(t, "ControlPlane", back.Primary)
+	assert.Equal(t, "ControlPlane", back.Primary.String())
 	// Analysing twice gives the same document.
 	var again bytes.Buffer
 	require.NoError(t, terminal.WriteText(&again, For(analysis.Analyze(j)).Document()))

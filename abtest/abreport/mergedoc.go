@@ -30,7 +30,7 @@ func (m MergedReport) ShardTable() *document.Table {
 		if card == "" {
 			card = "-"
 		}
-		verdict := r.Verdict
+		verdict := r.Verdict.String()
 		if r.Outlier {
 			verdict += " (!)"
 		}
@@ -48,7 +48,7 @@ func (m MergedReport) primaryLabel() string {
 	if p := m.Pooled.PrimaryResult(); p != nil {
 		return p.Label
 	}
-	return m.Pooled.Primary
+	return m.Pooled.Primary.String()
 }
 
 // heterogeneityLine says how far the shards' primary estimates disagree.
@@ -155,7 +155,7 @@ func (m MergedReport) CSVTables() []*document.Table {
 		"delta", "ci_lo", "ci_hi", "p", "verdict", "weight", "outlier", "journal"}}
 	for _, r := range m.Shards {
 		sh.Rows = append(sh.Rows, []string{fmt.Sprint(r.Shard.Index), fmt.Sprint(r.Shard.Count), r.Shard.Campaign, r.Shard.Host, r.Shard.Card,
-			fmt.Sprint(r.Planned), fmt.Sprint(r.Rounds), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.P), r.Verdict, f(r.Weight), fmt.Sprint(r.Outlier), r.Journal})
+			fmt.Sprint(r.Planned), fmt.Sprint(r.Rounds), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.P), r.Verdict.String(), f(r.Weight), fmt.Sprint(r.Outlier), r.Journal})
 	}
 	metrics := For(m.Pooled).CSVTables(&journal.Journal{})[0]
 	passes := &document.Table{Title: "passes", Header: []string{"shard", "round", "arm", "pid", "inv", "cold", "metric", "ns"}}

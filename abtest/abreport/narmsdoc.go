@@ -47,9 +47,9 @@ func (a Report) armHeadline(name string, m *analysis.MetricResult) string {
 	if m.Error != "" {
 		return fmt.Sprintf("NO VERDICT: %s: %s", who, m.Error)
 	}
-	call := strings.ToUpper(m.Verdict)
+	call := strings.ToUpper(m.Verdict.String())
 	switch {
-	case m.Verdict == "~ small":
+	case m.Verdict.IsSmall():
 		call = "SMALL CHANGE"
 	case m.Gated:
 		call = "INCONCLUSIVE (p)"

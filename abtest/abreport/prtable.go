@@ -44,11 +44,11 @@ func classOf(m *analysis.MetricResult) rowClass {
 	switch {
 	case m.Family == metric.FamilyWork && m.Constant:
 		return classSameWork
-	case metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict):
+	case m.Verdict.IsChange():
 		return classChanged
-	case m.Verdict == "~ small":
+	case m.Verdict.IsSmall():
 		return classSmall
-	case m.Verdict == "no change":
+	case !m.Verdict.NA && m.Verdict.Call == stats.NoChange:
 		return classNoChange
 	case noDelta(m):
 		if levelsDiffer(m) && m.SignN > 0 && m.SignK == m.SignN && float64(m.SignP) < stats.Alpha {
@@ -173,7 +173,7 @@ func verdictCell(m *analysis.MetricResult) string {
 		}
 		return "-"
 	}
-	if m.Error != "" || m.Verdict == "n/a" {
+	if m.Error != "" || m.Verdict.NA {
 		return "no verdict"
 	}
 	return shownVerdict(m)
@@ -359,9 +359,9 @@ func (a Report) FullTable() *document.Table {
 // levelWords says what base and head are in the table.
 func (a Report) levelWords() string {
 	c := a.Header.Config
-	stat := map[string]string{journal.BlockMin: "block minimum (its fastest warm pass)", journal.BlockMedian: "block median", journal.BlockMean: "block mean"}[c.BlockStat]
+	stat := map[journal.BlockStat]string{journal.BlockMin: "block minimum (its fastest warm pass)", journal.BlockMedian: "block median", journal.BlockMean: "block mean"}[c.BlockStat]
 	if stat == "" {
-		stat = "block " + c.BlockStat
+		stat = "block " + string(c.BlockStat)
 	}
 	switch a.Design {
 	case analysis.DesignDescriptive:

@@ -164,7 +164,8 @@ func Redacted(a *analysis.Analysis) *analysis.Analysis {
 			x.Metrics[i].Error = r.str(x.Metrics[i].Error)
 		}
 	}
-	// s_w is not in the JSON; aa's margin interval rests on it.
+	// s_w and the key are not in the JSON (the key is there as the name);
+	// aa's margin interval rests on s_w, benchfmt's values on the key.
 	for k, x := range append([]*analysis.Analysis{&c}, c.Comparisons...) {
 		src := a
 		if k > 0 {
@@ -172,6 +173,7 @@ func Redacted(a *analysis.Analysis) *analysis.Analysis {
 		}
 		for i := range x.Metrics {
 			x.Metrics[i].Sw = src.Metrics[i].Sw
+			x.Metrics[i].Key = src.Metrics[i].Key
 		}
 	}
 	return &c

@@ -29,9 +29,18 @@ func shownP(m *analysis.MetricResult) journal.Num { return m.HolmP }
 // alone would have called but whose Holm-adjusted p did not.
 func shownVerdict(m *analysis.MetricResult) string {
 	if m.Gated {
-		return m.Verdict + " (p)"
+		return m.Verdict.String() + " (p)"
 	}
-	return m.Verdict
+	return m.Verdict.String()
+}
+
+// medianWords is the csv cell of m's verdict on block medians: "" when
+// the row has none.
+func medianWords(m *analysis.MetricResult) string {
+	if m.MedianVerdict == nil {
+		return ""
+	}
+	return m.MedianVerdict.String()
 }
 
 // decidingLook returns, for a primary row of an --until-decided campaign
@@ -118,31 +127,31 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 			facts += fmt.Sprintf(", Wilcoxon %s, Holm-adjusted over the ranks %s", analysis.PIs(m.P), analysis.Pval(m.HolmP))
 		}
 	}
-	if m.Kind != "" && m.Kind != metric.KindTime && (metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict)) {
+	if m.Kind != "" && m.Kind != metric.KindTime && m.Verdict.IsChange() {
 		// Only time is faster or slower: a count, bytes or CPU time is
 		// fewer or more.
 		less, beyond := "less", "lower"
-		if metric.IsIncrease(m.Verdict) {
+		if m.Verdict.IsIncrease() {
 			less, beyond = "more", "higher"
 		}
 		lo, hi := analysis.AbsPct(hi), analysis.AbsPct(lo)
-		if metric.IsIncrease(m.Verdict) {
+		if m.Verdict.IsIncrease() {
 			lo, hi = analysis.AbsPct(float64(loN)), analysis.AbsPct(float64(hiN))
 		}
 		return fmt.Sprintf("%s: %s: head's %s is %s %s than base's (%s %s to %s %s; %s)",
-			strings.ToUpper(m.Verdict), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, ciWord, lo, hi, less, facts)
+			strings.ToUpper(m.Verdict.String()), m.Label, m.Kind.Unit(), analysis.AbsPct(d), beyond, ciWord, lo, hi, less, facts)
 	}
-	switch m.Verdict {
-	case "faster":
+	switch {
+	case m.Verdict.IsDecrease():
 		return fmt.Sprintf("FASTER: %s: head takes %s less time than base (%s %s to %s less; %s)",
 			m.Label, analysis.AbsPct(d), ciWord, analysis.AbsPct(hi), analysis.AbsPct(lo), facts)
-	case "slower":
+	case m.Verdict.IsIncrease():
 		return fmt.Sprintf("SLOWER: %s: head takes %s more time than base (%s %s to %s more; %s)",
 			m.Label, analysis.AbsPct(d), ciWord, analysis.AbsPct(lo), analysis.AbsPct(hi), facts)
-	case "no change":
+	case !m.Verdict.NA && m.Verdict.Call == stats.NoChange:
 		return fmt.Sprintf("NO CHANGE: %s: Δ %s, its %s %s lies within the ±%s margin (%s)",
 			m.Label, analysis.Pct(dN), ciWord, analysis.Ci(loN, hiN), analysis.AbsPct(a.Margin), facts)
-	case "~ small":
+	case m.Verdict.IsSmall():
 		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (%s %s), real but inside the ±%s margin (%s)",
 			m.Label, analysis.Pct(dN), ciWord, analysis.Ci(loN, hiN), analysis.AbsPct(a.Margin), facts)
 	}
@@ -202,7 +211,7 @@ func (a Report) besideHeader() string {
 // without a median analysis (a merged campaign's pooled rows).
 func (a Report) beside(m *analysis.MetricResult) string {
 	if a.minPrimary() {
-		if m.MedianVerdict == "" {
+		if m.MedianVerdict == nil {
 			return "-"
 		}
 		return analysis.Pct(m.DeltaMedian)
@@ -230,7 +239,7 @@ func (a Report) FloorLines() []string {
 	}
 	var out []string
 	for _, m := range a.PrimaryResults() {
-		if m.Error != "" || m.MedianVerdict == "" {
+		if m.Error != "" || m.MedianVerdict == nil {
 			continue
 		}
 		floor := stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}
@@ -547,7 +556,7 @@ func (a Report) armLines() []string {
 		}
 		out = append(out, line)
 	}
-	setting := func(what, flag string, get func(journal.Arm) string, kinds ...string) {
+	setting := func(what, flag string, get func(journal.Arm) string, kinds ...journal.ArmKind) {
 		var vals [2]string
 		var has [2]bool
 		for arm, x := range h.Arms {
@@ -662,7 +671,7 @@ func (a Report) EnvLines() []string {
 
 // namingWords say what Ruler sets aside in the stamp of an arm of each
 // kind (Arm.namingStrings).
-var namingWords = map[string]string{
+var namingWords = map[journal.ArmKind]string{
 	journal.KindEmbedded: "its embedded spec",
 	journal.KindCommand:  "its command as run",
 	journal.KindGit:      "its commit, ref, worktree and run command",
@@ -762,7 +771,7 @@ func (a Report) RuleLine() string {
 		if m.Error != "" || math.IsNaN(p) {
 			continue
 		}
-		change := metric.IsDecrease(m.Verdict) || metric.IsIncrease(m.Verdict) || m.Verdict == "~ small"
+		change := m.Verdict.IsChange() || m.Verdict.IsSmall()
 		apart = apart || change != (p < stats.Alpha)
 	}
 	if !apart {
@@ -1027,10 +1036,10 @@ func (a Report) csvMetricRows(m *document.Table) {
 			s := r.Arms[arm]
 			m.Rows = append(m.Rows, []string{r.Name, r.Family, unitOf(&r), fmt.Sprint(r.Primary), journal.ArmNames[arm], fmt.Sprint(s.N),
 				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
-				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict, strings.Join(r.Aliases, " ")})
+				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict.String(), strings.Join(r.Aliases, " ")})
 			if a.minPrimary() {
 				row := &m.Rows[len(m.Rows)-1]
-				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), r.MedianVerdict)
+				*row = append(*row, f(r.DeltaMedian), f(r.MedCILo), f(r.MedCIHi), medianWords(&r))
 			}
 		}
 	}

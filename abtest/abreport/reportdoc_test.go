@@ -233,20 +233,20 @@ func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
 func TestRuleLineWhenPAndVerdictDisagree(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		verdict string
+		verdict stats.Call
 		p       float64
 		want    bool
 	}{
-		{"inconclusive with p=0.031", "inconclusive", 0.031, true},
-		{"slower with p=0.094", "slower", 0.094, true},
-		{"no change with p=0.01", "no change", 0.01, true},
-		{"faster with p=0.002", "faster", 0.002, false},
-		{"inconclusive with p=0.4", "inconclusive", 0.4, false},
+		{"inconclusive with p=0.031", stats.Inconclusive, 0.031, true},
+		{"slower with p=0.094", stats.Slower, 0.094, true},
+		{"no change with p=0.01", stats.NoChange, 0.01, true},
+		{"faster with p=0.002", stats.Faster, 0.002, false},
+		{"inconclusive with p=0.4", stats.Inconclusive, 0.4, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := analysis.Analyze(fasterJournal(t, 6))
 			m := a.PrimaryResult()
-			m.Verdict, m.P, m.HolmP = tc.verdict, journal.Num(tc.p), journal.Num(tc.p)
+			m.Verdict, m.P, m.HolmP = analysis.VerdictOf(tc.verdict, m.Kind), journal.Num(tc.p), journal.Num(tc.p)
 			var text, md strings.Builder
 			require.NoError(t, terminal.WriteText(&text, For(a).Document()))
 			require.NoError(t, document.WriteMarkdown(&md, For(a).MarkdownDocument()))
@@ -274,7 +274,7 @@ func TestTooFewRoundsForAnInterval(t *testing.T) {
 	require.NotNil(t, m)
 	assert.True(t, math.IsNaN(float64(m.CILo)) && math.IsNaN(float64(m.CIHi)) && math.IsNaN(float64(m.MDE)))
 	assert.Equal(t, "too few rounds for an interval (2; needs ≥ 3)", m.NoInterval)
-	assert.Equal(t, "inconclusive", m.Verdict)
+	assert.Equal(t, "inconclusive", m.Verdict.String())
 	assert.Zero(t, m.Extra)
 	assert.Zero(t, a.Noise.RoundsForMargin)
 	assert.Equal(t, "no estimate from fewer than 6 rounds", a.Noise.NoEstimate)
@@ -325,9 +325,10 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	a := analysis.Analyze(build(0.85))
 	m := a.PrimaryResult()
 	require.NotNil(t, m)
-	assert.Equal(t, "slower", m.Verdict, "the floor rose 20%%: %v", m.Delta)
+	assert.Equal(t, "slower", m.Verdict.String(), "the floor rose 20%%: %v", m.Delta)
 	assert.InDelta(t, -0.15, float64(m.DeltaMedian), 0.01)
-	assert.Equal(t, "faster", m.MedianVerdict)
+	require.NotNil(t, m.MedianVerdict)
+	assert.Equal(t, "faster", m.MedianVerdict.String())
 	require.Len(t, For(a).FloorLines(), 1)
 	assert.Contains(t, For(a).FloorLines()[0], "FLOOR AND TYPICAL PASS DIFFER: ControlPlane: the verdict is on block minima (--block-stat min), Δ +20.")
 	assert.Contains(t, For(a).FloorLines()[0], "(slower); the block medians moved -14.")
@@ -385,7 +386,8 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 
 	// Both moved the same way: the median is still shown, without the note.
 	a = analysis.Analyze(build(1.2))
-	assert.Equal(t, "slower", a.PrimaryResult().MedianVerdict)
+	require.NotNil(t, a.PrimaryResult().MedianVerdict)
+	assert.Equal(t, "slower", a.PrimaryResult().MedianVerdict.String())
 	assert.Empty(t, For(a).FloorLines())
 	assert.Contains(t, For(a).Document().Blocks[1].(*document.Table).Header, "Δmedian")
 
@@ -394,7 +396,7 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	j.Header.Config.BlockStat = journal.BlockMedian
 	a = analysis.Analyze(j)
 	assert.Empty(t, For(a).FloorLines())
-	assert.Empty(t, a.PrimaryResult().MedianVerdict)
+	assert.Nil(t, a.PrimaryResult().MedianVerdict)
 	_, _, csv, js = renderAll(t, a, j)
 	assert.NotContains(t, csv.String(), "delta_median")
 	assert.NotContains(t, js.String(), "delta_median")

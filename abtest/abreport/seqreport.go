@@ -52,7 +52,7 @@ func (a Report) LooksTable() *document.Table {
 	t := &document.Table{Title: "looks", Header: []string{"look", "round", "n", "max_rounds", "stat", "boundary", "crit", "delta", "rci_lo", "rci_hi", "decision", "decided"}}
 	for _, l := range a.Sequential.Looks {
 		t.Rows = append(t.Rows, []string{fmt.Sprint(l.Look), fmt.Sprint(l.Round), fmt.Sprint(l.N), fmt.Sprint(l.MaxRounds),
-			analysis.CsvNum(l.Stat), analysis.CsvNum(l.Boundary), analysis.CsvNum(l.Crit), analysis.CsvNum(l.Delta), analysis.CsvNum(l.RCILo), analysis.CsvNum(l.RCIHi), l.Decision, fmt.Sprint(l.Decided)})
+			analysis.CsvNum(l.Stat), analysis.CsvNum(l.Boundary), analysis.CsvNum(l.Crit), analysis.CsvNum(l.Delta), analysis.CsvNum(l.RCILo), analysis.CsvNum(l.RCIHi), l.Decision.String(), fmt.Sprint(l.Decided)})
 	}
 	return t
 }

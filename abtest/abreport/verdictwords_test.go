@@ -31,7 +31,7 @@ func TestVerdictWordsByKind(t *testing.T) {
 			m := analysis.MetricResult{Name: "minflt", Label: "minflt", Kind: tc.kind, Primary: true, Rounds: 12,
 				Delta: journal.Num((tc.lo + tc.hi) / 2), CILo: journal.Num(tc.lo), CIHi: journal.Num(tc.hi), P: 0.001, HolmP: 0.001}
 			analysis.Decide(&m, 0.01, false)
-			assert.Equal(t, tc.want, m.Verdict)
+			assert.Equal(t, tc.want, m.Verdict.String())
 			a := &analysis.Analysis{Design: analysis.DesignInterleaved, Margin: 0.01}
 			h := For(a).headlineOf(&m)
 			assert.True(t, strings.HasPrefix(h, tc.head), h)

@@ -13,7 +13,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
@@ -35,7 +34,8 @@ type ArmSummary struct {
 // A MetricResult is the paired analysis of one metric over the rounds in
 // which both arms recorded it.
 type MetricResult struct {
-	Name    string            `json:"name"`
+	Key     metric.Key        `json:"-"`    // the metric and, under --per-rank, the rank
+	Name    string            `json:"name"` // Key as reports write it
 	Label   string            `json:"label"`
 	Family  string            `json:"family"`
 	Kind    metric.MetricKind `json:"kind"` // time, cpu, count or bytes; "" (older analyses) is time
@@ -55,11 +55,11 @@ type MetricResult struct {
 	GlobalMin journal.Num `json:"delta_min_global"` // min(B)/min(A) − 1 over all warm passes
 	// DeltaMedian, under --block-stat min, is the same paired analysis on
 	// block medians, with its interval and verdict: the typical pass beside
-	// the floor (medianBeside). Absent (0, "") under any other statistic.
+	// the floor (medianBeside). Absent (0, nil) under any other statistic.
 	DeltaMedian   journal.Num `json:"delta_median,omitempty"`
 	MedCILo       journal.Num `json:"delta_median_ci_lo,omitempty"`
 	MedCIHi       journal.Num `json:"delta_median_ci_hi,omitempty"`
-	MedianVerdict string      `json:"verdict_median,omitempty"`
+	MedianVerdict *Verdict    `json:"verdict_median,omitempty"`
 	SignK         int         `json:"sign_agree"`
 	SignN         int         `json:"sign_n"`
 	SignP         journal.Num `json:"sign_p"`
@@ -69,7 +69,7 @@ type MetricResult struct {
 	Zeros         int         `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
 	SigmaD        journal.Num `json:"sigma_d"`
 	MDE           journal.Num `json:"mde"`
-	Verdict       string      `json:"verdict"`
+	Verdict       Verdict     `json:"verdict"`
 	Extra         int         `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
 	Gated         bool        `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
 	Error         string      `json:"error,omitempty"`        // why the metric has no analysis
@@ -137,16 +137,21 @@ type Noise struct {
 // field changes meaning or goes away; new fields keep the version.
 const AnalysisSchema = 1
 
-// The designs an Analysis can come from.
+// A Design is how the data an Analysis comes from was gathered, and so
+// which analysis it gets.
+type Design string
+
+// The designs an Analysis can come from (DesignStratified, merge.go, is
+// the fourth).
 const (
 	// DesignInterleaved is a campaign of rounds (ab, aa): paired analysis.
-	DesignInterleaved = "interleaved"
+	DesignInterleaved Design = "interleaved"
 	// DesignUnpaired is compare with 2 or more logs per arm: one block
 	// statistic per log, unpaired analysis.
-	DesignUnpaired = "unpaired"
+	DesignUnpaired Design = "unpaired"
 	// DesignDescriptive is compare with a single log on an arm: pass-level
 	// descriptives only, no interval and no test.
-	DesignDescriptive = "descriptive"
+	DesignDescriptive Design = "descriptive"
 )
 
 // An Analysis is a campaign's analysed state: what ran, each metric's
@@ -154,7 +159,7 @@ const (
 type Analysis struct {
 	Schema int `json:"schema"` // AnalysisSchema
 	// Design is DesignInterleaved, DesignUnpaired or DesignDescriptive.
-	Design string `json:"design"`
+	Design Design `json:"design"`
 	// Test names the test behind P: "wilcoxon signed-rank" (rounds),
 	// "wilcoxon rank-sum" (compare) or "" (descriptive).
 	Test     string         `json:"test"`
@@ -164,7 +169,7 @@ type Analysis struct {
 	Partial  bool           `json:"partial"`         // the campaign stopped before its last round
 	AA       bool           `json:"aa"`              // the same arm on both sides
 	AAReason string         `json:"aa_reason,omitempty"`
-	Primary  string         `json:"primary"`
+	Primary  metric.Key     `json:"primary"`
 	Margin   float64        `json:"margin"`
 	Metrics  []MetricResult `json:"metrics"`
 	Noise    Noise          `json:"noise"`
@@ -260,7 +265,7 @@ func Analyze(j *journal.Journal) *Analysis {
 		a.AAReason = fmt.Sprintf("identical binaries: the files %s are byte-identical in both builds", h.Artifact)
 	}
 	a.Warnings = append(a.Warnings, j.Warnings...)
-	if a.Primary == "" {
+	if a.Primary == (metric.Key{}) {
 		// The header was written before any block counted (a campaign
 		// that failed at first and was resumed): the first block that
 		// counts chooses, as it would have.
@@ -290,13 +295,13 @@ func Analyze(j *journal.Journal) *Analysis {
 	a.WorkDiffs = WorkDiffs(logs, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
 	for i, m := range names {
-		res := analyseMetric(m, pairs, cfg, isPrimary(m.Name, a.Primary, cfg.PerRank))
+		res := analyseMetric(m, pairs, cfg, isPrimary(m.Key, a.Primary, cfg.PerRank))
 		res.Aliases = aliases[i]
 		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	if p := a.PrimaryResult(); p != nil {
-		a.RoundTable = roundTable(pairs, p.Name, cfg)
+		a.RoundTable = roundTable(pairs, p, cfg)
 	}
 	analyseSequential(a, j)
 	a.Noise = noiseOf(a, pairs, cfg)
@@ -331,10 +336,10 @@ func completePairs(j *journal.Journal, a *Analysis) []roundPair {
 	return pairs
 }
 
-// isPrimary reports whether name is the primary one, or under perRank
-// one rank's row of it.
-func isPrimary(name, primary string, perRank bool) bool {
-	return name == primary || perRank && strings.HasPrefix(name, primary+metric.RankSep)
+// isPrimary reports whether k is the primary metric's row, or under
+// perRank one rank's row of a pooled primary.
+func isPrimary(k, primary metric.Key, perRank bool) bool {
+	return k == primary || perRank && !primary.Ranked && k.Ranked && k.Name == primary.Name
 }
 
 // pairLogs returns the passes of each arm's blocks, round by round.
@@ -350,7 +355,7 @@ func pairLogs(pairs []roundPair) [2][][]metric.Pass {
 
 // metricsOfLogs lists the metrics both arms recorded in at least one of
 // their blocks or logs, in report order.
-func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary string) []metric.MetricInfo {
+func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key) []metric.MetricInfo {
 	seen := [2]map[string]bool{{}, {}}
 	ranks := map[int]bool{}
 	for arm := range 2 {
@@ -370,7 +375,7 @@ func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary string) []metr
 	sort.Ints(rankList)
 	var out []metric.MetricInfo
 	for _, m := range metric.KnownMetrics() {
-		if !(seen[journal.Base][m.Name] && seen[journal.Head][m.Name]) && m.Name != primary {
+		if !(seen[journal.Base][m.Name] && seen[journal.Head][m.Name]) && m.Key != primary {
 			continue
 		}
 		if !perRank {
@@ -378,10 +383,7 @@ func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary string) []metr
 			continue
 		}
 		for _, r := range rankList {
-			mr := m
-			mr.Name = fmt.Sprintf("%s%srank%d", m.Name, metric.RankSep, r)
-			mr.Label = fmt.Sprintf("%s%srank%d", m.Label, metric.RankSep, r)
-			out = append(out, mr)
+			out = append(out, m.AtRank(r))
 		}
 	}
 	return out
@@ -399,8 +401,8 @@ func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary string) []metr
 // The kept metric is the primary one when it is in the set, else the
 // first in report order. Under --per-rank only rows of the same rank are
 // compared, and no primary row stands for another.
-func distinctMetrics(ms []metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.Config, primary string) ([]metric.MetricInfo, [][]string) {
-	prim := func(i int) bool { return isPrimary(ms[i].Name, primary, cfg.PerRank) }
+func distinctMetrics(ms []metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.Config, primary metric.Key) ([]metric.MetricInfo, [][]string) {
+	prim := func(i int) bool { return isPrimary(ms[i].Key, primary, cfg.PerRank) }
 	// The primary rows first, so that one of them is always kept.
 	order := make([]int, 0, len(ms))
 	for i := range ms {
@@ -420,7 +422,7 @@ func distinctMetrics(ms []metric.MetricInfo, logs [2][][]metric.Pass, cfg journa
 			continue
 		}
 		for _, j := range order[:k] {
-			if keptAs[j] == j && sameRank(ms[i].Name, ms[j].Name) && aliasable(ms[i], ms[j]) && sameWarmValues(logs, ms[i].Name, ms[j].Name, cfg.Cold) {
+			if keptAs[j] == j && sameRank(ms[i].Key, ms[j].Key) && aliasable(ms[i], ms[j]) && sameWarmValues(logs, ms[i].Key, ms[j].Key, cfg.Cold) {
 				keptAs[i] = j
 				break
 			}
@@ -462,16 +464,14 @@ func aliasable(a, b metric.MetricInfo) bool {
 
 // sameRank reports whether two metric names are of the same rank under
 // --per-rank ("HostOrch@rank1", "phase.host_orch@rank1"), or both pooled.
-func sameRank(a, b string) bool {
-	_, ra, _ := strings.Cut(a, metric.RankSep)
-	_, rb, _ := strings.Cut(b, metric.RankSep)
-	return ra == rb
+func sameRank(a, b metric.Key) bool {
+	return a.Ranked == b.Ranked && a.Rank == b.Rank
 }
 
 // sameWarmValues reports whether metrics a and b have the same value in
 // every warm pass of every block of both arms (a pass recording one
 // records the other), and some pass records them.
-func sameWarmValues(logs [2][][]metric.Pass, a, b string, cold int) bool {
+func sameWarmValues(logs [2][][]metric.Pass, a, b metric.Key, cold int) bool {
 	seen := false
 	for arm := range 2 {
 		for _, ps := range logs[arm] {
@@ -492,16 +492,16 @@ func sameWarmValues(logs [2][][]metric.Pass, a, b string, cold int) bool {
 	return seen
 }
 
-// warmValues returns the values of metric in the block's warm passes
-// (its passes past the first cold ones of each pid), in pass order.
-func WarmValues(b *journal.BlockRecord, metric string, cold int) []float64 {
+// WarmValues returns the values of the metric k names in the block's warm
+// passes (its passes past the first cold ones of each pid), in pass order.
+func WarmValues(b *journal.BlockRecord, k metric.Key, cold int) []float64 {
 	var out []float64
 	for i := range b.Passes {
 		p := &b.Passes[i]
 		if p.Index < cold {
 			continue
 		}
-		if v, ok := p.Value(metric); ok {
+		if v, ok := p.Value(k); ok {
 			out = append(out, v)
 		}
 	}
@@ -509,7 +509,7 @@ func WarmValues(b *journal.BlockRecord, metric string, cold int) []float64 {
 }
 
 // blockStat reduces a block's warm values to its statistic.
-func BlockStat(v []float64, kind string) float64 {
+func BlockStat(v []float64, kind journal.BlockStat) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	switch kind {
@@ -535,7 +535,7 @@ func nan() journal.Num { return journal.Num(math.NaN()) }
 // (null in json), so that a row an analysis stops short on shows "-".
 func newResult(m metric.MetricInfo, primary bool) MetricResult {
 	return MetricResult{
-		Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
+		Key: m.Key, Name: m.Name, Label: m.Label, Family: m.Family, Kind: m.Kind, Unit: m.Kind.Unit(), Primary: primary,
 		Delta: nan(), CILo: nan(), CIHi: nan(), BootLo: nan(), BootHi: nan(),
 		DeltaMin: nan(), MinCILo: nan(), MinCIHi: nan(), GlobalMin: nan(),
 		SignP: nan(), P: nan(), TP: nan(), HolmP: nan(), SigmaD: nan(), MDE: nan(),
@@ -551,7 +551,7 @@ type roundSeries struct {
 }
 
 // seriesOf gathers metric's roundSeries from pairs, the rounds in order.
-func seriesOf(pairs []roundPair, metric string, cfg journal.Config) roundSeries {
+func seriesOf(pairs []roundPair, metric metric.Key, cfg journal.Config) roundSeries {
 	var s roundSeries
 	for _, p := range pairs {
 		var v [2][]float64
@@ -573,7 +573,7 @@ func seriesOf(pairs []roundPair, metric string, cfg journal.Config) roundSeries 
 
 func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, primary bool) MetricResult {
 	res := newResult(m, primary)
-	s := seriesOf(pairs, m.Name, cfg)
+	s := seriesOf(pairs, m.Key, cfg)
 	stat, mins, meds, pooled := s.stat, s.mins, s.meds, s.pooled
 	res.Rounds = len(stat[journal.Base])
 	for arm := range 2 {
@@ -647,7 +647,7 @@ func geoMean(v []float64) float64 {
 // from the block medians meds: under --block-stat min the verdict is the
 // floor's, and the report shows the typical pass beside it.
 func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
-	m.DeltaMedian, m.MedCILo, m.MedCIHi, m.MedianVerdict = nan(), nan(), nan(), stats.Inconclusive.String()
+	m.DeltaMedian, m.MedCILo, m.MedCIHi, m.MedianVerdict = nan(), nan(), nan(), &Verdict{Call: stats.Inconclusive}
 	pr, err := stats.Paired(meds[journal.Base], meds[journal.Head], stats.PairedOptions{})
 	if err != nil {
 		return
@@ -657,7 +657,7 @@ func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
 		return
 	}
 	m.MedCILo, m.MedCIHi = journal.Num(pr.CI.Lo), journal.Num(pr.CI.Hi)
-	m.MedianVerdict = m.Kind.CallWord(stats.Decide(pr.Delta, pr.CI, m.Rounds, margin).Call)
+	*m.MedianVerdict = VerdictOf(stats.Decide(pr.Delta, pr.CI, m.Rounds, margin).Call, m.Kind)
 }
 
 // nonZero returns, for a count metric that was 0 in some warm pass of
@@ -712,11 +712,11 @@ func decideAll(ms []MetricResult, margin float64) {
 	}
 }
 
-// primaryName is the metric the noise figures are of: the primary row's,
+// primaryKey is the metric the noise figures are of: the primary row's,
 // which under --per-rank is rank 0's.
-func (a *Analysis) primaryName() string {
+func (a *Analysis) primaryKey() metric.Key {
 	if p := a.PrimaryResult(); p != nil {
-		return p.Name
+		return p.Key
 	}
 	return a.Primary
 }
@@ -771,14 +771,14 @@ func holmPrimaries(ms []MetricResult) bool {
 // 0.05 as well.
 func Decide(m *MetricResult, margin float64, gatePrimary bool) {
 	if m.Error != "" {
-		m.Verdict = "n/a"
+		m.Verdict = NoVerdict
 		return
 	}
 	v := stats.Decide(float64(m.Delta), stats.Interval{Lo: float64(m.CILo), Hi: float64(m.CIHi)}, m.Rounds, margin)
 	if !m.Primary || gatePrimary {
 		v = v.Gate(float64(m.HolmP))
 	}
-	m.Verdict = m.Kind.CallWord(v.Call)
+	m.Verdict = VerdictOf(v.Call, m.Kind)
 	m.Gated = v.Gated
 	if v.Call == stats.Inconclusive && v.ExtraRounds > 0 {
 		m.Extra = v.ExtraRounds
@@ -797,7 +797,7 @@ func noiseOf(a *Analysis, pairs []roundPair, cfg journal.Config) Noise {
 		}
 		n.RoundsForMargin = stats.TrimmedRoundsFor(p.Sw, cfg.Margin)
 	}
-	primary := a.primaryName()
+	primary := a.primaryKey()
 	for arm := range 2 {
 		var seq, logStat []float64
 		for _, p := range pairs {
@@ -863,20 +863,16 @@ func constant(pooled [2][]float64) bool {
 	return true
 }
 
-// roundTable returns the rows of RoundTable for metric name: the rounds
+// roundTable returns the rows of RoundTable for row m: the rounds
 // seriesOf pairs, in schedule order.
-func roundTable(pairs []roundPair, name string, cfg journal.Config) []RoundRow {
-	mi, ok := metric.LookupMetric(name)
-	scale := 1.0
-	if ok {
-		scale = mi.Kind.Scale()
-	}
+func roundTable(pairs []roundPair, m *MetricResult, cfg journal.Config) []RoundRow {
+	scale := m.Kind.Scale()
 	var out []RoundRow
 	for _, p := range pairs {
 		var st [2]float64
 		okBoth := true
 		for arm := range 2 {
-			v := WarmValues(p.blocks[arm], name, cfg.Cold)
+			v := WarmValues(p.blocks[arm], m.Key, cfg.Cold)
 			if len(v) == 0 {
 				okBoth = false
 				break

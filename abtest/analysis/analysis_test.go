@@ -87,11 +87,11 @@ func TestAnalyzeChoosesThePrimaryWhenTheHeaderLacksIt(t *testing.T) {
 		vals = append(vals, [2][]float64{{100, 101}, {90, 91}})
 	}
 	j := journaltest.Synth(t, vals)
-	j.Header.Primary = ""
+	j.Header.Primary = metric.Key{}
 	a := Analyze(j)
-	assert.Equal(t, "ControlPlane", a.Primary)
+	assert.Equal(t, "ControlPlane", a.Primary.String())
 	require.NotNil(t, a.PrimaryResult())
-	assert.Equal(t, "faster", a.PrimaryResult().Verdict)
+	assert.Equal(t, "faster", a.PrimaryResult().Verdict.String())
 }
 
 // perRankJournal is a --per-rank campaign of two ranks over rounds rounds:
@@ -143,7 +143,7 @@ func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		design   string
+		design   Design
 		ranks    int
 		primary  string
 		tweak    func(round, arm, rank, pass int, v map[string]float64)
@@ -213,7 +213,7 @@ func TestIdenticalMetricsAreTestedOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := journaltest.Twin(t, tc.ranks, tc.tweak)
 			if tc.primary != "" {
-				j.Header.Primary = tc.primary
+				j.Header.Primary = metric.PooledKey(tc.primary)
 			}
 			var a *Analysis
 			if tc.design == DesignUnpaired {

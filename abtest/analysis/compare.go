@@ -14,7 +14,7 @@ import (
 )
 
 // KindLogs is the kind of an arm of compare: logs captured elsewhere.
-const KindLogs = "logs"
+const KindLogs journal.ArmKind = "logs"
 
 // RankSumTest is the test of compare's p.
 const RankSumTest = "wilcoxon rank-sum"
@@ -75,7 +75,7 @@ func ReadLogs(opts CompareOptions) (*journal.Journal, error) {
 		if !ok {
 			return nil, fmt.Errorf("compare: --metric %q: unknown metric; known: %s", cfg.Metric, metric.MetricNames())
 		}
-		j.Header.Primary = m.Name
+		j.Header.Primary = m.Key
 	}
 	j.Header.Ruler = j.Blocks[0].Stamp
 	j.Header.RulerHash = journal.RulerHash(j.Header.Ruler)
@@ -110,7 +110,7 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 	a.WorkDiffs = WorkDiffs(logs, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
 	for i, m := range names {
-		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Name, h.Primary, cfg.PerRank), a.Design)
+		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Key, h.Primary, cfg.PerRank), a.Design)
 		res.Aliases = aliases[i]
 		a.Metrics = append(a.Metrics, res)
 	}
@@ -120,17 +120,17 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 	return a
 }
 
-func warmOf(ps []metric.Pass, metric string, cold int) []float64 {
+func warmOf(ps []metric.Pass, metric metric.Key, cold int) []float64 {
 	b := journal.BlockRecord{Passes: ps}
 	return WarmValues(&b, metric, cold)
 }
 
-func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.Config, primary bool, design string) MetricResult {
+func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.Config, primary bool, design Design) MetricResult {
 	res := newResult(m, primary)
 	var stat, mins, pooled [2][]float64
 	for arm := range 2 {
 		for _, ps := range logs[arm] {
-			v := warmOf(ps, m.Name, cfg.Cold)
+			v := warmOf(ps, m.Key, cfg.Cold)
 			if len(v) == 0 {
 				continue
 			}
@@ -184,7 +184,7 @@ func unpairedNoise(a *Analysis, logs [2][][]metric.Pass, cfg journal.Config) Noi
 		n.SigmaD, n.MDE = p.SigmaD, p.MDE
 		n.RoundsForMargin = stats.RoundsFor(float64(p.SigmaD), cfg.Margin)
 	}
-	primary := a.primaryName()
+	primary := a.primaryKey()
 	for arm := range 2 {
 		var seq []float64
 		for _, ps := range logs[arm] {

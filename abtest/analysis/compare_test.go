@@ -22,7 +22,7 @@ func TestReadLogsOneBlockPerLog(t *testing.T) {
 	require.Len(t, c, 3)
 	assert.Equal(t, []int{journal.Base, journal.Base, journal.Head}, []int{c[0].Arm, c[1].Arm, c[2].Arm})
 	assert.Equal(t, []int{1, 2, 1}, []int{c[0].Block.Round, c[1].Block.Round, c[2].Block.Round})
-	assert.Equal(t, "ControlPlane", j.Header.Primary)
+	assert.Equal(t, "ControlPlane", j.Header.Primary.String())
 	assert.Equal(t, 8, len(c[0].Block.Passes), "e1: two pids of 4 binds")
 	assert.True(t, j.Header.Created.IsZero(), "a report of logs is a function of the logs")
 }

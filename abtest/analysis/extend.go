@@ -7,7 +7,7 @@ package analysis
 func (a *Analysis) SettleRounds() int {
 	extra := 0
 	for _, v := range a.Views() {
-		if p := v.PrimaryResult(); p != nil && p.Verdict == "inconclusive" && p.Extra > 0 {
+		if p := v.PrimaryResult(); p != nil && p.Verdict.IsInconclusive() && p.Extra > 0 {
 			extra = max(extra, p.Extra)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // DesignStratified is the design of a merged report: the shards of one
 // campaign, each a stratum of rounds paired within it (docs/ab.md
 // "Shards").
-const DesignStratified = "stratified"
+const DesignStratified Design = "stratified"
 
 // StratifiedMethod names the merged analysis in reports.
 const StratifiedMethod = "inverse-variance weighted mean of the shards' 20%-trimmed mean log-ratios (stratified by shard; t test on the summed degrees of freedom); heterogeneity: Cochran's Q"
@@ -32,7 +32,7 @@ type ShardRow struct {
 	CILo    journal.Num       `json:"ci_lo"`
 	CIHi    journal.Num       `json:"ci_hi"`
 	P       journal.Num       `json:"p"`
-	Verdict string            `json:"verdict"`
+	Verdict Verdict           `json:"verdict"`
 	// Weight is the shard's share of the pooled primary estimate's
 	// inverse-variance weight (0..1).
 	Weight journal.Num `json:"weight"`
@@ -53,7 +53,7 @@ type Heterogeneity struct {
 // disagree.
 type Merged struct {
 	Schema        int           `json:"schema"` // AnalysisSchema
-	Design        string        `json:"design"` // DesignStratified
+	Design        Design        `json:"design"` // DesignStratified
 	Method        string        `json:"method"`
 	Campaign      string        `json:"campaign"`
 	ShardCount    int           `json:"shard_count"` // N of --shard I/N
@@ -114,7 +114,7 @@ func CheckMergeable(js []*journal.Journal) error {
 				diffs = append(diffs, fmt.Sprintf("%s arm: %s %s, %s %s", journal.ArmNames[arm], first.Path, f.Arms[arm].Spec, name, h.Arms[arm].Spec))
 			}
 		}
-		if f.Primary != "" && h.Primary != "" {
+		if f.Primary != (metric.Key{}) && h.Primary != (metric.Key{}) {
 			d("primary metric", f.Primary, h.Primary)
 		}
 		if f.Ruler != "" && h.Ruler != "" && f.Ruler != h.Ruler {
@@ -194,7 +194,7 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 		pooled.Partial = pooled.Partial || a.Partial
 		pooled.AA = a.AA
 		pooled.AAReason = a.AAReason
-		if pooled.Primary == "" {
+		if pooled.Primary == (metric.Key{}) {
 			pooled.Primary = a.Primary
 		}
 		for arm := range 2 {
@@ -205,7 +205,7 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("shard %s: %s", j.Header.Shard.Label(), w))
 		}
 		row := ShardRow{Shard: *j.Header.Shard, Journal: j.Path, Planned: a.Planned, Rounds: a.Complete,
-			Delta: nan(), CILo: nan(), CIHi: nan(), P: nan(), Weight: nan(), Verdict: "n/a"}
+			Delta: nan(), CILo: nan(), CIHi: nan(), P: nan(), Weight: nan(), Verdict: NoVerdict}
 		if p := a.PrimaryResult(); p != nil {
 			row.Delta, row.CILo, row.CIHi, row.P, row.Verdict = p.Delta, p.CILo, p.CIHi, p.P, p.Verdict
 		}
@@ -217,8 +217,8 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 	}
 	cfg := first.Config
 	for _, mi := range metricsOfShards(shardAs) {
-		res, sr := poolMetric(mi, pairs, cfg, isPrimary(mi.Name, pooled.Primary, cfg.PerRank))
-		if res.Primary && res.Name == primaryOf(pooled.Primary, shardAs) && sr != nil {
+		res, sr := poolMetric(mi, pairs, cfg, isPrimary(mi.Key, pooled.Primary, cfg.PerRank))
+		if res.Primary && res.Key == primaryOf(pooled.Primary, shardAs) && sr != nil {
 			m.heterogeneity(sr)
 		}
 		pooled.Metrics = append(pooled.Metrics, res)
@@ -260,12 +260,12 @@ func (m *Merged) heterogeneity(sr *stats.StratifiedResult) {
 	}
 }
 
-// primaryOf is the name of the primary row the shards' noise figures are
+// primaryOf is the key of the primary row the shards' noise figures are
 // of: the primary metric, or under --per-rank rank 0's row.
-func primaryOf(primary string, as []*Analysis) string {
+func primaryOf(primary metric.Key, as []*Analysis) metric.Key {
 	for _, a := range as {
 		if p := a.PrimaryResult(); p != nil {
-			return p.Name
+			return p.Key
 		}
 	}
 	return primary
@@ -290,15 +290,15 @@ func missingShards(js []*journal.Journal) []string {
 // metricsOfShards lists the metrics of the shards' analyses, in the first
 // shard's order, each once.
 func metricsOfShards(as []*Analysis) []metric.MetricInfo {
-	seen := map[string]bool{}
+	seen := map[metric.Key]bool{}
 	var out []metric.MetricInfo
 	for _, a := range as {
 		for _, r := range a.Metrics {
-			if seen[r.Name] {
+			if seen[r.Key] {
 				continue
 			}
-			seen[r.Name] = true
-			out = append(out, metric.MetricInfo{Name: r.Name, Label: r.Label, Family: r.Family, Kind: r.Kind})
+			seen[r.Key] = true
+			out = append(out, metric.MetricInfo{Key: r.Key, Name: r.Name, Label: r.Label, Family: r.Family, Kind: r.Kind})
 		}
 	}
 	return out
@@ -314,7 +314,7 @@ func poolMetric(mi metric.MetricInfo, pairs [][]roundPair, cfg journal.Config, p
 	var all []float64
 	var passes [2][]float64
 	for k, ps := range pairs {
-		s := seriesOf(ps, mi.Name, cfg)
+		s := seriesOf(ps, mi.Key, cfg)
 		for arm := range 2 {
 			passes[arm] = append(passes[arm], s.pooled[arm]...)
 			res.Arms[arm].Blocks += len(s.stat[arm])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 )
 
 // shardJournal is a header-only journal of shard index of campaign.
@@ -20,7 +21,7 @@ func shardJournal(t *testing.T, path, campaign string, index int) *journal.Journ
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &journal.Journal{Path: path, Header: journal.Header{Config: journaltest.Config(), Arms: [2]journal.Arm{b, h}, Primary: "ControlPlane",
+	return &journal.Journal{Path: path, Header: journal.Header{Config: journaltest.Config(), Arms: [2]journal.Arm{b, h}, Primary: metric.PooledKey("ControlPlane"),
 		Ruler: "hbgkit-harness {arm} rounds=5 nproc=2", RulerHash: "r1",
 		Shard: &journal.ShardInfo{Campaign: campaign, Index: index, Count: 2, CampaignSeed: 7, Host: "h" + path}}}
 }

@@ -2,10 +2,11 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/hbgkit/hbgkit/abtest/journal"
-	"github.com/hbgkit/hbgkit/abtest/metric"
 	"math"
 	"strings"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 )
 
 // pct formats a relative change as a signed percentage: "+3.1%".

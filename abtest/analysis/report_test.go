@@ -43,7 +43,7 @@ func TestAnalyzeMatchesThePairedStatistics(t *testing.T) {
 	assert.InDelta(t, want.CI.Lo, float64(m.CILo), 1e-12)
 	assert.InDelta(t, want.Wilcoxon.P, float64(m.P), 1e-12)
 	assert.Equal(t, 8, m.SignK)
-	assert.Equal(t, "faster", m.Verdict)
+	assert.Equal(t, "faster", m.Verdict.String())
 	// Per arm: 24 warm passes each (the cold ones dropped); min is the
 	// smallest warm pass, not the cold one.
 	assert.Equal(t, 24, m.Arms[journal.Base].N)
@@ -66,7 +66,7 @@ func TestAnalyzeMatchesThePairedStatistics(t *testing.T) {
 		}
 	}
 	require.NotNil(t, args)
-	assert.Equal(t, "no change", args.Verdict)
+	assert.Equal(t, "no change", args.Verdict.String())
 	assert.Equal(t, 8, args.Zeros)
 }
 
@@ -80,8 +80,8 @@ func TestPerRankHeadlinesEveryRank(t *testing.T) {
 	require.Len(t, ps, 2)
 	assert.Equal(t, "ControlPlane@rank0", ps[0].Name)
 	assert.Equal(t, "ControlPlane@rank1", ps[1].Name)
-	assert.Equal(t, "no change", ps[0].Verdict)
-	assert.Equal(t, "slower", ps[1].Verdict)
+	assert.Equal(t, "no change", ps[0].Verdict.String())
+	assert.Equal(t, "slower", ps[1].Verdict.String())
 	// Holm over two p: the smaller one doubled.
 	assert.InDelta(t, 2*float64(ps[1].P), float64(ps[1].HolmP), 1e-12)
 	hl := abreport.For(a).Headlines()
@@ -99,7 +99,7 @@ func TestPerRankHeadlinesEveryRank(t *testing.T) {
 	ps = a.PrimaryResults()
 	require.Len(t, ps, 2)
 	assert.InDelta(t, 0.03125, float64(ps[1].P), 1e-9)
-	assert.Equal(t, "inconclusive", ps[1].Verdict)
+	assert.Equal(t, "inconclusive", ps[1].Verdict.String())
 	assert.True(t, ps[1].Gated)
 	assert.Contains(t, abreport.For(a).Headlines()[1], "INCONCLUSIVE: ControlPlane@rank1: Δ +10.")
 	assert.Contains(t, abreport.For(a).Headlines()[1], "clears the ±1.0% margin, but its p Holm-adjusted over the ranks is not below 0.05 (6 rounds, sign 6/6, t-test p<0.001, Wilcoxon p=0.031, Holm-adjusted over the ranks 0.062)")
@@ -220,7 +220,7 @@ func TestAnalyzeUnpairedOneLogPerArm(t *testing.T) {
 	p := a.PrimaryResult()
 	require.NotNil(t, p)
 	assert.True(t, math.IsNaN(float64(p.CILo)) && math.IsNaN(float64(p.P)))
-	assert.Equal(t, "n/a", p.Verdict)
+	assert.Equal(t, "n/a", p.Verdict.String())
 	assert.InDelta(t, float64(p.Arms[journal.Head].TrimmedMean)/float64(p.Arms[journal.Base].TrimmedMean)-1, float64(p.Delta), 1e-12)
 	assert.Contains(t, abreport.For(a).Headline(), "no interval can be computed honestly")
 	assert.Equal(t, 4, p.Arms[journal.Base].N, "2 pids × (4 binds − 2 cold)")
@@ -232,7 +232,7 @@ func TestMergeWarnsOfASickCard(t *testing.T) {
 	require.Len(t, m.Shards, 2)
 	assert.Equal(t, 0, m.Shards[0].Shard.Index, "shards in index order")
 	p := m.Pooled.PrimaryResult()
-	assert.Equal(t, "slower", p.Verdict)
+	assert.Equal(t, "slower", p.Verdict.String())
 	assert.Equal(t, 20, p.Rounds)
 	assert.Empty(t, m.Warnings)
 
@@ -282,12 +282,12 @@ func TestAnalyzeArmsHolm(t *testing.T) {
 		require.NotNil(t, p)
 		assert.InDelta(t, 0.03125, float64(p.P), 1e-9)
 		assert.InDelta(t, 0.0625, float64(p.HolmP), 1e-9)
-		assert.Equal(t, "inconclusive", p.Verdict, "arm %d", k+1)
+		assert.Equal(t, "inconclusive", p.Verdict.String(), "arm %d", k+1)
 		assert.True(t, p.Gated)
 		assert.Greater(t, float64(p.Delta), 0.25)
 		// The same pair analysed as a two-arm campaign calls it slower.
 		two := analysis.Analyze(analysis.ArmView(j, k+1))
-		assert.Equal(t, "slower", two.PrimaryResult().Verdict)
+		assert.Equal(t, "slower", two.PrimaryResult().Verdict.String())
 		assert.Equal(t, two.PrimaryResult().Delta, p.Delta)
 	}
 	text := abreport.For(a).Document()
@@ -302,7 +302,7 @@ func TestAnalyzeArmsHolm(t *testing.T) {
 	vals = append(vals, [3][]float64{{1000, 1001, 999}, {1301, 1300, 1302}, {1310, 1304, 1306}})
 	a = analysis.Analyze(analysis.ArmsJournal(t, vals))
 	for _, c := range a.Comparisons {
-		assert.Equal(t, "slower", c.PrimaryResult().Verdict)
+		assert.Equal(t, "slower", c.PrimaryResult().Verdict.String())
 	}
 }
 

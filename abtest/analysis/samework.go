@@ -47,7 +47,7 @@ func WorkDiffs(logs [2][][]metric.Pass, cold int) []WorkDiff {
 		for arm := range 2 {
 			var v []float64
 			for _, ps := range logs[arm] {
-				v = append(v, warmOf(ps, m.Name, cold)...)
+				v = append(v, warmOf(ps, m.Key, cold)...)
 			}
 			if len(v) == 0 {
 				ok = false

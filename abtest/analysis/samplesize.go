@@ -74,7 +74,7 @@ func withholdEstimates(a *Analysis) {
 	unpaired := a.Design != DesignInterleaved
 	for i := range a.Metrics {
 		m := &a.Metrics[i]
-		if why := tooFewForEstimate(m.Rounds, unpaired); why != "" && m.Verdict == stats.Inconclusive.String() && !m.Gated {
+		if why := tooFewForEstimate(m.Rounds, unpaired); why != "" && m.Verdict.IsInconclusive() && !m.Gated {
 			m.Extra, m.NoEstimate = 0, why
 		}
 	}

@@ -60,7 +60,7 @@ func NextLook(h journal.Header, hist *journal.History, prior []journal.LookRecor
 		Type: journal.LineLook, Round: i, Look: len(ns), N: l.N, MaxRounds: h.Config.Rounds,
 		Stat: journal.Num(l.Stat), Boundary: journal.Num(l.Boundary), Crit: journal.Num(l.Crit),
 		Delta: journal.Num(l.Delta), RCILo: journal.Num(l.RCI.Lo), RCIHi: journal.Num(l.RCI.Hi),
-		Decision: l.Verdict.Call.String(), Decided: l.Decided(),
+		Decision: l.Verdict.Call, Decided: l.Decided(),
 	}
 	if l.Verdict.ExtraRounds > 0 {
 		rec.Extra = l.Verdict.ExtraRounds
@@ -125,7 +125,7 @@ func analyseSequential(a *Analysis, j *journal.Journal) {
 	p := a.PrimaryResult()
 	if len(s.Looks) == 0 {
 		if p != nil && p.Error == "" {
-			p.Verdict, p.Extra, p.Gated = stats.Inconclusive.String(), 0, false
+			p.Verdict, p.Extra, p.Gated = VerdictOf(stats.Inconclusive, p.Kind), 0, false
 		}
 		return
 	}
@@ -142,15 +142,8 @@ func analyseSequential(a *Analysis, j *journal.Journal) {
 	if p == nil || p.Error != "" {
 		return
 	}
-	p.Verdict, p.Extra, p.Gated = last.Decision, last.Extra, false
-	down, up := p.Kind.ChangeWords()
-	switch last.Decision {
-	case stats.Faster.String():
-		p.Verdict = down
-	case stats.Slower.String():
-		p.Verdict = up
-	}
-	if last.Decision == stats.Faster.String() || last.Decision == stats.Slower.String() {
+	p.Verdict, p.Extra, p.Gated = VerdictOf(last.Decision, p.Kind), last.Extra, false
+	if p.Verdict.IsChange() {
 		var planned []int
 		for r := cfg.LookEvery; r < cfg.Rounds; r += cfg.LookEvery {
 			planned = append(planned, r)

@@ -90,7 +90,7 @@ func Run(ctx context.Context, c *Campaign) error {
 		st.dropped = st.h.Dropped()
 		st.looks = c.Resumed.Looks
 	}
-	st.rulerOK = c.Header.Primary != "" && c.Header.Ruler != ""
+	st.rulerOK = !c.Header.Primary.IsZero() && c.Header.Ruler != ""
 	cfg := c.Header.Config
 	for arm := range names {
 		for w := st.h.WarmupsDone(names[arm]) + 1; w <= cfg.Warmup; w++ {
@@ -174,7 +174,7 @@ func (c *Campaign) doneBlocks(h *journal.History) int {
 // that names them.
 func (st *state) append(v any) error {
 	h := st.c.Header
-	if !st.rulerOK && h.Primary != "" && h.Ruler != "" {
+	if !st.rulerOK && !h.Primary.IsZero() && h.Ruler != "" {
 		if err := st.c.Journal.Append(journal.RulerRecord{Type: journal.LineRuler, Primary: h.Primary, Ruler: h.Ruler, RulerHash: h.RulerHash}); err != nil {
 			return err
 		}
@@ -298,18 +298,25 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 		return nil
 	}
 	primary := c.Header.Primary
-	if primary == "" {
+	if primary.IsZero() {
 		primary = metric.ChoosePrimary(b.Passes)
 	}
-	probe := primary
+	// Under --per-rank, rank 0's row; a primary that names a rank has no
+	// rows of ranks, and no warm pass records it.
+	probe, probeText, hasRows := primary, primary.String(), true
 	if cfg.PerRank {
-		probe += metric.RankSep + "rank0"
+		probe, hasRows = metric.RankKey(primary.Name, 0), !primary.Ranked
+		probeText += metric.RankSep + "rank0"
 	}
-	if warm := analysis.WarmValues(b, probe, cfg.Cold); len(warm) == 0 {
-		b.Error = fmt.Sprintf("no warm pass recorded the primary metric %s (%d passes, %d cold)", probe, len(b.Passes), coldCount(b.Passes))
+	var warm []float64
+	if hasRows {
+		warm = analysis.WarmValues(b, probe, cfg.Cold)
+	}
+	if len(warm) == 0 {
+		b.Error = fmt.Sprintf("no warm pass recorded the primary metric %s (%d passes, %d cold)", probeText, len(b.Passes), coldCount(b.Passes))
 		return nil
 	}
-	if c.Header.Primary == "" {
+	if c.Header.Primary.IsZero() {
 		c.Header.Primary = primary
 	}
 	ruler := journal.Ruler(b.Stamp, c.Header.ArmList()[arm].NamingStrings(commandOf(c.Runners[arm], spec), worktreeOf(c.Runners[arm])))

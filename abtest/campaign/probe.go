@@ -22,10 +22,10 @@ import (
 // free); their first block says so instead.
 func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 	arms, names := h.ArmList(), h.ArmNames()
-	if h.Primary == "" || slices.ContainsFunc(arms, func(a journal.Arm) bool { return a.Kind != journal.KindEmbedded }) {
+	if h.Primary.IsZero() || slices.ContainsFunc(arms, func(a journal.Arm) bool { return a.Kind != journal.KindEmbedded }) {
 		return nil
 	}
-	name, _, _ := strings.Cut(h.Primary, metric.RankSep)
+	name := h.Primary.Name
 	dir, err := os.MkdirTemp("", "hbgbench-probe-")
 	if err != nil {
 		return fmt.Errorf("probing --metric %s: %w", name, err)

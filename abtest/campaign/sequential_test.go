@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -93,7 +95,7 @@ func TestSequentialResumeMakesTheSameLooks(t *testing.T) {
 	require.NotEmpty(t, ref.Looks)
 	last := ref.Looks[len(ref.Looks)-1]
 	assert.True(t, last.Decided, "a 30%% slowdown at 5%% noise is decided within 40 rounds: %+v", ref.Looks)
-	assert.Equal(t, "slower", last.Decision)
+	assert.Equal(t, stats.Slower, last.Decision)
 	assert.Less(t, last.Round, 40)
 	assert.Contains(t, warn, fmt.Sprintf("look %d after %d rounds", last.Look, last.Round))
 	for k, l := range ref.Looks {
@@ -117,7 +119,7 @@ func TestSequentialResumeMakesTheSameLooks(t *testing.T) {
 	require.NotNil(t, a.Sequential)
 	assert.True(t, a.Sequential.Stopped)
 	assert.Equal(t, last.Look, a.Sequential.StopLook)
-	assert.Equal(t, "slower", a.PrimaryResult().Verdict)
+	assert.Equal(t, "slower", a.PrimaryResult().Verdict.String())
 	assert.Positive(t, a.Sequential.FixedRounds)
 	// abreport's TestSequentialReport checks what the report says of it.
 }
@@ -131,10 +133,10 @@ func TestSequentialAANeverFasterOrSlower(t *testing.T) {
 	got, _ := resumeLooks(t, path)
 	require.NotEmpty(t, got.Looks)
 	for _, l := range got.Looks {
-		assert.NotContains(t, []string{"faster", "slower"}, l.Decision)
+		assert.NotContains(t, []stats.Call{stats.Faster, stats.Slower}, l.Decision)
 	}
 	a := analysis.Analyze(got)
-	assert.NotContains(t, []string{"faster", "slower"}, a.PrimaryResult().Verdict)
+	assert.False(t, a.PrimaryResult().Verdict.IsChange())
 	if !got.Looks[len(got.Looks)-1].Decided {
 		assert.Equal(t, 20, got.Looks[len(got.Looks)-1].Round)
 		assert.Contains(t, abreport.For(a).Headline(), "INCONCLUSIVE")
@@ -163,20 +165,20 @@ func TestSequentialAbsentFromAFixedDesign(t *testing.T) {
 // Look lines that cannot belong are refused, naming the line.
 func TestSequentialLookLinesChecked(t *testing.T) {
 	j := seqJournal(t, 10, 0.3)
-	ok := journal.LookRecord{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: "inconclusive"}
+	ok := journal.LookRecord{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: stats.Inconclusive}
 	tests := []struct {
 		name  string
 		every int
-		looks []journal.LookRecord
+		looks []any
 		want  string
 	}{
-		{"fixed design", 0, []journal.LookRecord{ok}, "the campaign is a fixed design"},
-		{"numbering", 5, []journal.LookRecord{ok, {Type: journal.LineLook, Round: 10, Look: 3, N: 10, MaxRounds: 10, Decision: "inconclusive"}}, "want look 2"},
-		{"rounds", 5, []journal.LookRecord{ok, {Type: journal.LineLook, Round: 10, Look: 2, N: 5, MaxRounds: 10, Decision: "inconclusive"}}, "more than the last look's 5"},
-		{"decision", 5, []journal.LookRecord{{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: "maybe"}}, `decision "maybe"`},
-		{"decided", 5, []journal.LookRecord{{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: "slower"}}, "with decided false"},
-		{"after a decision", 5, []journal.LookRecord{{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: "slower", Decided: true},
-			{Type: journal.LineLook, Round: 10, Look: 2, N: 10, MaxRounds: 10, Decision: "inconclusive"}}, "after look 1 decided"},
+		{"fixed design", 0, []any{ok}, "the campaign is a fixed design"},
+		{"numbering", 5, []any{ok, journal.LookRecord{Type: journal.LineLook, Round: 10, Look: 3, N: 10, MaxRounds: 10, Decision: stats.Inconclusive}}, "want look 2"},
+		{"rounds", 5, []any{ok, journal.LookRecord{Type: journal.LineLook, Round: 10, Look: 2, N: 5, MaxRounds: 10, Decision: stats.Inconclusive}}, "more than the last look's 5"},
+		{"decision", 5, []any{json.RawMessage(`{"type":"look","round":5,"look":1,"n":5,"max_rounds":10,"stat":null,"boundary":null,"crit":null,"delta":null,"rci_lo":null,"rci_hi":null,"decision":"maybe","decided":false}`)}, `decision "maybe"`},
+		{"decided", 5, []any{journal.LookRecord{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: stats.Slower}}, "with decided false"},
+		{"after a decision", 5, []any{journal.LookRecord{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: stats.Slower, Decided: true},
+			journal.LookRecord{Type: journal.LineLook, Round: 10, Look: 2, N: 10, MaxRounds: 10, Decision: stats.Inconclusive}}, "after look 1 decided"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,16 +18,19 @@ var ArmNames = [2]string{"base", "head"}
 // ArmName returns "base" or "head".
 func ArmName(i int) string { return ArmNames[i] }
 
+// An ArmKind says what an arm runs.
+type ArmKind string
+
 // The kinds of arm.
 const (
-	KindEmbedded = "embedded" // the embedded runtime model in a child process
-	KindCommand  = "command"  // a shell command template ({rounds}, {out})
-	KindGit      = "git"      // a commit of a repository, built and run in a worktree
+	KindEmbedded ArmKind = "embedded" // the embedded runtime model in a child process
+	KindCommand  ArmKind = "command"  // a shell command template ({rounds}, {out})
+	KindGit      ArmKind = "git"      // a commit of a repository, built and run in a worktree
 )
 
 // An Arm is one side of a campaign, as the journal records it.
 type Arm struct {
-	Kind string `json:"kind"`
+	Kind ArmKind `json:"kind"`
 	// Spec is the embedded arm spec ("embedded:mirror=retained"), the
 	// command template, or the git ref as given ("main").
 	Spec string `json:"spec"`

@@ -10,29 +10,32 @@ import (
 	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
-// Block statistics: how a block's warm passes become one number per round.
+// A BlockStat is how a block's warm passes become one number per round.
+type BlockStat string
+
+// The block statistics.
 const (
-	BlockMedian = "median"
-	BlockMean   = "mean"
-	BlockMin    = "min"
+	BlockMedian BlockStat = "median"
+	BlockMean   BlockStat = "mean"
+	BlockMin    BlockStat = "min"
 )
 
 // Config is a campaign's method: everything that decides what is run and
 // how it is analysed. It is journaled whole; a resumed campaign must have
 // the same one.
 type Config struct {
-	Rounds int    `json:"rounds"` // R, rounds of one block per arm
-	Block  int    `json:"block"`  // r, passes per block ({rounds})
-	Warmup int    `json:"warmup"` // blocks per arm before round 1
-	Order  string `json:"order"`  // rmit, abba, abab
+	Rounds int   `json:"rounds"` // R, rounds of one block per arm
+	Block  int   `json:"block"`  // r, passes per block ({rounds})
+	Warmup int   `json:"warmup"` // blocks per arm before round 1
+	Order  Order `json:"order"`  // rmit, abba, abab
 	// Cold is how many leading passes of each pid a block drops as cold
 	// (--keep-first is 0). See DefaultCold.
-	Cold      int     `json:"cold"`
-	PerRank   bool    `json:"per_rank"`   // analyse each rank separately
-	Metric    string  `json:"metric"`     // primary metric; "" = ControlPlane if HBG data, else Host
-	BlockStat string  `json:"block_stat"` // median, mean, min
-	Trim      int     `json:"trim"`       // passes dropped from each end per arm; -1 = 20% of its warm passes
-	Margin    float64 `json:"margin"`     // equivalence margin, a fraction (0.01 = 1%)
+	Cold      int       `json:"cold"`
+	PerRank   bool      `json:"per_rank"`   // analyse each rank separately
+	Metric    string    `json:"metric"`     // primary metric; "" = ControlPlane if HBG data, else Host
+	BlockStat BlockStat `json:"block_stat"` // median, mean, min
+	Trim      int       `json:"trim"`       // passes dropped from each end per arm; -1 = 20% of its warm passes
+	Margin    float64   `json:"margin"`     // equivalence margin, a fraction (0.01 = 1%)
 	// Timeout kills a block's process group; 0 = no limit.
 	Timeout   time.Duration `json:"timeout_ns"`
 	Retries   int           `json:"retries"`   // extra tries of a failed block
@@ -78,7 +81,7 @@ const (
 // block size, 5 included; the median stays below 6 warm passes only so
 // that the flags of the 5-pass recipes written before (--block 5, with or
 // without --keep-first) keep the method they were written for.
-func DefaultBlockStat(block, cold int) string {
+func DefaultBlockStat(block, cold int) BlockStat {
 	if block-cold >= MinWarmForMin {
 		return BlockMin
 	}

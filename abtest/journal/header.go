@@ -1,9 +1,9 @@
 package journal
 
 import (
-	"github.com/hbgkit/hbgkit/abtest/metric"
-	"strings"
 	"time"
+
+	"github.com/hbgkit/hbgkit/abtest/metric"
 )
 
 // NewHeader returns the header of a new campaign.
@@ -22,10 +22,7 @@ func NewHeader(cfg Config, arms [2]Arm, seed uint64, version string, argv []stri
 	}
 	if cfg.Metric != "" {
 		m, _ := metric.LookupMetric(cfg.Metric)
-		h.Primary = m.Name
-		if cfg.PerRank {
-			h.Primary = strings.TrimSuffix(m.Name, metric.RankSep)
-		}
+		h.Primary = m.Key
 	}
 	return h, nil
 }

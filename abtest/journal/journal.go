@@ -51,10 +51,10 @@ type ExtendRecord struct {
 // A RulerRecord completes a header written before any block counted: the
 // primary metric and the ruler the first counted block set.
 type RulerRecord struct {
-	Type      string `json:"type"`
-	Primary   string `json:"primary"`
-	Ruler     string `json:"ruler"`
-	RulerHash string `json:"ruler_hash"`
+	Type      string     `json:"type"`
+	Primary   metric.Key `json:"primary"`
+	Ruler     string     `json:"ruler"`
+	RulerHash string     `json:"ruler_hash"`
 }
 
 // A Header is the first line of a journal: what the campaign is, so that
@@ -72,9 +72,9 @@ type Header struct {
 	// AllArms are the arms of a campaign of more than two (--arm,
 	// --sweep), base first, each named; Arms then holds the first two.
 	// Absent for two arms.
-	AllArms  []Arm    `json:"all_arms,omitempty"`
-	Schedule Schedule `json:"schedule"`
-	Primary  string   `json:"primary"` // the primary metric, chosen before the first round
+	AllArms  []Arm      `json:"all_arms,omitempty"`
+	Schedule Schedule   `json:"schedule"`
+	Primary  metric.Key `json:"primary"` // the primary metric, chosen before the first round
 	// Ruler is the first block's stamp with its arm set aside; every block
 	// must match it. RulerHash is its hash, for a quick look.
 	Ruler     string `json:"ruler"`
@@ -341,10 +341,10 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 			return fmt.Errorf("ruler line: %v", err)
 		}
 		h := &j.Header
-		if r.Primary == "" || r.Ruler == "" {
+		if r.Primary == (metric.Key{}) || r.Ruler == "" {
 			return errors.New("ruler line: no primary metric or no ruler")
 		}
-		if (h.Primary != "" && h.Primary != r.Primary) || (h.Ruler != "" && h.Ruler != r.Ruler) {
+		if (h.Primary != metric.Key{} && h.Primary != r.Primary) || (h.Ruler != "" && h.Ruler != r.Ruler) {
 			return fmt.Errorf("ruler line: primary %q and ruler %q contradict the header's %q and %q", r.Primary, r.Ruler, h.Primary, h.Ruler)
 		}
 		h.Primary, h.Ruler, h.RulerHash = r.Primary, r.Ruler, r.RulerHash

@@ -30,7 +30,7 @@ func testHeader(t *testing.T) Header {
 	t.Helper()
 	h, err := NewHeader(testConfig(), [2]Arm{DefaultBase, DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, Env{Host: "h"})
 	require.NoError(t, err)
-	h.Primary, h.Ruler = "ControlPlane", "r"
+	h.Primary, h.Ruler = metric.PooledKey("ControlPlane"), "r"
 	return h
 }
 

@@ -6,11 +6,15 @@ import (
 	"slices"
 )
 
-// The orders a campaign can run its rounds in (STATS.md "Schedule").
+// An Order is the order a campaign runs each round's arms in (STATS.md
+// "Schedule").
+type Order string
+
+// The orders.
 const (
-	OrderRMIT = "rmit" // per round A-B or B-A from the seeded PRNG
-	OrderABBA = "abba" // AB, BA, AB, ...: counterbalances linear drift
-	OrderABAB = "abab" // always AB: today's habit, biased under drift
+	OrderRMIT Order = "rmit" // per round A-B or B-A from the seeded PRNG
+	OrderABBA Order = "abba" // AB, BA, AB, ...: counterbalances linear drift
+	OrderABAB Order = "abab" // always AB: today's habit, biased under drift
 )
 
 // scheduleStream is the constant of the schedule's PCG streams, "rmit" in
@@ -24,7 +28,7 @@ const scheduleStream uint64 = 0x726d6974
 // that a resumed campaign, a later look at it, or another host running some
 // of its rounds replays the same order.
 type Schedule struct {
-	Order  string `json:"order"`
+	Order  Order  `json:"order"`
 	Seed   uint64 `json:"seed"`
 	Stream string `json:"stream"` // how First(i) is drawn, for a reader of the journal
 	Rounds int    `json:"rounds"`
@@ -41,7 +45,7 @@ type Schedule struct {
 }
 
 // NewSchedule returns the schedule of rounds rounds in order, drawn from seed.
-func NewSchedule(order string, seed uint64, rounds, warmup int) (Schedule, error) {
+func NewSchedule(order Order, seed uint64, rounds, warmup int) (Schedule, error) {
 	switch order {
 	case OrderRMIT, OrderABBA, OrderABAB:
 	default:
@@ -51,7 +55,7 @@ func NewSchedule(order string, seed uint64, rounds, warmup int) (Schedule, error
 	if order == OrderRMIT {
 		s.Stream = fmt.Sprintf("round i: PCG(seed, %#x+i).Uint64()&1, 0 = base first", scheduleStream)
 	} else {
-		s.Stream = "fixed: " + order
+		s.Stream = "fixed: " + string(order)
 	}
 	for i := 1; i <= rounds; i++ {
 		s.Firsts = append(s.Firsts, ArmNames[s.first(i)])
@@ -63,7 +67,7 @@ func NewSchedule(order string, seed uint64, rounds, warmup int) (Schedule, error
 // for two; for more, rmit runs each round's arms in a permutation drawn
 // from the round's own stream, abab in index order, abba in index order
 // on odd rounds and reversed on even ones.
-func NewScheduleN(order string, seed uint64, rounds, warmup, n int) (Schedule, error) {
+func NewScheduleN(order Order, seed uint64, rounds, warmup, n int) (Schedule, error) {
 	if n <= 2 {
 		return NewSchedule(order, seed, rounds, warmup)
 	}

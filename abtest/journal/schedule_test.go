@@ -9,14 +9,14 @@ import (
 
 func TestScheduleOrders(t *testing.T) {
 	tests := []struct {
-		order string
+		order Order
 		want  []string // firsts of rounds 1..6; nil: checked separately
 	}{
 		{OrderABAB, []string{"base", "base", "base", "base", "base", "base"}},
 		{OrderABBA, []string{"base", "head", "base", "head", "base", "head"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.order, func(t *testing.T) {
+		t.Run(string(tc.order), func(t *testing.T) {
 			s, err := NewSchedule(tc.order, 42, 6, 1)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, s.Firsts)

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hbgkit/hbgkit/abtest/stats"
@@ -30,11 +31,33 @@ type LookRecord struct {
 	RCIHi Num `json:"rci_hi"`
 	// Decision is the verdict on the RCI (faster, slower, no change,
 	// ~ small, inconclusive); Decided says the campaign stopped here.
-	Decision string `json:"decision"`
-	Decided  bool   `json:"decided"`
+	Decision stats.Call `json:"decision"`
+	Decided  bool       `json:"decided"`
 	// Extra is, for an inconclusive look, Decide's estimate of the rounds
 	// that would settle it.
 	Extra int `json:"extra_rounds,omitempty"`
+
+	// badDecision is a decision word UnmarshalJSON found no call for,
+	// for checkLook to refuse in its turn.
+	badDecision string
+}
+
+// UnmarshalJSON reads a look line. A decision that is no call is kept
+// aside for checkLook, which refuses it naming the look.
+func (l *LookRecord) UnmarshalJSON(b []byte) error {
+	type plain LookRecord
+	var raw struct {
+		plain
+		Decision string `json:"decision"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*l = LookRecord(raw.plain)
+	if err := l.Decision.UnmarshalText([]byte(raw.Decision)); err != nil {
+		l.badDecision = raw.Decision
+	}
+	return nil
 }
 
 // lookDue reports whether a sequential campaign looks after round i.
@@ -64,10 +87,6 @@ func (c Config) validateSequential() error {
 // never a silently different decision.
 func (j *Journal) checkLook(l LookRecord) error {
 	cfg := j.Header.Config
-	calls := map[string]bool{}
-	for _, c := range []stats.Call{stats.Inconclusive, stats.Faster, stats.Slower, stats.NoChange, stats.Small} {
-		calls[c.String()] = true
-	}
 	prevN := 0
 	if k := len(j.Looks); k > 0 {
 		prevN = j.Looks[k-1].N
@@ -84,9 +103,9 @@ func (j *Journal) checkLook(l LookRecord) error {
 		return fmt.Errorf("look %d after round %d of %d: want a round from 1 to %d", l.Look, l.Round, l.MaxRounds, cfg.Rounds)
 	case l.N < stats.MinLookRounds || l.N <= prevN || l.N > l.Round:
 		return fmt.Errorf("look %d on %d rounds: want %d to %d, more than the last look's %d", l.Look, l.N, max(stats.MinLookRounds, prevN+1), l.Round, prevN)
-	case !calls[l.Decision]:
-		return fmt.Errorf("look %d: decision %q", l.Look, l.Decision)
-	case l.Decided != (l.Decision != stats.Inconclusive.String()):
+	case l.badDecision != "":
+		return fmt.Errorf("look %d: decision %q", l.Look, l.badDecision)
+	case l.Decided != (l.Decision != stats.Inconclusive):
 		return fmt.Errorf("look %d: decision %q with decided %v", l.Look, l.Decision, l.Decided)
 	}
 	return nil

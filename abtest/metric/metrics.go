@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -66,7 +65,7 @@ func (k MetricKind) Scale() float64 {
 	return 1
 }
 
-// changeWords are the verdict words for a decrease and an increase beyond
+// ChangeWords are the verdict words for a decrease and an increase beyond
 // the margin: only time is faster or slower.
 func (k MetricKind) ChangeWords() (down, up string) {
 	switch k {
@@ -78,38 +77,6 @@ func (k MetricKind) ChangeWords() (down, up string) {
 		return "fewer bytes", "more bytes"
 	}
 	return "faster", "slower"
-}
-
-// callWord is the verdict word of a call on a metric of kind k: its
-// changeWords for faster and slower, else the call's own word.
-func (k MetricKind) CallWord(c stats.Call) string {
-	down, up := k.ChangeWords()
-	switch c {
-	case stats.Faster:
-		return down
-	case stats.Slower:
-		return up
-	}
-	return c.String()
-}
-
-// IsIncrease reports whether a verdict calls an increase beyond the
-// margin: slower, or more of a count, bytes or CPU time.
-func IsIncrease(verdict string) bool {
-	switch verdict {
-	case "slower", "more", "more bytes", "more CPU":
-		return true
-	}
-	return false
-}
-
-// IsDecrease reports whether a verdict calls a decrease beyond the margin.
-func IsDecrease(verdict string) bool {
-	switch verdict {
-	case "faster", "fewer", "fewer bytes", "less CPU":
-		return true
-	}
-	return false
 }
 
 // Prefixes of the evidence metrics' names.
@@ -146,9 +113,11 @@ const MetricHost = "Host"
 // phasePrefix starts the name of a raw segment metric: "phase.host_orch".
 const phasePrefix = "phase."
 
-// A MetricInfo describes one metric a block can yield.
+// A MetricInfo describes one metric a block can yield, or under
+// --per-rank one rank's row of it (AtRank).
 type MetricInfo struct {
-	Name   string // as --metric takes it and the journal stores it
+	Key    Key    // the metric and, under --per-rank, the rank
+	Name   string // Key as --metric takes it and the journal stores it
 	Family string
 	Label  string     // as the report prints it
 	Kind   MetricKind // what it measures; its unit
@@ -174,6 +143,14 @@ func KnownMetrics() []MetricInfo {
 }
 
 var knownMetrics = func() []MetricInfo {
+	out := knownMetricList()
+	for i := range out {
+		out[i].Key = PooledKey(out[i].Name)
+	}
+	return out
+}()
+
+func knownMetricList() []MetricInfo {
 	var out []MetricInfo
 	stages := []phases.BindStage{phases.StageControlPlane}
 	for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
@@ -210,32 +187,52 @@ var knownMetrics = func() []MetricInfo {
 	}
 	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall", Kind: KindTime})
 	return out
-}()
+}
 
 // LookupMetric returns the metric called name, matched without regard to
 // case ("controlplane" is ControlPlane; "host_orch" is phase.host_orch when
-// no stage has that name), and false for an unknown name.
+// no stage has that name), and false for an unknown name. A name may end
+// in a rank ("HostOrch@rank1"): the metric of that rank's passes.
 func LookupMetric(name string) (MetricInfo, bool) {
-	base, rank, hasRank := strings.Cut(name, RankSep)
+	k, ok := ParseKey(name)
+	base, rest := k.Name, ""
+	if !ok {
+		// A suffix that is no rank names no pass's metric; the name is
+		// kept as given, as it always was.
+		base, rest, _ = strings.Cut(name, RankSep)
+		rest = RankSep + rest
+	}
+	at := func(m MetricInfo) MetricInfo {
+		switch {
+		case rest != "":
+			m.Name += rest
+			m.Label += rest
+			m.Key = PooledKey(m.Name)
+		case k.Ranked:
+			m = m.AtRank(k.Rank)
+		}
+		return m
+	}
 	for _, m := range KnownMetrics() {
 		if strings.EqualFold(m.Name, base) {
-			if hasRank {
-				m.Name += RankSep + rank
-				m.Label += RankSep + rank
-			}
-			return m, true
+			return at(m), true
 		}
 	}
 	for _, m := range KnownMetrics() {
 		if strings.EqualFold(m.Name, phasePrefix+base) {
-			if hasRank {
-				m.Name += RankSep + rank
-				m.Label += RankSep + rank
-			}
-			return m, true
+			return at(m), true
 		}
 	}
 	return MetricInfo{}, false
+}
+
+// AtRank returns m as the row of the passes of rank r (--per-rank): its
+// Key carries the rank, and its Name and Label say it ("ControlPlane@rank1").
+func (m MetricInfo) AtRank(r int) MetricInfo {
+	m.Key = RankKey(m.Key.Name, r)
+	m.Name = m.Key.String()
+	m.Label += RankSep + rankWord(r)
+	return m
 }
 
 // metricNames lists the names of the known metrics, for error messages.
@@ -257,8 +254,65 @@ func MetricList() []string {
 	return out
 }
 
-// rankSep joins a metric and a rank under --per-rank: "ControlPlane@rank1".
+// RankSep joins a metric and a rank under --per-rank: "ControlPlane@rank1".
 const RankSep = "@"
+
+// A Key names one metric row: a known metric, pooled over every pid or,
+// under --per-rank, of the passes of one rank. It stays typed through the
+// analysis; String and the text form write "ControlPlane" or
+// "ControlPlane@rank1" where a report or a JSON form shows it. The zero
+// Key names no metric.
+type Key struct {
+	Name   string // a known metric's name
+	Rank   int    // the rank of the passes, when Ranked
+	Ranked bool   // a row of one rank (--per-rank), not the pooled one
+}
+
+// PooledKey returns the key of metric name over every pid.
+func PooledKey(name string) Key { return Key{Name: name} }
+
+// RankKey returns the key of metric name over the passes of rank r.
+func RankKey(name string, r int) Key { return Key{Name: name, Rank: r, Ranked: true} }
+
+// rankWord is how a rank is written after RankSep: "rank1".
+func rankWord(r int) string { return fmt.Sprintf("rank%d", r) }
+
+// String returns k as reports and the JSON forms write it.
+func (k Key) String() string {
+	if !k.Ranked {
+		return k.Name
+	}
+	return k.Name + RankSep + rankWord(k.Rank)
+}
+
+// IsZero reports whether k names no metric (a header written before
+// the first counted block chose one).
+func (k Key) IsZero() bool { return k == Key{} }
+
+// MarshalText writes String.
+func (k Key) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads what MarshalText writes, as ParseKey does.
+func (k *Key) UnmarshalText(b []byte) error {
+	*k, _ = ParseKey(string(b))
+	return nil
+}
+
+// ParseKey reads a key as String writes it, or as --metric takes it: a
+// name, then optionally RankSep and "rankN". It reports false, with the
+// whole text as the name, when what follows RankSep is no rank; such a
+// key names no metric's passes.
+func ParseKey(s string) (Key, bool) {
+	name, rank, ok := strings.Cut(s, RankSep)
+	if !ok {
+		return PooledKey(s), true
+	}
+	var r int
+	if n, err := fmt.Sscanf(rank, "rank%d", &r); err != nil || n != 1 || rankWord(r) != rank {
+		return PooledKey(s), false
+	}
+	return RankKey(name, r), true
+}
 
 // A Pass is one bind of a block: its identity and its metric values, time
 // in ns and counts and bytes as counted. Values holds only what the pass
@@ -393,14 +447,13 @@ func blockPasses(l *trace.Log) *BlockPasses {
 	return out
 }
 
-// value returns the pass's value of metric, which may carry a rank suffix
-// (--per-rank): "ControlPlane@rank1" is ControlPlane of the passes of rank 1.
-func (p *Pass) Value(metric string) (float64, bool) {
-	base, rank, ok := strings.Cut(metric, RankSep)
-	if ok && rank != fmt.Sprintf("rank%d", p.Rank) {
+// Value returns the pass's value of the metric k names; a key of another
+// rank than the pass's (--per-rank) has none.
+func (p *Pass) Value(k Key) (float64, bool) {
+	if k.Ranked && k.Rank != p.Rank {
 		return 0, false
 	}
-	v, has := p.Values[base]
+	v, has := p.Values[k.Name]
 	return v, has
 }
 
@@ -436,14 +489,14 @@ func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.Pass
 
 const NsPerUs = 1000
 
-// choosePrimary is STATS.md's default: ControlPlane when the block's log
+// ChoosePrimary is STATS.md's default: ControlPlane when the block's log
 // has HBG bind data, else the chip.run host wall.
-func ChoosePrimary(ps []Pass) string {
+func ChoosePrimary(ps []Pass) Key {
 	cp := phases.StageControlPlane.Label()
 	for _, p := range ps {
 		if _, ok := p.Values[cp]; ok {
-			return cp
+			return PooledKey(cp)
 		}
 	}
-	return MetricHost
+	return PooledKey(MetricHost)
 }

@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestReadBlockLogOtherGenerations(t *testing.T) {
 				}
 			}
 			assert.Positive(t, n, "no pass recorded ControlPlane")
-			assert.Equal(t, "ControlPlane", ChoosePrimary(bp.Passes))
+			assert.Equal(t, "ControlPlane", ChoosePrimary(bp.Passes).String())
 		})
 	}
 }
@@ -64,7 +65,7 @@ func TestReadBlockLogWithoutHBGData(t *testing.T) {
 	bp, err := ReadBlockLog([]string{fixture("conformance/001-tpot-two-callables/input.log")})
 	require.NoError(t, err)
 	require.NotEmpty(t, bp.Passes)
-	assert.Equal(t, MetricHost, ChoosePrimary(bp.Passes))
+	assert.Equal(t, PooledKey(MetricHost), ChoosePrimary(bp.Passes))
 }
 
 func TestReadBlockLogMissingFile(t *testing.T) {
@@ -124,3 +125,40 @@ func TestReadBlockLogEvidence(t *testing.T) {
 }
 
 func fixture(name string) string { return filepath.Join("..", "..", "fixtures", name) }
+
+// TestKeyText: a key writes "Name" or "Name@rankN" and reads back to the
+// same key; a suffix that is no rank stays part of the name.
+func TestKeyText(t *testing.T) {
+	tests := []struct {
+		text string
+		key  Key
+		ok   bool
+	}{
+		{"ControlPlane", PooledKey("ControlPlane"), true},
+		{"HostOrch@rank1", RankKey("HostOrch", 1), true},
+		{"phase.args@rank0", RankKey("phase.args", 0), true},
+		{"", Key{}, true},
+		{"HostOrch@foo", PooledKey("HostOrch@foo"), false},
+		{"HostOrch@rank01", PooledKey("HostOrch@rank01"), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.text, func(t *testing.T) {
+			k, ok := ParseKey(tc.text)
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.key, k)
+			assert.Equal(t, tc.text, k.String())
+			b, err := json.Marshal(k)
+			require.NoError(t, err)
+			var back Key
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.Equal(t, k, back)
+		})
+	}
+	assert.True(t, Key{}.IsZero())
+	p := Pass{Rank: 1, Values: map[string]float64{"HostOrch": 5}}
+	_, ok := p.Value(RankKey("HostOrch", 0))
+	assert.False(t, ok, "another rank's key")
+	v, ok := p.Value(RankKey("HostOrch", 1))
+	assert.True(t, ok)
+	assert.Equal(t, 5.0, v)
+}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -49,6 +50,23 @@ func (c Call) String() string {
 	default:
 		return "inconclusive"
 	}
+}
+
+// Calls returns every call, in the order of their constants.
+func Calls() []Call { return []Call{Inconclusive, Faster, Slower, NoChange, Small} }
+
+// MarshalText writes c's word (String), as a journal's look line holds it.
+func (c Call) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText reads the word MarshalText writes.
+func (c *Call) UnmarshalText(b []byte) error {
+	for _, k := range Calls() {
+		if k.String() == string(b) {
+			*c = k
+			return nil
+		}
+	}
+	return fmt.Errorf("call %q: want faster, slower, no change, ~ small or inconclusive", b)
 }
 
 // A Verdict is the call on one metric with, for an inconclusive one, an

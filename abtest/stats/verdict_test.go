@@ -110,3 +110,18 @@ func TestMinRounds(t *testing.T) {
 	assert.GreaterOrEqual(t, signedRankP(MinRounds-1, 0), Alpha)
 	assert.Less(t, signedRankP(MinRounds, 0), Alpha)
 }
+
+// TestCallText: every call's word is its text form, read back to the
+// same call; another word is refused.
+func TestCallText(t *testing.T) {
+	for _, c := range Calls() {
+		b, err := c.MarshalText()
+		assert.NoError(t, err)
+		assert.Equal(t, c.String(), string(b))
+		var back Call
+		assert.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, c, back)
+	}
+	var c Call
+	assert.Error(t, c.UnmarshalText([]byte("more CPU")), "a kind's word is no call")
+}

@@ -189,12 +189,12 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.IntVar(&opts.Trials, "trials", 0, "`N` passes per arm (R = N/block)")
 	f.IntVar(&opts.Config.Block, "block", def.Block, "`r` passes per block ({rounds})")
 	f.IntVar(&opts.Config.Warmup, "warmup", def.Warmup, "`N` blocks per arm before round 1")
-	f.StringVar(&opts.Config.Order, "order", def.Order, "round `order`: rmit, abba, abab")
+	f.StringVar((*string)(&opts.Config.Order), "order", string(def.Order), "round `order`: rmit, abba, abab")
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&opts.keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
-	f.StringVar(&opts.Config.BlockStat, "block-stat", "", "block `stat`: median, mean, min (min from 6 warm)")
+	f.StringVar((*string)(&opts.Config.BlockStat), "block-stat", "", "block `stat`: median, mean, min (min from 6 warm)")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&opts.margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.DurationVar(&opts.Config.Timeout, "timeout", 0, "kill a block after `D` (e.g. 10m); 0: no limit")
@@ -524,14 +524,26 @@ func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath st
 	// two arms every arm's: a regression on one fails the gate.
 	for _, v := range a.Views() {
 		for _, p := range v.PrimaryResults() {
-			if (opts.FailOn == "slower" && metric.IsIncrease(p.Verdict)) ||
-				(opts.FailOn == "change" && (metric.IsIncrease(p.Verdict) || metric.IsDecrease(p.Verdict))) {
+			if failsOn(opts.FailOn, p.Verdict) {
 				end.code = exitFailOn
 				return end
 			}
 		}
 	}
 	return end
+}
+
+// failsOn reports whether a primary row's verdict v matches --fail-on
+// failOn: slower on any increase beyond the margin (slower, more, more
+// bytes, more CPU), change on an increase or a decrease.
+func failsOn(failOn string, v analysis.Verdict) bool {
+	switch failOn {
+	case "slower":
+		return v.IsIncrease()
+	case "change":
+		return v.IsChange()
+	}
+	return false
 }
 
 // err is what abRun returns for an ending: nil, cause itself for main to

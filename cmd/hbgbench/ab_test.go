@@ -179,7 +179,7 @@ func TestAbOptionsFromFlags(t *testing.T) {
 	c := got.Config
 	assert.Equal(t, 10, c.Rounds, "--trials 40 with blocks of 4 is 10 rounds")
 	assert.Equal(t, 4, c.Block)
-	assert.Equal(t, "abab", c.Order)
+	assert.Equal(t, journal.OrderABAB, c.Order)
 	assert.Equal(t, 10, c.Trim)
 	assert.InDelta(t, 0.02, c.Margin, 1e-12)
 	assert.InDelta(t, 0.2, c.MaxFail, 1e-12)
@@ -187,7 +187,7 @@ func TestAbOptionsFromFlags(t *testing.T) {
 	assert.Equal(t, "Gate", c.Metric)
 	assert.Equal(t, 0, c.Cold, "--keep-first drops no pass")
 	assert.True(t, c.PerRank)
-	assert.Equal(t, "mean", c.BlockStat)
+	assert.Equal(t, journal.BlockMean, c.BlockStat)
 	assert.Equal(t, uint64(9), got.Seed)
 	assert.True(t, got.SeedSet)
 
@@ -509,11 +509,11 @@ func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
 	c := parse("--rounds", "10", "--block", "5", "--keep-first", "--trim", "10", "--order", "abab", "--warmup", "0")
 	assert.Equal(t, journal.Config{Rounds: 10, Block: 5, Warmup: 0, Order: "abab", Cold: 0, BlockStat: "median", Trim: 10,
 		Margin: 0.01, Retries: 1, MaxFail: 0.10}, c)
-	assert.Equal(t, "min", parse().BlockStat)
+	assert.Equal(t, journal.BlockMin, parse().BlockStat)
 	assert.Equal(t, 20, parse().Block)
-	assert.Equal(t, "median", parse("--block", "5").BlockStat)
-	assert.Equal(t, "min", parse("--block", "10").BlockStat)
-	assert.Equal(t, "median", parse("--block", "40", "--block-stat", "median").BlockStat)
+	assert.Equal(t, journal.BlockMedian, parse("--block", "5").BlockStat)
+	assert.Equal(t, journal.BlockMin, parse("--block", "10").BlockStat)
+	assert.Equal(t, journal.BlockMedian, parse("--block", "40", "--block-stat", "median").BlockStat)
 }
 
 // assertAbRefused runs `hbgbench ab ARGS` with a journal of its own and

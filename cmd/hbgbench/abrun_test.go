@@ -16,12 +16,19 @@ import (
 )
 
 // verdicts is an analysis of a finished two-arm campaign of 6 rounds
-// whose primary rows have the given verdicts (one per rank).
+// whose primary rows have the given verdicts (one per rank), written as
+// the report writes them ("" for none).
 func verdicts(vs ...string) *analysis.Analysis {
 	a := &analysis.Analysis{Complete: 6}
 	a.Header.Config.Rounds = 6
 	for _, v := range vs {
-		a.Metrics = append(a.Metrics, analysis.MetricResult{Name: "ControlPlane", Primary: true, Verdict: v})
+		verdict := analysis.NoVerdict
+		if v != "" {
+			if err := verdict.UnmarshalText([]byte(v)); err != nil {
+				panic(err)
+			}
+		}
+		a.Metrics = append(a.Metrics, analysis.MetricResult{Name: "ControlPlane", Primary: true, Verdict: verdict})
 	}
 	return a
 }

@@ -105,7 +105,7 @@ passes only: no interval can be computed honestly.`,
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
-	f.StringVar(&opts.Config.BlockStat, "block-stat", journal.BlockMedian, "`stat` of a log: median, mean, min")
+	f.StringVar((*string)(&opts.Config.BlockStat), "block-stat", string(journal.BlockMedian), "`stat` of a log: median, mean, min")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")

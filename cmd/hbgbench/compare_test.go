@@ -98,7 +98,7 @@ func TestCompareFlags(t *testing.T) {
 	assert.Equal(t, []string{"a.log", "b.log"}, got.Base)
 	assert.Equal(t, []string{"c.log", "d.log"}, got.Head)
 	assert.Equal(t, 1, got.Config.Cold)
-	assert.Equal(t, "min", got.Config.BlockStat)
+	assert.Equal(t, "min", string(got.Config.BlockStat))
 	assert.InDelta(t, 0.02, got.Config.Margin, 1e-12)
 	assert.Equal(t, "benchfmt", got.Format)
 	assert.True(t, got.Redact)

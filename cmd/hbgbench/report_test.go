@@ -224,7 +224,7 @@ func TestReportJSONSchema(t *testing.T) {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
 	assert.Equal(t, float64(analysis.AnalysisSchema), m["schema"])
-	assert.Equal(t, analysis.DesignInterleaved, m["design"])
+	assert.Equal(t, string(analysis.DesignInterleaved), m["design"])
 	assert.Equal(t, "wilcoxon signed-rank", m["test"])
 	for _, k := range []string{"header", "planned_rounds", "complete_rounds", "partial", "aa", "primary", "margin", "metrics", "noise", "warnings"} {
 		assert.Contains(t, m, k)
@@ -237,7 +237,7 @@ func TestReportJSONSchema(t *testing.T) {
 	code, out, errText = runCLI(append([]string{"compare", "--format", "json"}, compareSets["compare-4v4"]...)...)
 	require.Equal(t, 0, code, errText)
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	assert.Equal(t, analysis.DesignUnpaired, m["design"])
+	assert.Equal(t, string(analysis.DesignUnpaired), m["design"])
 	assert.Equal(t, "wilcoxon rank-sum", m["test"])
 	logs := m["logs"].([]any)
 	assert.Len(t, logs[0], 4)
@@ -274,7 +274,7 @@ func TestReportBenchfmt(t *testing.T) {
 				require.True(t, ok, "%v", r.Result())
 				if n == 0 {
 					assert.NotEmpty(t, res.GetConfig("hbgkit"))
-					assert.Equal(t, a.Primary, res.GetConfig("primary"))
+					assert.Equal(t, a.Primary.String(), res.GetConfig("primary"))
 				}
 				n++
 				arm := byArm.Project(res).StringValues()

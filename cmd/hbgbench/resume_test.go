@@ -219,7 +219,7 @@ func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
 			require.Equal(t, 0, code, errText)
 			jr, err := journal.ReadJournal(j)
 			require.NoError(t, err)
-			assert.Equal(t, "ControlPlane", jr.Header.Primary)
+			assert.Equal(t, "ControlPlane", jr.Header.Primary.String())
 			assert.NotEmpty(t, jr.Header.Ruler)
 			assert.Equal(t, map[int]int{1: 1, 2: 1}, roundsOK(t, j))
 			rulers := 0

@@ -66,7 +66,7 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 	assert.Equal(t, 24, m.Pooled.Complete)
 	p := m.Pooled.PrimaryResult()
 	require.NotNil(t, p)
-	assert.Equal(t, "slower", p.Verdict)
+	assert.Equal(t, "slower", p.Verdict.String())
 
 	// The same rounds as one campaign: shard 1's rounds after shard 0's,
 	// one paired analysis of all 24.
@@ -179,7 +179,7 @@ func TestShardsOfGitArms(t *testing.T) {
 	// The journals go to the campaign home of the repository of the arms.
 	m := mergedReport(t, filepath.Join(repo, campaign.HomeDir, "g25"))
 	require.Len(t, m.Shards, 2)
-	assert.Equal(t, "slower", m.Pooled.PrimaryResult().Verdict)
+	assert.Equal(t, "slower", m.Pooled.PrimaryResult().Verdict.String())
 	assert.Empty(t, cacheEntries(t, filepath.Join(cache, "g25-0of2")))
 	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,7 @@ func TestAbUntilDecidedStopsEarly(t *testing.T) {
 	require.NotEmpty(t, looks)
 	last := looks[len(looks)-1]
 	assert.True(t, last.Decided)
-	assert.Equal(t, "slower", last.Decision)
+	assert.Equal(t, stats.Slower, last.Decision)
 	assert.Less(t, last.Round, 40, "stopped before --max-rounds")
 	assert.Equal(t, map[int]int{}, roundsAfter(t, j, last.Round), "no round runs after the stop")
 	assert.Contains(t, out, "SLOWER: ControlPlane")
@@ -106,7 +107,7 @@ func TestAaUntilDecided(t *testing.T) {
 	looks := looksOf(t, j)
 	require.NotEmpty(t, looks)
 	for _, l := range looks {
-		assert.NotContains(t, []string{"faster", "slower"}, l.Decision)
+		assert.NotContains(t, []stats.Call{stats.Faster, stats.Slower}, l.Decision)
 	}
 	if last := looks[len(looks)-1]; !last.Decided {
 		assert.Equal(t, 10, last.Round)
@@ -150,7 +151,7 @@ func TestAbUntilDecidedResumesAfterAKillBetweenLooks(t *testing.T) {
 		assert.Equal(t, k+1, l.Look)
 	}
 	last := after[len(after)-1]
-	assert.Equal(t, "slower", last.Decision)
+	assert.Equal(t, stats.Slower, last.Decision)
 	assert.Contains(t, out, "SLOWER: ControlPlane")
 
 	// The campaign that was not killed decides the same.

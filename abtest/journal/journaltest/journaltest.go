@@ -97,7 +97,7 @@ func Header(t *testing.T) journal.Header {
 	t.Helper()
 	h, err := journal.NewHeader(Config(), [2]journal.Arm{journal.DefaultBase, journal.DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab"}, journal.Env{Host: "h"})
 	require.NoError(t, err)
-	h.Primary, h.Ruler = "ControlPlane", "r"
+	h.Primary, h.Ruler = metric.PooledKey("ControlPlane"), "r"
 	return h
 }
 
