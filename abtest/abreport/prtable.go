@@ -138,19 +138,22 @@ func change(m *analysis.MetricResult) string {
 	return "+" + s
 }
 
-// ciCell is a 95% CI in one unbreakable cell: "-95.2…-94.5%".
+// ciCell is a 95% CI in one unbreakable cell: "-95.2…-94.5%", or
+// "×57.2…×68.3" when both bounds are a doubling or more.
 func ciCell(lo, hi journal.Num) string {
 	if math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
 		return "-"
 	}
-	return strings.TrimSuffix(pctCell(lo), "%") + wj + "…" + wj + pctCell(hi)
+	if float64(lo) >= 1 {
+		return timesCell(lo) + wj + "…" + wj + timesCell(hi)
+	}
+	return strings.TrimSuffix(boundCell(lo), "%") + wj + "…" + wj + boundCell(hi)
 }
 
-// pctCell is a percentage as the table for a pull request prints it: one
-// decimal below ±100%, none from there on ("+2412%"), where a tenth says
-// nothing and only widens the column.
-func pctCell(x journal.Num) string {
-	if f := float64(x); math.Abs(f) >= 1 && !math.IsInf(f, 0) {
+// boundCell is a bound of an interval that is not all doublings: whole
+// percents from +100% on, where a tenth only widens the column.
+func boundCell(x journal.Num) string {
+	if f := float64(x); f >= 1 && !math.IsInf(f, 0) {
 		return fmt.Sprintf("%+.0f%%", 100*f)
 	}
 	return analysis.Pct(x)
@@ -159,6 +162,26 @@ func pctCell(x journal.Num) string {
 // wj is the word joiner (U+2060): no line break on either side of the
 // interval's ellipsis.
 const wj = "\u2060"
+
+// pctCell is a Δ as the table for a pull request prints it: a percentage
+// with one decimal below +100% ("-94.8%"), and from a doubling on the
+// factor head is of base ("×63.0"), which reads at a glance where
+// "+6203.2%" does not and keeps the column narrow.
+func pctCell(x journal.Num) string {
+	if f := float64(x); f >= 1 && !math.IsInf(f, 0) {
+		return timesCell(x)
+	}
+	return analysis.Pct(x)
+}
+
+// timesCell is 1 + x as a factor: "×2.6", "×154".
+func timesCell(x journal.Num) string {
+	k := 1 + float64(x)
+	if k >= 100 {
+		return fmt.Sprintf("×%.0f", k)
+	}
+	return fmt.Sprintf("×%.1f", k)
+}
 
 // verdictCell is a row's verdict as the table for a pull request prints
 // it: the analysis's word, or for a count with no Δ on how many warm
@@ -402,6 +425,11 @@ func (a Report) PRLegend(t *document.Table) []string {
 	}
 	if used("(p)") {
 		third = append(third, "(p): the CI clears the margin but the Holm-adjusted Wilcoxon p is not below 0.05, which a secondary row also needs")
+	}
+	if slices.ContainsFunc(t.Rows, func(r []string) bool {
+		return slices.ContainsFunc(r, func(c string) bool { return strings.HasPrefix(c, "×") })
+	}) {
+		third = append(third, "×k: head is k times base (a Δ of +100% or more)")
 	}
 	if passesRE.MatchString(strings.Join(slices.Concat(t.Rows...), "\n")) {
 		third = append(third, "k→k of N: warm passes on which the count was above 0, base → head (a count that was 0 has no Δ interval)")
