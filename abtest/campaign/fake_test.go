@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -141,6 +142,15 @@ func openFake(t *testing.T, o Options, lab *fakeLab) (*Session, *bytes.Buffer) {
 	warn := &bytes.Buffer{}
 	o.Warn = warn
 	s, err := Open(context.Background(), o)
+	// A campaign closed a moment ago may still look locked: a process
+	// another parallel test was starting (git) holds a copy of its lock's
+	// descriptor between fork and exec, as journal.orphanLockGrace says.
+	for deadline := time.Now().Add(3 * time.Second); err != nil && time.Now().Before(deadline) &&
+		(errors.Is(err, journal.ErrJournalLocked) || strings.Contains(err.Error(), "is in use by another campaign")); {
+		time.Sleep(20 * time.Millisecond)
+		warn.Reset()
+		s, err = Open(context.Background(), o)
+	}
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	s.runners = lab.runners(s.Header)
