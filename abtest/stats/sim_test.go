@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -455,8 +455,6 @@ func renderFigures(f figures) string {
 	return b.String()
 }
 
-var update = flag.Bool("update", false, "rewrite the simulation figures in docs/ab.md")
-
 // docsPath is docs/ab.md from this package's directory.
 const docsPath = "../../docs/ab.md"
 
@@ -481,7 +479,7 @@ func TestSimulationFiguresInDocs(t *testing.T) {
 	i, j := strings.Index(text, figuresBegin), strings.Index(text, figuresEnd)
 	require.True(t, i >= 0 && j > i, "docs/ab.md lacks the figure markers")
 	got := text[i+len(figuresBegin) : j]
-	if *update {
+	if golden.Update() {
 		text = text[:i+len(figuresBegin)] + "\n" + want + "\n" + text[j:]
 		require.NoError(t, os.WriteFile(docsPath, []byte(text), 0o644))
 		return

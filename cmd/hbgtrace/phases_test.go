@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
@@ -26,23 +27,6 @@ var phasesTestdata = func() string {
 	}
 	return p
 }()
-
-// phasesGolden compares got with testdata/<name>, rewriting it on update;
-// on a mismatch it writes testdata/<name>.got for inspection.
-func phasesGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join(phasesTestdata, name)
-	if *update {
-		require.NoError(t, os.MkdirAll(phasesTestdata, 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run go test -update")
-	if !assert.Equal(t, string(want), got) {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-	}
-}
 
 // phasesSegs are the segments of the reference's synthetic passes (§4.1)
 // with their pass-0 durations in ns; pass i adds 50 µs to each.
@@ -206,7 +190,7 @@ func TestPhasesReportFormats(t *testing.T) {
 	rep := phasesThreeReport(t)
 	for _, format := range []string{formatText, formatMarkdown, formatJSON, formatCSV} {
 		t.Run(format, func(t *testing.T) {
-			phasesGolden(t, "phases_three_passes."+format, phasesWrite(t, format, rep))
+			golden.Check(t, filepath.Join(phasesTestdata, "phases_three_passes."+format), phasesWrite(t, format, rep))
 		})
 	}
 }
@@ -409,7 +393,7 @@ func TestPhasesCommand(t *testing.T) {
 				assert.Equal(t, tc.wantStderr, stderr)
 			}
 			if tc.golden != "" {
-				phasesGolden(t, tc.golden, stdout)
+				golden.Check(t, filepath.Join(phasesTestdata, tc.golden), stdout)
 			}
 			for _, s := range tc.contains {
 				assert.Contains(t, stdout, s)
@@ -561,7 +545,7 @@ func TestPhasesAccountingGolden(t *testing.T) {
 				// The log names are absolute paths: keep the golden files
 				// independent of the checkout.
 				got := strings.ReplaceAll(stdout.String(), fixtures+string(filepath.Separator), "fixtures/")
-				phasesGolden(t, "phases_hbg-"+tc.name+"_accounting."+f, got)
+				golden.Check(t, filepath.Join(phasesTestdata, "phases_hbg-"+tc.name+"_accounting."+f), got)
 			})
 		}
 	}

@@ -4,20 +4,17 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// update rewrites the golden files under testdata/: go test -update.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // Fixtures of the golden tests: inputs of conformance cases.
 const (
@@ -35,20 +32,6 @@ func viewsRun(t *testing.T, stdin string, args ...string) (code int, stdout, std
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
-}
-
-// viewsGolden compares got with testdata/<name>, rewriting it with -update.
-func viewsGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run go test -update")
-	assert.Equal(t, string(want), got, "golden %s (refresh with go test -update)", name)
 }
 
 // viewsSpanLine is one bare [STRACE] record.
@@ -219,7 +202,7 @@ func TestViewsGolden(t *testing.T) {
 				code, out, errs := viewsRun(t, "", append(tc.args, "--format", f)...)
 				require.Equal(t, 0, code, errs)
 				assert.Empty(t, errs)
-				viewsGolden(t, tc.name+"."+f, out)
+				golden.Check(t, filepath.Join("testdata", tc.name+"."+f), out)
 				switch f {
 				case formatJSON:
 					assert.True(t, json.Valid([]byte(out)), "valid json")
@@ -407,7 +390,7 @@ func TestRoundsHBGGolden(t *testing.T) {
 				} else {
 					assert.Empty(t, errs, "every round of the fixture records every stage")
 				}
-				viewsGolden(t, tc.name+"."+f, out)
+				golden.Check(t, filepath.Join("testdata", tc.name+"."+f), out)
 				switch f {
 				case formatText, formatMarkdown:
 					assert.Contains(t, out, "HBG bind accounting, all rounds (n=")
@@ -442,7 +425,7 @@ func TestRoundsCountersGolden(t *testing.T) {
 			require.Equal(t, 0, code, errs)
 			assert.NotContains(t, errs, "evidence:", "the fixtures' values are all good")
 			require.True(t, strings.HasPrefix(out, plain), "the reference output comes first, unchanged")
-			viewsGolden(t, "rounds_hbg-"+fx.name+"_counters.text", out)
+			golden.Check(t, filepath.Join("testdata", "rounds_hbg-"+fx.name+"_counters.text"), out)
 			block := out[len(plain):]
 			if fx.name != "e2" && fx.name != "e3-spool" {
 				assert.NotContains(t, block, "minflt", "E1 and PR-1870 have no counters: no column, not 0")
