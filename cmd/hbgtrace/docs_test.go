@@ -74,6 +74,7 @@ func TestDocExamples(t *testing.T) {
 
 // TestREADMEHasExamples keeps the README's examples from disappearing.
 func TestREADMEHasExamples(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, len(consoleExamples(string(b))), 5, "one example per command")

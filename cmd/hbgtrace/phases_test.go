@@ -76,6 +76,7 @@ func phasesWrite(t *testing.T, format string, rep *report.BindPhases) string {
 }
 
 func TestPhasesReportText(t *testing.T) {
+	t.Parallel()
 	// The reference's observed output (REFERENCE §4.1), with each pass's
 	// host_view_close in its own pass and only the phases the log has.
 	want := `bind.log
@@ -101,6 +102,7 @@ func TestPhasesReportText(t *testing.T) {
 }
 
 func TestPhasesReportTextVariants(t *testing.T) {
+	t.Parallel()
 	pass := func(ms map[string]float64) phases.SpreadPass { return phases.SpreadPass{Ms: ms} }
 	tests := []struct {
 		name     string
@@ -187,6 +189,7 @@ func TestPhasesReportTextVariants(t *testing.T) {
 }
 
 func TestPhasesReportFormats(t *testing.T) {
+	t.Parallel()
 	rep := phasesThreeReport(t)
 	for _, format := range []string{formatText, formatMarkdown, formatJSON, formatCSV} {
 		t.Run(format, func(t *testing.T) {
@@ -196,6 +199,7 @@ func TestPhasesReportFormats(t *testing.T) {
 }
 
 func TestPhasesReportJSON(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(phasesWrite(t, formatJSON, phasesThreeReport(t)))
 	var doc struct {
@@ -524,6 +528,7 @@ func TestPhasesAccounting(t *testing.T) {
 // TestPhasesAccountingGolden runs `phases --accounting` on the E1 and E3
 // fixtures in every format against testdata/phases_hbg-<fixture>_accounting.<format>.
 func TestPhasesAccountingGolden(t *testing.T) {
+	t.Parallel()
 	fixtures, err := filepath.Abs("../../fixtures")
 	require.NoError(t, err)
 	for _, tc := range []struct {
