@@ -5,7 +5,6 @@ package runtimeharness
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestGoldenOneBind runs one bind of each workload in a fresh child
 // process (so the log has its own anchor and inv=1) and compares the text,
@@ -63,17 +61,7 @@ func TestGoldenOneBind(t *testing.T) {
 			}
 			assert.NotEqual(t, os.Getpid(), res.Model.Pid, "the model ran in a child")
 
-			golden := filepath.Join("testdata", "golden", tc.name+".log")
-			got := maskLog(text)
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run with -update to create it")
-			if !assert.Equal(t, string(want), got) {
-				require.NoError(t, os.WriteFile(strings.TrimSuffix(golden, ".log")+".got.log", []byte(got), 0o644))
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".log"), maskLog(text))
 		})
 	}
 }

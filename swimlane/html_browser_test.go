@@ -3,7 +3,6 @@ package swimlane
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"image/png"
 	"os"
@@ -18,11 +17,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/swimlanes.png from the browser test")
 
 // chromiumPath finds Debian's chromium (or another Chromium build).
 func chromiumPath() string {
@@ -263,7 +261,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		assert.Greater(t, len(colors), 20, "many colours")
 		assert.Greater(t, float64(nonWhite)/float64(all), 0.05, "more than 5%% of the page is drawn")
-		if *update {
+		if golden.Update() {
 			require.Less(t, len(shot), 200_000, "the committed screenshot stays small")
 			require.NoError(t, os.WriteFile("../docs/swimlanes.png", shot, 0o644))
 		}

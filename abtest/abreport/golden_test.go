@@ -3,35 +3,22 @@ package abreport
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/document"
+	goldenfile "github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files from the current output")
-
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./abtest -update")
-	if !bytes.Equal(want, got) {
-		_ = os.WriteFile(path+".got", got, 0o644)
-	}
-	assert.Equal(t, string(want), string(got), "differs from %s (wrote %s.got)", path, path)
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestGoldenReport re-analyses a journal of a real campaign (6 rounds of

@@ -49,8 +49,6 @@ type Campaign struct {
 	Progress func(done, total int, label string)
 	// RoundDone, when set, is called after every closed round.
 	RoundDone func(r journal.RoundRecord, total int)
-	// Exec lets a test shorten the model's work; nil runs runner.Run.
-	Exec func(ctx context.Context, r runtimeharness.Runner, spec runtimeharness.BlockSpec) (runtimeharness.BlockResult, error)
 }
 
 // TotalBlocks is the number of blocks a campaign runs when nothing fails.
@@ -245,13 +243,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	_ = os.RemoveAll(spec.Out)
 	b.Start = time.Now().UTC()
 	b.Log = label + ".log" + gzSuffix
-	exec := c.Exec
-	if exec == nil {
-		exec = func(ctx context.Context, r runtimeharness.Runner, s runtimeharness.BlockSpec) (runtimeharness.BlockResult, error) {
-			return r.Run(ctx, s)
-		}
-	}
-	res, runErr := exec(ctx, c.Runners[arm], spec)
+	res, runErr := c.Runners[arm].Run(ctx, spec)
 	b.WallNS = int64(res.Wall)
 	b.Exit, b.Signal, b.TimedOut = res.ExitCode, int(res.Signal), res.TimedOut
 	if ctx.Err() != nil {
@@ -313,7 +305,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 		warm = analysis.WarmValues(b, probe, cfg.Cold)
 	}
 	if len(warm) == 0 {
-		b.Error = fmt.Sprintf("no warm pass recorded the primary metric %s (%d passes, %d cold)", probeText, len(b.Passes), coldCount(b.Passes))
+		b.Error = fmt.Sprintf("no warm pass recorded the primary metric %s (%d passes, %d cold)", probeText, len(b.Passes), coldCount(b.Passes, cfg.Cold))
 		return nil
 	}
 	if c.Header.Primary.IsZero() {
@@ -337,10 +329,12 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	return nil
 }
 
-func coldCount(ps []metric.Pass) int {
+// coldCount counts the passes a block drops as cold: the first cold of
+// each pid (what WarmValues leaves out).
+func coldCount(ps []metric.Pass, cold int) int {
 	n := 0
 	for _, p := range ps {
-		if p.Cold {
+		if p.Index < cold {
 			n++
 		}
 	}

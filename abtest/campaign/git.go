@@ -375,13 +375,3 @@ func HashArtifacts(dir, glob string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
-
-// DropLocksForTest closes the locks of w's worktrees without removing
-// them, as a killed process's locks are dropped: for tests of the cleanup
-// of a killed campaign's leftovers.
-func DropLocksForTest(w *Worktrees) {
-	for path, lock := range w.held {
-		lock.Close()
-		delete(w.held, path)
-	}
-}

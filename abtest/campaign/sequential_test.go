@@ -83,6 +83,7 @@ func resumeLooks(t *testing.T, path string) (*journal.Journal, string) {
 // --resume, on the rounds up to it; one killed after a look does not make
 // it again: both reach the decision of the campaign that was not killed.
 func TestSequentialResumeMakesTheSameLooks(t *testing.T) {
+	t.Parallel()
 	j := seqJournal(t, 40, 0.30)
 	j.Header.Config.Rounds = 40
 	dir := t.TempDir()
@@ -127,6 +128,7 @@ func TestSequentialResumeMakesTheSameLooks(t *testing.T) {
 // Identical arms are not called faster or slower: the looks run to the
 // last round or stop with no change.
 func TestSequentialAANeverFasterOrSlower(t *testing.T) {
+	t.Parallel()
 	j := seqJournal(t, 20, 0)
 	path := filepath.Join(t.TempDir(), "aa.jsonl")
 	writeJournal(t, path, j, nil)
@@ -148,6 +150,7 @@ func TestSequentialAANeverFasterOrSlower(t *testing.T) {
 // A fixed design's journal has no look line and no sequential part, and
 // its header has no look_every: byte-identical to before.
 func TestSequentialAbsentFromAFixedDesign(t *testing.T) {
+	t.Parallel()
 	j := seqJournal(t, 6, 0.3)
 	j.Header.Config.LookEvery = 0
 	path := filepath.Join(t.TempDir(), "fixed.jsonl")
@@ -164,6 +167,7 @@ func TestSequentialAbsentFromAFixedDesign(t *testing.T) {
 
 // Look lines that cannot belong are refused, naming the line.
 func TestSequentialLookLinesChecked(t *testing.T) {
+	t.Parallel()
 	j := seqJournal(t, 10, 0.3)
 	ok := journal.LookRecord{Type: journal.LineLook, Round: 5, Look: 1, N: 5, MaxRounds: 10, Decision: stats.Inconclusive}
 	tests := []struct {
@@ -201,6 +205,7 @@ func TestSequentialLookLinesChecked(t *testing.T) {
 }
 
 func TestSequentialConfigRefused(t *testing.T) {
+	t.Parallel()
 	c := journal.DefaultConfig()
 	c.LookEvery = -1
 	assert.ErrorContains(t, c.Validate(), "--look-every -1")

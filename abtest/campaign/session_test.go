@@ -13,6 +13,7 @@ import (
 )
 
 func TestBlockDirNames(t *testing.T) {
+	t.Parallel()
 	for journal, want := range map[string]string{
 		"/c/x.jsonl":       "/c/x.d",
 		"/c/x.json":        "/c/x.json.d",
@@ -25,6 +26,9 @@ func TestBlockDirNames(t *testing.T) {
 
 // TestOneCampaignOneBlockDirectory: two journals whose names lead to one
 // block directory (x and x.jsonl) never run at once.
+//
+// Not parallel: it reopens a campaign it just closed, which a git process
+// another test was starting could hold for a moment (see openFake).
 func TestOneCampaignOneBlockDirectory(t *testing.T) {
 	dir := t.TempDir()
 	open := func(name string) (*Session, error) {

@@ -10,6 +10,7 @@ import (
 // placeholder that cannot be filled in safely when they are made, before
 // any block runs.
 func TestArmTemplatesCheckedAtCreation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		template string
 		err      string // "" when accepted

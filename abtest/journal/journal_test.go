@@ -35,6 +35,7 @@ func testHeader(t *testing.T) Header {
 }
 
 func TestJournalRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	w, err := CreateJournal(path)
 	require.NoError(t, err)
@@ -61,6 +62,8 @@ func TestJournalRoundTrip(t *testing.T) {
 }
 
 func TestJournalTornLastLine(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	w, err := CreateJournal(path)
 	require.NoError(t, err)
@@ -92,6 +95,7 @@ func TestJournalTornLastLine(t *testing.T) {
 }
 
 func TestJournalBadLineInTheMiddle(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	w, err := CreateJournal(path)
 	require.NoError(t, err)
@@ -107,6 +111,7 @@ func TestJournalBadLineInTheMiddle(t *testing.T) {
 }
 
 func TestJournalNotAJournal(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(`{"type":"round"}`+"\n"), 0o644))
 	_, err := ReadJournal(path)
@@ -117,6 +122,8 @@ func TestJournalNotAJournal(t *testing.T) {
 }
 
 func TestJournalLock(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	w, err := CreateJournal(path)
 	require.NoError(t, err)
@@ -145,6 +152,7 @@ func TestJournalLock(t *testing.T) {
 // removed while letting go (the path now names another file, or none) is
 // not a lock: flockFile takes the one at the path.
 func TestLockOnAFileNoLongerThere(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "j.jsonl.lock")
 	require.NoError(t, os.WriteFile(path, []byte("1\n"), 0o644))
 	stale, err := os.Open(path)
@@ -164,6 +172,8 @@ func TestLockOnAFileNoLongerThere(t *testing.T) {
 }
 
 func TestJournalCompleteLastLineWithoutNewline(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	w, err := CreateJournal(path)
 	require.NoError(t, err)
@@ -245,6 +255,8 @@ func TestJournalLockOfAnExitedTaker(t *testing.T) {
 // TestJournalLockOfALiveHolderIsNotWaitedFor: a holder that runs is
 // refused at once, even when it lets go soon after.
 func TestJournalLockOfALiveHolderIsNotWaitedFor(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	holdInChild(t, LockPath(path), os.Getpid(), "2")
 	_, err := CreateJournal(path)
@@ -255,6 +267,8 @@ func TestJournalLockOfALiveHolderIsNotWaitedFor(t *testing.T) {
 // TestLockFileNamesItsHolder: --lock is refused while a campaign holds it,
 // naming that campaign's pid, and taken once it lets go.
 func TestLockFileNamesItsHolder(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	path := filepath.Join(t.TempDir(), "card0.lock")
 	first, err := LockFile(path)
 	require.NoError(t, err)
@@ -271,6 +285,8 @@ func TestLockFileNamesItsHolder(t *testing.T) {
 // made (empty, or a pid); it never truncates another file, never follows
 // a symbolic link and never takes a FIFO.
 func TestLockNeverDestroysAFile(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	dir := t.TempDir()
 	precious := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(precious, []byte("my notes\n"), 0o644))
@@ -311,6 +327,8 @@ func TestLockNeverDestroysAFile(t *testing.T) {
 // before its first block) is taken by a new campaign, and --resume says
 // what to do instead of "no header line".
 func TestEmptyJournalIsAbsent(t *testing.T) {
+	// Not parallel: a child another test forks holds a copy of a lock's
+	// file between fork and exec, and a lock just let go would look held.
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	require.NoError(t, os.WriteFile(path, nil, 0o644))
 	_, _, err := OpenJournal(path)
@@ -330,6 +348,7 @@ func TestEmptyJournalIsAbsent(t *testing.T) {
 // the flags' rules is refused, naming the line, instead of giving a
 // silently wrong report (or a hang: bootstrap 2000000000).
 func TestJournalValidatedOnRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.jsonl")
 	w, err := CreateJournal(good)
@@ -368,6 +387,7 @@ func TestJournalValidatedOnRead(t *testing.T) {
 // median below, so the community recipe's flags (--block 5 --keep-first)
 // keep their median; the default block takes the minimum.
 func TestDefaultBlockStat(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, BlockMin, DefaultConfig().BlockStat)
 	assert.Equal(t, DefaultBlock, DefaultConfig().Block)
 	assert.Equal(t, BlockMedian, DefaultBlockStat(5, 0), "--block 5 --keep-first")

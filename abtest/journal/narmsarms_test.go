@@ -14,6 +14,7 @@ import (
 // permutation per round from the round's stream, the same for the same
 // seed, and a longer schedule of the same seed begins with a shorter one.
 func TestScheduleN(t *testing.T) {
+	t.Parallel()
 	two, err := NewScheduleN(OrderRMIT, 9, 8, 1, 2)
 	require.NoError(t, err)
 	want, err := NewSchedule(OrderRMIT, 9, 8, 1)
@@ -51,6 +52,7 @@ func TestScheduleN(t *testing.T) {
 // their orders; a header whose arm list cannot be read, or a block of an
 // arm the header does not name, is an error naming the line.
 func TestJournalNArms(t *testing.T) {
+	t.Parallel()
 	h := armsHeader(t, "a", "b", "c")
 	line := func(v any) string { b, err := json.Marshal(v); require.NoError(t, err); return string(b) + "\n" }
 	block := func(arm string) string {
@@ -92,6 +94,7 @@ func TestJournalNArms(t *testing.T) {
 // TestParseSweep: the values follow the last '='; names are the
 // setting's last word and the value, a repeated value numbered.
 func TestParseSweep(t *testing.T) {
+	t.Parallel()
 	sw, err := ParseSweep("recorders=prewarm=0,4,8")
 	require.NoError(t, err)
 	assert.Equal(t, "recorders=prewarm", sw.Setting)

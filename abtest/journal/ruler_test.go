@@ -7,6 +7,7 @@ import (
 )
 
 func TestRulerSetsAsideTheArm(t *testing.T) {
+	t.Parallel()
 	base := "hbgkit-harness embedded:mirror=per_bind rounds=5 nproc=2 thp=madvise"
 	head := "hbgkit-harness embedded:mirror=retained rounds=5 nproc=2 thp=madvise"
 	rb := Ruler(base, []string{"embedded:mirror=per_bind"})
@@ -21,6 +22,7 @@ func TestRulerSetsAsideTheArm(t *testing.T) {
 }
 
 func TestRulerLongestNameFirst(t *testing.T) {
+	t.Parallel()
 	// A command that contains the template as a prefix: the longer string
 	// goes first so no piece of it is left behind.
 	got := Ruler("env A=1 run.sh 5 /tmp/out", []string{"run.sh", "run.sh 5 /tmp/out"})
@@ -28,6 +30,7 @@ func TestRulerLongestNameFirst(t *testing.T) {
 }
 
 func TestRulerDiff(t *testing.T) {
+	t.Parallel()
 	d := RulerDiff("x {arm} nproc=2 thp=madvise", "x {arm} nproc=4 thp=madvise")
 	assert.Contains(t, d, "  - nproc=2\n")
 	assert.Contains(t, d, "  + nproc=4\n")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestScheduleOrders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		order Order
 		want  []string // firsts of rounds 1..6; nil: checked separately
@@ -30,6 +31,7 @@ func TestScheduleOrders(t *testing.T) {
 }
 
 func TestScheduleRMITIsSeededPerRound(t *testing.T) {
+	t.Parallel()
 	a, err := NewSchedule(OrderRMIT, 7, 200, 1)
 	require.NoError(t, err)
 	b, err := NewSchedule(OrderRMIT, 7, 50, 1)
@@ -52,6 +54,7 @@ func TestScheduleRMITIsSeededPerRound(t *testing.T) {
 }
 
 func TestScheduleRejectsUnknownOrder(t *testing.T) {
+	t.Parallel()
 	_, err := NewSchedule("abc", 1, 3, 0)
 	assert.ErrorContains(t, err, "want rmit, abba or abab")
 }

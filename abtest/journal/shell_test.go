@@ -12,6 +12,7 @@ import (
 // TestShellJoinRoundTrips: /bin/sh splits a joined command line back into
 // the same argv, plain words stay unquoted, and the rest are quoted.
 func TestShellJoinRoundTrips(t *testing.T) {
+	t.Parallel()
 	argv := []string{"hbgbench", "ab", "--run", "./run.sh {rounds} {out}", "--env", "MSG=it's $HOME", "",
 		"--base-cmd=cat *.log", `back\slash "q"`, "--margin", "1%", "a\nb", "--journal", "c.jsonl"}
 	line := ShellJoin(argv)

@@ -16,6 +16,7 @@ import (
 // pass is the column `hbgtrace rounds` prints for it (README), the first
 // pass of each pid is cold, and the ranks are told apart.
 func TestReadBlockLogE1(t *testing.T) {
+	t.Parallel()
 	bp, err := ReadBlockLog([]string{fixture("hbg-e1.log")})
 	require.NoError(t, err)
 	require.Len(t, bp.Passes, 8)
@@ -44,6 +45,7 @@ func TestReadBlockLogE1(t *testing.T) {
 }
 
 func TestReadBlockLogOtherGenerations(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"hbg-e2.log", "hbg-e3-spool.log", "hbg-pr1870.log"} {
 		t.Run(name, func(t *testing.T) {
 			bp, err := ReadBlockLog([]string{fixture(name)})
@@ -62,6 +64,7 @@ func TestReadBlockLogOtherGenerations(t *testing.T) {
 }
 
 func TestReadBlockLogWithoutHBGData(t *testing.T) {
+	t.Parallel()
 	bp, err := ReadBlockLog([]string{fixture("conformance/001-tpot-two-callables/input.log")})
 	require.NoError(t, err)
 	require.NotEmpty(t, bp.Passes)
@@ -69,6 +72,7 @@ func TestReadBlockLogWithoutHBGData(t *testing.T) {
 }
 
 func TestReadBlockLogMissingFile(t *testing.T) {
+	t.Parallel()
 	_, err := ReadBlockLog([]string{filepath.Join(t.TempDir(), "none.log")})
 	assert.Error(t, err)
 	empty := filepath.Join(t.TempDir(), "empty.log")
@@ -79,6 +83,7 @@ func TestReadBlockLogMissingFile(t *testing.T) {
 }
 
 func TestLookupMetric(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"ControlPlane", "ControlPlane"},
 		{"controlplane", "ControlPlane"},
@@ -101,6 +106,7 @@ func TestLookupMetric(t *testing.T) {
 // TestReadBlockLogEvidence: a block's passes carry the evidence metrics
 // their log writes, and only those.
 func TestReadBlockLogEvidence(t *testing.T) {
+	t.Parallel()
 	e2, err := ReadBlockLog([]string{fixture("hbg-e2.log")})
 	require.NoError(t, err)
 	require.NotEmpty(t, e2.Passes)

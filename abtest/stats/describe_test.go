@@ -13,6 +13,7 @@ import (
 var handSample = []float64{2, 4, 5, 7, 8, 10, 15, 30, 1, 6}
 
 func TestDescribeKnownAnswers(t *testing.T) {
+	t.Parallel()
 	// Trim 2: the mean of 4 5 6 7 8 10 is 40/6. Winsorized: 4 4 4 5 6 7 8
 	// 10 10 10, mean 6.8, squared deviations 3·7.84 + 3.24 + 0.64 + 0.04 +
 	// 1.44 + 3·10.24 = 59.6, so s_w = √(59.6/9).
@@ -30,6 +31,7 @@ func TestDescribeKnownAnswers(t *testing.T) {
 }
 
 func TestDescribeCommunityRecipe(t *testing.T) {
+	t.Parallel()
 	// "Drop 10 and 10 of 50": passes 1..50 keep 11..40, whose mean is 25.5.
 	passes := make([]float64, 50)
 	for i := range passes {
@@ -43,6 +45,7 @@ func TestDescribeCommunityRecipe(t *testing.T) {
 }
 
 func TestDescribeEdges(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name    string
@@ -99,6 +102,7 @@ func assertSame(t *testing.T, want, got float64, msg string) {
 }
 
 func TestTrimmedTKnownAnswer(t *testing.T) {
+	t.Parallel()
 	// handSample, n = 10: g = ⌊0.2·10⌋ = 2, h = 6, df = 5. Trimmed mean 40/6,
 	// s_w = √(59.6/9) = 2.573368 (TestDescribeKnownAnswers), standard error
 	// s_w/(0.6·√10) = 1.356284, t(0.975, 5) = 2.570582 (any t table), so the
@@ -117,6 +121,7 @@ func TestTrimmedTKnownAnswer(t *testing.T) {
 }
 
 func TestTrimCount(t *testing.T) {
+	t.Parallel()
 	// ⌊0.2·R⌋ without floating point: 0.2·5 must be exactly 1.
 	for r, want := range map[int]int{0: 0, 1: 0, 4: 0, 5: 1, 9: 1, 10: 2, 20: 4, 49: 9, 50: 10} {
 		assert.Equal(t, want, trimCount(r), "R = %d", r)

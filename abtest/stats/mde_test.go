@@ -26,6 +26,7 @@ func MDE(sigmaD float64, rounds int) float64 {
 // TestRoundsForInvertsMDE: the rounds RoundsFor asks for detect exactly the
 // effect MDE says those rounds detect.
 func TestRoundsForInvertsMDE(t *testing.T) {
+	t.Parallel()
 	for _, sd := range []float64{0.01, 0.05, 0.2} {
 		for _, r := range []int{6, 10, 20, 50} {
 			if got := RoundsFor(sd, MDE(sd, r)*(1+1e-9)); got != r {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestLag1(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		x    []float64
@@ -41,6 +42,7 @@ func TestLag1(t *testing.T) {
 }
 
 func TestDriftSlope(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		y    []float64

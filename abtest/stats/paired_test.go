@@ -21,6 +21,7 @@ func handRounds() (a, b []float64) {
 }
 
 func TestPairedKnownAnswer(t *testing.T) {
+	t.Parallel()
 	// d = handSample/100, so TestTrimmedTKnownAnswer scaled by 1/100:
 	// trimmed mean 0.0666667, interval [0.0318023, 0.1015311] on the log
 	// scale, and on the Δ scale exp(·) − 1: Δ = 0.0689391,
@@ -49,6 +50,7 @@ func TestPairedKnownAnswer(t *testing.T) {
 }
 
 func TestPairedLevel(t *testing.T) {
+	t.Parallel()
 	a, b := handRounds()
 	p95, err := Paired(a, b, PairedOptions{})
 	require.NoError(t, err)
@@ -60,6 +62,7 @@ func TestPairedLevel(t *testing.T) {
 }
 
 func TestPairedBootstrap(t *testing.T) {
+	t.Parallel()
 	a, b := handRounds()
 	opts := PairedOptions{Bootstrap: 2000, Seed: 42}
 	first, err := Paired(a, b, opts)
@@ -80,6 +83,7 @@ func TestPairedBootstrap(t *testing.T) {
 }
 
 func TestPairedEdges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		a, b []float64
@@ -111,6 +115,7 @@ func TestPairedEdges(t *testing.T) {
 }
 
 func TestPairedSmallSamples(t *testing.T) {
+	t.Parallel()
 	t.Run("two rounds", func(t *testing.T) {
 		// g = 0, h = 2, df = 1: the interval is the t interval of two values.
 		got, err := Paired([]float64{1, 1}, []float64{math.Exp(0.01), math.Exp(0.03)}, PairedOptions{})
@@ -142,6 +147,7 @@ func TestPairedSmallSamples(t *testing.T) {
 }
 
 func TestDeltaMin(t *testing.T) {
+	t.Parallel()
 	aMin := []float64{10, 9, 11, 10, 12, 10}
 	bMin := []float64{9.5, 9.2, 10, 9.4, 11, 9.7}
 	got, err := DeltaMin(aMin, bMin, PairedOptions{})
@@ -166,6 +172,7 @@ func TestDeltaMin(t *testing.T) {
 }
 
 func TestLogRatios(t *testing.T) {
+	t.Parallel()
 	d, err := LogRatios([]float64{1, 2, 1e-300}, []float64{math.E, 1, 1e300})
 	require.NoError(t, err)
 	assert.InDelta(t, 1, d[0], 1e-15)

@@ -32,6 +32,7 @@ func randomRounds(rng *rand.Rand) (a, b []float64) {
 }
 
 func TestPropertySwapArms(t *testing.T) {
+	t.Parallel()
 	// Swapping A and B negates every log-ratio: ln(1+Δ) and the interval's
 	// log bounds change sign and swap, the tests' p-values are unchanged,
 	// and a faster call becomes a slower one.
@@ -58,6 +59,7 @@ func TestPropertySwapArms(t *testing.T) {
 }
 
 func TestPropertyIntervalsAndScale(t *testing.T) {
+	t.Parallel()
 	// The interval contains Δ; multiplying both arms by one constant
 	// (another time unit) changes nothing.
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -79,6 +81,7 @@ func TestPropertyIntervalsAndScale(t *testing.T) {
 }
 
 func TestPropertyDescribe(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(15, 16))
 	for i := range 2000 {
 		n := 1 + rng.IntN(60)
@@ -104,6 +107,7 @@ func TestPropertyDescribe(t *testing.T) {
 }
 
 func TestPropertyHolm(t *testing.T) {
+	t.Parallel()
 	// Adjusted p-values are at least the raw ones, at most 1, and keep the
 	// raw order.
 	rng := rand.New(rand.NewPCG(17, 18))
@@ -126,6 +130,7 @@ func TestPropertyHolm(t *testing.T) {
 }
 
 func TestPropertyTinySamples(t *testing.T) {
+	t.Parallel()
 	// n = 0, 1, 2 with ties and zeros: nothing panics, and every failure is
 	// an error rather than a number.
 	samples := [][]float64{nil, {}, {1}, {0}, {-1}, {2, 2}, {1, 2}, {0, 0}, {3, -3}, {1, 1, 1}}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRankSumRExample(t *testing.T) {
+	t.Parallel()
 	// The two-sample example of R's ?wilcox.test (Hollander & Wolfe 1973,
 	// p. 69, permeability constants): wilcox.test(x, y, alternative =
 	// "greater") prints W = 35, p-value = 0.1272. R's W is our U with x as
@@ -31,6 +32,7 @@ func TestRankSumRExample(t *testing.T) {
 }
 
 func TestRankSumCompleteSeparation(t *testing.T) {
+	t.Parallel()
 	// All of B above all of A: U is n_a·n_b and only one of the C(N, n_b)
 	// rank sets reaches it, so p = 2/C(N, n_b).
 	for _, tc := range []struct {
@@ -52,6 +54,7 @@ func TestRankSumCompleteSeparation(t *testing.T) {
 }
 
 func TestRankSumExactMatchesEnumeration(t *testing.T) {
+	t.Parallel()
 	// Enumerate every choice of n_b of the ranks 1..N, tally U, and compare
 	// each two-sided p with the recursion's.
 	for n := 2; n <= 12; n++ {
@@ -98,6 +101,7 @@ func popcount(x int) int {
 }
 
 func TestRankSumTieVarianceIsThePermutationVariance(t *testing.T) {
+	t.Parallel()
 	// With ties, the normal approximation's variance must be the exact
 	// variance of U over every assignment of the midranks to the samples.
 	a := []float64{1, 2, 2, 3, 3, 3}
@@ -153,6 +157,7 @@ func midranks(x []float64) []float64 {
 }
 
 func TestRankSumNormalApproximationNearExact(t *testing.T) {
+	t.Parallel()
 	// At 50 per arm (where RankSum switches to the normal approximation)
 	// the approximation is within 0.005 of the exact p.
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -171,6 +176,7 @@ func TestRankSumNormalApproximationNearExact(t *testing.T) {
 }
 
 func TestRankSumErrors(t *testing.T) {
+	t.Parallel()
 	_, err := RankSum(nil, []float64{1})
 	assert.ErrorIs(t, err, ErrTooFew)
 	_, err = RankSum([]float64{1}, []float64{math.NaN()})
@@ -181,6 +187,7 @@ func TestRankSumErrors(t *testing.T) {
 }
 
 func TestRankSumNullRejectionRate(t *testing.T) {
+	t.Parallel()
 	// Under the null the two-sided p falls below 0.05 in at most about 5%
 	// of samples (the exact test is conservative).
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -205,6 +205,7 @@ func seqFigure(t *testing.T, key string) seqRates {
 // slower in at most 5% of campaigns; calling the fixed-design interval at
 // the same looks (naive peeking) does so in more.
 func TestSimulationSequentialAA(t *testing.T) {
+	t.Parallel()
 	seq := seqFigure(t, "aa/sequential")
 	naive := seqFigure(t, "aa/naive")
 	assert.LessOrEqual(t, seq.faster+seq.slower, 0.05, "sequential A/A faster/slower rate")
@@ -217,6 +218,7 @@ func TestSimulationSequentialAA(t *testing.T) {
 // at which one trimmed-t interval with the same margin rule calls slower
 // in as many of the same campaigns.
 func TestSimulationSequentialSaves(t *testing.T) {
+	t.Parallel()
 	r := seqFigure(t, "+5%/sequential")
 	require.Greater(t, r.slower, 0.5)
 	require.NotZero(t, r.fixedRounds, "no fixed design up to %d rounds reaches power %.3f", seqGenRounds, r.slower)
@@ -229,6 +231,7 @@ func TestSimulationSequentialSaves(t *testing.T) {
 // fixed-sample 95% interval of the rounds run, which the report's CI
 // column shows, in 93–97%.
 func TestSimulationSequentialCoverage(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"aa/sequential", "+5%/sequential"} {
 		r := seqFigure(t, key)
 		assert.GreaterOrEqual(t, r.rciCover, 0.95, key)

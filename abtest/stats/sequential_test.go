@@ -13,6 +13,7 @@ import (
 // the spending function's own quantile, the last is above 1.96, and a
 // seeded simulation of 100,000 random walks crosses them 5% of the time.
 func TestBoundariesOBFFiveLooks(t *testing.T) {
+	t.Parallel()
 	n := []int{10, 20, 30, 40, 50}
 	c, err := Boundaries(n, 50, 0.05)
 	require.NoError(t, err)
@@ -40,12 +41,14 @@ func TestBoundariesOBFFiveLooks(t *testing.T) {
 }
 
 func TestBoundariesOneLookIsFixed(t *testing.T) {
+	t.Parallel()
 	c, err := Boundaries([]int{20}, 20, 0.05)
 	require.NoError(t, err)
 	assert.InDelta(t, 1.959964, c[0], 1e-5)
 }
 
 func TestBoundariesRefuse(t *testing.T) {
+	t.Parallel()
 	for _, n := range [][]int{{5, 5}, {10, 5}, {0, 5}} {
 		_, err := Boundaries(n, 20, 0.05)
 		assert.ErrorIs(t, err, ErrBadArg, "%v", n)
@@ -59,6 +62,7 @@ func TestBoundariesRefuse(t *testing.T) {
 // A re-plan to a larger nMax makes earlier looks' spending exceed the new
 // function's: such a look spends nothing.
 func TestBoundariesReplanSpendsNothing(t *testing.T) {
+	t.Parallel()
 	c, err := Boundaries([]int{5, 10, 15}, 1000, 0.05)
 	require.NoError(t, err)
 	for _, v := range c {
@@ -67,6 +71,7 @@ func TestBoundariesReplanSpendsNothing(t *testing.T) {
 }
 
 func TestSpendOBF(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, 0.0, SpendOBF(0, 0.05))
 	assert.Equal(t, 0.05, SpendOBF(1, 0.05))
 	assert.InDelta(t, 0.05, SpendOBF(0.999999, 0.05), 1e-6)
@@ -74,6 +79,7 @@ func TestSpendOBF(t *testing.T) {
 }
 
 func TestUpperPowerMatchesFixed(t *testing.T) {
+	t.Parallel()
 	// One look: the power of a two-sided 5% test at drift θ over n rounds.
 	c, err := Boundaries([]int{16}, 16, 0.05)
 	require.NoError(t, err)
@@ -90,6 +96,7 @@ func TestUpperPowerMatchesFixed(t *testing.T) {
 }
 
 func TestLookAt(t *testing.T) {
+	t.Parallel()
 	d := []float64{0.5, 0.52, 0.49, 0.51, 0.5, 0.48}
 	l, err := LookAt(d, 3, 0.01)
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -339,6 +339,7 @@ func figure(t *testing.T, key string) rates {
 // Wilcoxon rejections 2–8%, A/A verdict faster or slower ≤ 5%, a true 2%
 // slowdown called slower ≥ 80%, CI coverage of the true Δ 93–97%.
 func TestSimulationCalibration(t *testing.T) {
+	t.Parallel()
 	for _, m := range []simCampaign{modelOnePass, modelBlockMedian} {
 		t.Run(m.name, func(t *testing.T) {
 			aa, ab := figure(t, m.name+"/aa"), figure(t, m.name+"/+2%")
@@ -366,6 +367,7 @@ func TestSimulationCalibration(t *testing.T) {
 // stays valid (A/A rates hold, coverage is conservative) but its power
 // falls far below the block median's, whose blocks shrug one slow pass off.
 func TestSimulationBlockMean(t *testing.T) {
+	t.Parallel()
 	m := modelBlockMean
 	aa, ab := figure(t, m.name+"/aa"), figure(t, m.name+"/+2%")
 	abMedian := figure(t, modelBlockMedian.name+"/+2%")
@@ -386,6 +388,7 @@ func TestSimulationBlockMean(t *testing.T) {
 // MDE is detected (CI above 0) about 80% of the time. STATS.md's rule
 // MDE(σ_d, R) is measured too: the trimmed-t finds it less often.
 func TestSimulationNoise(t *testing.T) {
+	t.Parallel()
 	aa, own, rule := figure(t, "clean/aa"), figure(t, "clean/at own MDE"), figure(t, "clean/at rule MDE")
 	t.Logf("outlier-free: median σ_d %.3f%%; median PairedResult.MDE %.3f%%, detected there in %.1f%%; MDE(1%%, 20) = %.3f%%, detected there in %.1f%%",
 		100*aa.medSigmaD, 100*aa.medMDE, 100*own.excludes0, 100*MDE(0.01, 20), 100*rule.excludes0)
@@ -399,6 +402,7 @@ func TestSimulationNoise(t *testing.T) {
 // block after A in every round, so Δ reads one block of drift (half a
 // round); RMIT and ABBA cancel it.
 func TestSimulationOrderUnderDrift(t *testing.T) {
+	t.Parallel()
 	for _, o := range driftOrders {
 		t.Run(o.String(), func(t *testing.T) {
 			got := figure(t, "drift/"+o.String())
@@ -419,6 +423,7 @@ func TestSimulationOrderUnderDrift(t *testing.T) {
 // TestSimulationBootstrap measures the percentile bootstrap interval's
 // coverage on the calibration model.
 func TestSimulationBootstrap(t *testing.T) {
+	t.Parallel()
 	got := figure(t, "bootstrap/+2%")
 	t.Logf("bootstrap (1000 resamples): covers 2%% in %.1f%% of %d campaigns (trimmed-t: %.1f%%)", 100*got.bootCover, got.n, 100*got.coverage)
 	assert.GreaterOrEqual(t, got.bootCover, 0.90, "bootstrap coverage")
@@ -455,8 +460,6 @@ func renderFigures(f figures) string {
 	return b.String()
 }
 
-var update = flag.Bool("update", false, "rewrite the simulation figures in docs/ab-method.md")
-
 // docsPath is docs/ab-method.md from this package's directory.
 const docsPath = "../../docs/ab-method.md"
 
@@ -474,6 +477,7 @@ var number = regexp.MustCompile(`[-+]?[0-9]+(\.[0-9]+)?`)
 // floating point fuses multiply-adds differently does not fail on a
 // campaign that sits on a threshold.
 func TestSimulationFiguresInDocs(t *testing.T) {
+	t.Parallel()
 	want := renderFigures(allFigures())
 	doc, err := os.ReadFile(docsPath)
 	require.NoError(t, err)
@@ -481,7 +485,7 @@ func TestSimulationFiguresInDocs(t *testing.T) {
 	i, j := strings.Index(text, figuresBegin), strings.Index(text, figuresEnd)
 	require.True(t, i >= 0 && j > i, "docs/ab-method.md lacks the figure markers")
 	got := text[i+len(figuresBegin) : j]
-	if *update {
+	if golden.Update() {
 		text = text[:i+len(figuresBegin)] + "\n" + want + "\n" + text[j:]
 		require.NoError(t, os.WriteFile(docsPath, []byte(text), 0o644))
 		return

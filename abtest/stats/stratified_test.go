@@ -7,6 +7,7 @@ import (
 )
 
 func TestStratifiedOneStratumIsPaired(t *testing.T) {
+	t.Parallel()
 	a := []float64{100, 102, 98, 101, 99, 103, 97, 100}
 	b := []float64{110, 113, 107, 112, 108, 114, 106, 111}
 	d, _ := LogRatios(a, b)
@@ -27,6 +28,7 @@ func TestStratifiedOneStratumIsPaired(t *testing.T) {
 }
 
 func TestStratifiedWeightsAndHeterogeneity(t *testing.T) {
+	t.Parallel()
 	// Two agreeing strata, the second noisier: the pooled mean lies
 	// nearer the first, and Q finds nothing.
 	s1 := []float64{0.40, 0.41, 0.39, 0.40, 0.42, 0.38, 0.40, 0.41}
@@ -62,6 +64,7 @@ func TestStratifiedWeightsAndHeterogeneity(t *testing.T) {
 }
 
 func TestStratifiedRefuses(t *testing.T) {
+	t.Parallel()
 	if _, err := Stratified(nil, 0); !errors.Is(err, ErrTooFew) {
 		t.Errorf("no stratum: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 // TestTrimmedMDEIsPairedMDE: Paired's MDE is TrimmedMDE of its own s_w.
 func TestTrimmedMDEIsPairedMDE(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 24))
 	for _, r := range []int{3, 6, 10, 17, 40} {
 		a, b := make([]float64, r), make([]float64, r)
@@ -28,6 +29,7 @@ func TestTrimmedMDEIsPairedMDE(t *testing.T) {
 // TestTrimmedMDEFallsFromSixRounds: the property TrimmedRoundsFor's
 // bisection rests on.
 func TestTrimmedMDEFallsFromSixRounds(t *testing.T) {
+	t.Parallel()
 	prev := TrimmedMDE(0.1, 6)
 	for r := 7; r <= 5000; r++ {
 		m := TrimmedMDE(0.1, r)
@@ -41,6 +43,7 @@ func TestTrimmedMDEFallsFromSixRounds(t *testing.T) {
 // TestTrimmedRoundsForInvertsTrimmedMDE: the rounds asked for are the
 // fewest whose MDE is within the effect.
 func TestTrimmedRoundsForInvertsTrimmedMDE(t *testing.T) {
+	t.Parallel()
 	for _, sw := range []float64{0.005, 0.03, 0.1, 0.3} {
 		for _, eff := range []float64{0.01, 0.05, 0.1, 0.5} {
 			n := TrimmedRoundsFor(sw, eff)
@@ -68,6 +71,7 @@ func TestTrimmedRoundsForInvertsTrimmedMDE(t *testing.T) {
 // chi-square interval of the SD holds the true σ 95% of the time, and
 // TrimmedMDEInterval holds TrimmedMDE's point value.
 func TestSpreadIntervalCovers(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 5))
 	const n, sims, sigma = 10, 4000, 0.2
 	hit := 0
@@ -96,6 +100,7 @@ func TestSpreadIntervalCovers(t *testing.T) {
 // TestRoundsToPinSpread: the rounds returned are the fewest whose
 // interval is within the factor.
 func TestRoundsToPinSpread(t *testing.T) {
+	t.Parallel()
 	for _, f := range []float64{1.1, 1.25, 1.5, 2, 3} {
 		r := RoundsToPinSpread(f)
 		if r < 2 || SpreadInterval(1, TrimmedDF(r), DefaultLevel).Hi > f {

@@ -19,6 +19,7 @@ func exps(x ...float64) []float64 {
 }
 
 func TestUnpairedIsWelchBelowFivePerArm(t *testing.T) {
+	t.Parallel()
 	// With 4 values per arm nothing is trimmed: Yuen is Welch. On the log
 	// scale x = 1..4 (mean 2.5, variance 5/3) and y = 2, 4, 6, 8 (mean 5,
 	// variance 20/3): SE² = 5/12 + 20/12 = 25/12, and the
@@ -37,6 +38,7 @@ func TestUnpairedIsWelchBelowFivePerArm(t *testing.T) {
 }
 
 func TestUnpairedTrimsTwentyPercent(t *testing.T) {
+	t.Parallel()
 	// With 10 values per arm, 2 are trimmed at each end: an outlier
 	// changes neither Δ nor the interval as long as it stays an extreme.
 	a := exps(0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09)
@@ -65,6 +67,7 @@ func TestUnpairedTrimsTwentyPercent(t *testing.T) {
 }
 
 func TestUnpairedSymmetryAndScale(t *testing.T) {
+	t.Parallel()
 	a := []float64{10, 11, 12, 10.5, 13}
 	b := []float64{12, 12.5, 14, 13, 15, 16}
 	ab, err := Unpaired(a, b, 0)
@@ -88,6 +91,7 @@ func TestUnpairedSymmetryAndScale(t *testing.T) {
 }
 
 func TestUnpairedErrors(t *testing.T) {
+	t.Parallel()
 	_, err := Unpaired([]float64{1}, []float64{1, 2}, 0)
 	assert.ErrorIs(t, err, ErrTooFew)
 	_, err = Unpaired([]float64{1, 0}, []float64{1, 2}, 0)
@@ -101,6 +105,7 @@ func TestUnpairedErrors(t *testing.T) {
 }
 
 func TestUnpairedCoverage(t *testing.T) {
+	t.Parallel()
 	// Lognormal logs (σ = 2% per log) with a true Δ of +3%, 8 logs per
 	// arm: the 95% interval covers the truth in 93–97% of 2000 samples.
 	rng := rand.New(rand.NewPCG(5, 6))

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name   string
@@ -57,6 +58,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestVerdictGate(t *testing.T) {
+	t.Parallel()
 	gated := Verdict{Call: Inconclusive, ExtraRounds: -1, Gated: true}
 	tests := []struct {
 		name string
@@ -81,6 +83,7 @@ func TestVerdictGate(t *testing.T) {
 }
 
 func TestCallString(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "faster", Faster.String())
 	assert.Equal(t, "slower", Slower.String())
 	assert.Equal(t, "no change", NoChange.String())
@@ -93,6 +96,7 @@ func TestCallString(t *testing.T) {
 }
 
 func TestMDE(t *testing.T) {
+	t.Parallel()
 	// z(0.975) + z(0.80) = 1.959964 + 0.841621 = 2.801585 ("≈ 2.8").
 	assert.InDelta(t, math.Expm1(2.801585*0.01/math.Sqrt(20)), MDE(0.01, 20), 1e-8)
 	assert.InDelta(t, 0.0062842, MDE(0.01, 20), 1e-7)
@@ -106,6 +110,7 @@ func TestMDE(t *testing.T) {
 }
 
 func TestMinRounds(t *testing.T) {
+	t.Parallel()
 	// MinRounds is the first R whose smallest exact p is below Alpha.
 	assert.GreaterOrEqual(t, signedRankP(MinRounds-1, 0), Alpha)
 	assert.Less(t, signedRankP(MinRounds, 0), Alpha)

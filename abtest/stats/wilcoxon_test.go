@@ -11,6 +11,7 @@ import (
 )
 
 func TestWilcoxonRExample(t *testing.T) {
+	t.Parallel()
 	// The paired example of R's ?wilcox.test (Hollander & Wolfe 1973, p.
 	// 29, depression scale before and after): R prints V = 40,
 	// p-value = 0.03906. By hand: the differences ranked by |d| are
@@ -34,6 +35,7 @@ func TestWilcoxonRExample(t *testing.T) {
 }
 
 func TestWilcoxonPublishedCriticalValues(t *testing.T) {
+	t.Parallel()
 	// Two-sided α = 0.05 critical values T of the signed-rank statistic
 	// (e.g. Zar 2010, Biostatistical Analysis, 5th ed., Table B.12; the
 	// same in every textbook table): the test rejects when min(W+, W−) ≤ T,
@@ -49,6 +51,7 @@ func TestWilcoxonPublishedCriticalValues(t *testing.T) {
 }
 
 func TestWilcoxonExactMatchesEnumeration(t *testing.T) {
+	t.Parallel()
 	// Enumerate all 2ⁿ sign patterns of ranks 1..n, tally W+ and compare
 	// every two-sided p with the recursion's.
 	for n := 1; n <= 12; n++ {
@@ -80,6 +83,7 @@ func TestWilcoxonExactMatchesEnumeration(t *testing.T) {
 }
 
 func TestWilcoxonNormalApproximation(t *testing.T) {
+	t.Parallel()
 	t.Run("ties", func(t *testing.T) {
 		// d = 1 −1 2 2 2 3 −4 5 6 and a zero. The zero is dropped (N = 9).
 		// Ranks by |d|: the two 1s share 1.5, the three 2s share 4, then
@@ -139,6 +143,7 @@ func TestWilcoxonNormalApproximation(t *testing.T) {
 }
 
 func TestWilcoxonEdges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		d     []float64
@@ -174,6 +179,7 @@ func TestWilcoxonEdges(t *testing.T) {
 }
 
 func TestSignTest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		k, n int
 		want float64
@@ -199,6 +205,7 @@ func TestSignTest(t *testing.T) {
 }
 
 func TestSignTestExactAgreesWithBeta(t *testing.T) {
+	t.Parallel()
 	// The integer count (n ≤ 62) and gonum's incomplete beta (above) agree.
 	for n := 1; n <= exactSignMaxN; n++ {
 		for k := 0; k <= n; k++ {
@@ -209,6 +216,7 @@ func TestSignTestExactAgreesWithBeta(t *testing.T) {
 }
 
 func TestSignAgreement(t *testing.T) {
+	t.Parallel()
 	d := []float64{1, 2, -1, 0, 3}
 	got := signAgreement(d, 0.5)
 	assert.Equal(t, SignResult{Agree: 3, N: 4, Zeros: 1, P: SignTest(3, 4)}, got)
@@ -219,6 +227,7 @@ func TestSignAgreement(t *testing.T) {
 }
 
 func TestHolm(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		p    []float64

@@ -307,12 +307,11 @@ func TestAbGitKilledResumes(t *testing.T) {
 func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
 	repo, c1, _ := testRepo(t)
 	cache := t.TempDir()
-	w := campaign.NewWorktrees(repo, cache)
-	_, err := w.Ensure(context.Background(), c1)
-	require.NoError(t, err)
-	// Simulate the kill: forget the manager without closing (the lock file
-	// descriptor is closed as the dead process's would be).
-	campaign.DropLocksForTest(w)
+	// What a killed campaign leaves: its worktree of c1 in the cache, and
+	// the worktree's lock file, which no process holds any more.
+	path := campaign.NewWorktrees(repo, cache).Path(c1)
+	gitT(t, repo, "worktree", "add", "--detach", path, c1)
+	require.NoError(t, os.WriteFile(path+".lock", nil, 0o644))
 	require.Len(t, cacheEntries(t, cache), 1)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",

@@ -13,6 +13,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,12 +31,12 @@ func TestReportGoldenNArms(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			code, out, errText := runCLI("report", narmsJournal, "--format", f)
 			require.Equal(t, 0, code, errText)
-			golden(t, "narms."+f, normalize(out))
+			golden.Check(t, filepath.Join("testdata", "report", "narms."+f), normalize(out))
 		})
 	}
 	code, out, errText := runCLI("report", narmsJournal, "--format", "markdown", "--redact")
 	require.Equal(t, 0, code, errText)
-	golden(t, "narms.redact.markdown", normalize(out))
+	golden.Check(t, filepath.Join("testdata", "report", "narms.redact.markdown"), normalize(out))
 	assert.NotContains(t, out, "(host vm)")
 
 	code, out, _ = runCLI("report", narmsJournal, "--format", "markdown")

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/document"
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
@@ -30,8 +30,6 @@ import (
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files from the current output")
 
 // campaignJournal is the journal of a real 6-round campaign (abtest's
 // golden input).
@@ -54,24 +52,6 @@ func normalize(s string) string {
 	return strings.ReplaceAll(s, buildinfo.Read().String(), "hbgkit VERSION")
 }
 
-// golden compares got with testdata/report/name, or rewrites it under
-// -update; on a mismatch it writes name.got beside it.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "report", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./cmd/hbgbench -run Golden -update")
-	if string(want) != got {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-	}
-	assert.Equal(t, string(want), got, "differs from %s (wrote %s.got)", path, path)
-}
-
 // TestReportGolden prints every format of the campaign journal, of a
 // redacted report, and of compare on both fixture sets: each byte for byte
 // as its golden file.
@@ -92,7 +72,7 @@ func TestReportGolden(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			code, out, errText := runCLI(r.args...)
 			require.Equal(t, 0, code, errText)
-			golden(t, r.name, normalize(out))
+			golden.Check(t, filepath.Join("testdata", "report", r.name), normalize(out))
 		})
 	}
 }

@@ -261,6 +261,7 @@ func TestExitStatusOnNoData(t *testing.T) {
 // TestProgressOnLongReads: a read that outlasts the delay shows "read X of
 // Y MB" and clears its line; a short one and a non-terminal show nothing.
 func TestProgressOnLongReads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.log")
 	require.NoError(t, os.WriteFile(p, make([]byte, 3<<20), 0o644))

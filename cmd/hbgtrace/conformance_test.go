@@ -176,6 +176,7 @@ func jsonDiff(want, got any, path string) string {
 }
 
 func TestJSONDiff(t *testing.T) {
+	t.Parallel()
 	dec := func(s string) any {
 		d := json.NewDecoder(strings.NewReader(s))
 		d.UseNumber()

@@ -38,6 +38,7 @@ func badCountersLog(t *testing.T) string {
 // rounds (every format, text with --counters) and phases --accounting,
 // and never a value: json null, csv empty, text "-".
 func TestCountersBadInput(t *testing.T) {
+	t.Parallel()
 	path := badCountersLog(t)
 	wantWarnings := []string{
 		"warning: evidence: " + path + `:15: host_orch minflt="-3" is negative; left out`,
@@ -117,6 +118,7 @@ func TestCountersBadInput(t *testing.T) {
 // values are warnings, not values, and the k-of-N events count the warm
 // binds.
 func TestCountersOnHarness(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the embedded harness")
 	}

@@ -32,6 +32,7 @@ func runJSON(t *testing.T, v any, args ...string) (int, string) {
 // either shows here. Both minima are compared in whole nanoseconds
 // (rounds prints µs, phases ms).
 func TestControlPlaneCrossCheck(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		fixture string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,6 +74,7 @@ func TestDocExamples(t *testing.T) {
 
 // TestREADMEHasExamples keeps the README's examples from disappearing.
 func TestREADMEHasExamples(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, len(consoleExamples(string(b))), 5, "one example per command")
@@ -92,7 +94,7 @@ func checkConsoleExamples(t *testing.T, path string) {
 		var stdout, stderr bytes.Buffer
 		code := run(ex.args, strings.NewReader(""), &stdout, &stderr)
 		require.Equal(t, 0, code, "%s line %d: %v: %s", path, ex.line, ex.args, stderr.String())
-		if *update {
+		if golden.Update() {
 			rewritten.WriteString(text[last:ex.start])
 			rewritten.WriteString(stdout.String())
 			last = ex.end
@@ -100,7 +102,7 @@ func checkConsoleExamples(t *testing.T, path string) {
 		}
 		assert.Equal(t, stdout.String(), ex.output, "%s line %d: hbgtrace %s", path, ex.line, strings.Join(ex.args, " "))
 	}
-	if *update && len(examples) > 0 {
+	if golden.Update() && len(examples) > 0 {
 		rewritten.WriteString(text[last:])
 		require.NoError(t, os.WriteFile(path, []byte(rewritten.String()), 0o644))
 	}

@@ -17,6 +17,7 @@ import (
 )
 
 func TestParseMinGap(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int64
@@ -46,6 +47,7 @@ func TestParseMinGap(t *testing.T) {
 }
 
 func TestGapsCommandErrors(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join("..", "..", "fixtures", "hbg-e1.log")
 	var out, errb bytes.Buffer
 	code := run([]string{"gaps", log}, strings.NewReader(""), &out, &errb)
@@ -94,6 +96,7 @@ func harnessGaps(t *testing.T, bench, recorders string) []swimlane.BindGaps {
 // for the first time too, and when the machine is busy its first record
 // can land in a gap; the records cannot tell it from a created one.
 func TestGapsOnHarness(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the embedded harness")
 	}
@@ -146,6 +149,7 @@ func TestGapsOnHarness(t *testing.T) {
 // skipped silently. Overlaps are counted and left out of the median, which
 // is never negative, and the cut line is named.
 func TestGapsDuplicatedAndTruncatedRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "run.log")
 	require.NoError(t, os.WriteFile(log, []byte(

@@ -27,6 +27,7 @@ func execCaptured(t *testing.T, c *cobra.Command, args ...string) (stdout *bytes
 // arguments land in its options, with the command's streams, and the run
 // function is not called (runF replaces it).
 func TestFlagsFillOptions(t *testing.T) {
+	t.Parallel()
 	t.Run("rounds", func(t *testing.T) {
 		var got *roundsOptions
 		out, err := execCaptured(t, newRoundsCmd(func(o *roundsOptions) error { got = o; return nil }),
@@ -76,6 +77,7 @@ func TestFlagsFillOptions(t *testing.T) {
 // TestUsageErrorsStopBeforeRun checks that a usage error is reported by
 // the command itself, before its run function is reached.
 func TestUsageErrorsStopBeforeRun(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cmd  func(t *testing.T) *cobra.Command

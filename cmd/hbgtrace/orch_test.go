@@ -23,6 +23,7 @@ func runOrch(t *testing.T, args ...string) (int, string, string) {
 // from the fixture's lines (hbg-e2.log: 5 passes of one pid, the first
 // cold; record_node is 1108 operations per pass).
 func TestOrch(t *testing.T) {
+	t.Parallel()
 	e2 := filepath.Join("..", "..", "fixtures", "hbg-e2.log")
 	tests := []struct {
 		format string
@@ -76,6 +77,7 @@ func TestOrch(t *testing.T) {
 }
 
 func TestOrchRecordsAndErrors(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "fixtures", "conformance", "071-swimlane-qwen-records")
 	code, out, errText := runOrch(t, filepath.Join(dir, "input.log"), "--records", filepath.Join(dir, "host_phase_records.jsonl"))
 	require.Equal(t, 0, code, errText)

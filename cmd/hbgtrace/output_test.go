@@ -75,6 +75,7 @@ func TestOutputNeverDestroysAnInput(t *testing.T) {
 // (exit 1, named) where the shell's > is refused, and replaced, mode kept,
 // where > would write it: as root.
 func TestOutputReadOnlyFileAsTheShellWould(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "x.log")
 	require.NoError(t, os.WriteFile(log, []byte("[STRACE] x\n"), 0o644))
@@ -112,8 +113,5 @@ func gzipped(t *testing.T, b []byte) []byte {
 // inDir runs the rest of the test in dir.
 func inDir(t *testing.T, dir string) {
 	t.Helper()
-	wd, err := os.Getwd()
-	require.NoError(t, err)
-	require.NoError(t, os.Chdir(dir))
-	t.Cleanup(func() { os.Chdir(wd) })
+	t.Chdir(dir)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
@@ -26,23 +27,6 @@ var phasesTestdata = func() string {
 	}
 	return p
 }()
-
-// phasesGolden compares got with testdata/<name>, rewriting it on update;
-// on a mismatch it writes testdata/<name>.got for inspection.
-func phasesGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join(phasesTestdata, name)
-	if *update {
-		require.NoError(t, os.MkdirAll(phasesTestdata, 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run go test -update")
-	if !assert.Equal(t, string(want), got) {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-	}
-}
 
 // phasesSegs are the segments of the reference's synthetic passes (§4.1)
 // with their pass-0 durations in ns; pass i adds 50 µs to each.
@@ -92,6 +76,7 @@ func phasesWrite(t *testing.T, format string, rep *report.BindPhases) string {
 }
 
 func TestPhasesReportText(t *testing.T) {
+	t.Parallel()
 	// The reference's observed output (REFERENCE §4.1), with each pass's
 	// host_view_close in its own pass and only the phases the log has.
 	want := `bind.log
@@ -117,6 +102,7 @@ func TestPhasesReportText(t *testing.T) {
 }
 
 func TestPhasesReportTextVariants(t *testing.T) {
+	t.Parallel()
 	pass := func(ms map[string]float64) phases.SpreadPass { return phases.SpreadPass{Ms: ms} }
 	tests := []struct {
 		name     string
@@ -203,15 +189,17 @@ func TestPhasesReportTextVariants(t *testing.T) {
 }
 
 func TestPhasesReportFormats(t *testing.T) {
+	t.Parallel()
 	rep := phasesThreeReport(t)
 	for _, format := range []string{formatText, formatMarkdown, formatJSON, formatCSV} {
 		t.Run(format, func(t *testing.T) {
-			phasesGolden(t, "phases_three_passes."+format, phasesWrite(t, format, rep))
+			golden.Check(t, filepath.Join(phasesTestdata, "phases_three_passes."+format), phasesWrite(t, format, rep))
 		})
 	}
 }
 
 func TestPhasesReportJSON(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(phasesWrite(t, formatJSON, phasesThreeReport(t)))
 	var doc struct {
@@ -409,7 +397,7 @@ func TestPhasesCommand(t *testing.T) {
 				assert.Equal(t, tc.wantStderr, stderr)
 			}
 			if tc.golden != "" {
-				phasesGolden(t, tc.golden, stdout)
+				golden.Check(t, filepath.Join(phasesTestdata, tc.golden), stdout)
 			}
 			for _, s := range tc.contains {
 				assert.Contains(t, stdout, s)
@@ -540,6 +528,7 @@ func TestPhasesAccounting(t *testing.T) {
 // TestPhasesAccountingGolden runs `phases --accounting` on the E1 and E3
 // fixtures in every format against testdata/phases_hbg-<fixture>_accounting.<format>.
 func TestPhasesAccountingGolden(t *testing.T) {
+	t.Parallel()
 	fixtures, err := filepath.Abs("../../fixtures")
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -561,7 +550,7 @@ func TestPhasesAccountingGolden(t *testing.T) {
 				// The log names are absolute paths: keep the golden files
 				// independent of the checkout.
 				got := strings.ReplaceAll(stdout.String(), fixtures+string(filepath.Separator), "fixtures/")
-				phasesGolden(t, "phases_hbg-"+tc.name+"_accounting."+f, got)
+				golden.Check(t, filepath.Join(phasesTestdata, "phases_hbg-"+tc.name+"_accounting."+f), got)
 			})
 		}
 	}

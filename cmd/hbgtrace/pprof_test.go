@@ -93,6 +93,7 @@ func TestPprofCommandErrors(t *testing.T) {
 // -o rule of every command: - is standard output (the "Wrote" line then
 // goes to stderr), a directory is an error that leaves it alone.
 func TestOutputRuleForProfilesAndPages(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join("..", "..", "fixtures", "hbg-e1.log")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"pprof", log, "-o", "-"}, strings.NewReader(""), &stdout, &stderr)

@@ -19,6 +19,7 @@ import (
 // TestProgressOnlyOnATerminal: startProgress reports on a real terminal (a
 // pty) and not on a regular file or a pipe.
 func TestProgressOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "big.log")
 	require.NoError(t, os.WriteFile(p, make([]byte, 1<<20), 0o644))
 	srcs := []trace.Source{trace.FileSource(p)}
@@ -46,6 +47,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 // arrive, shows how many MB it has read and clears the line at the end.
 // (It takes progressAfter and a little more.)
 func TestRoundsShowsProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("takes progressAfter (2 s)")
 	}

@@ -14,6 +14,7 @@ import (
 // line: 1 for a clear error naming the file, 2 for usage errors (with the
 // usage printed), never a panic.
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		args   []string
@@ -49,6 +50,7 @@ func TestExitCodes(t *testing.T) {
 // Example set, no tabs, lines under 80 columns, in the help text and in the
 // usage cobra prints.
 func TestHelpHygiene(t *testing.T) {
+	t.Parallel()
 	root := newRootCmd()
 	cmds := []*cobra.Command{root}
 	for _, c := range root.Commands() {

@@ -47,6 +47,7 @@ func recordsArtifact() string {
 // artifact alone makes the HBG columns, and where the log writes a segment
 // too, the log's value wins while the artifact fills in the rest.
 func TestRoundsRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	art := filepath.Join(dir, "host_phase_records.jsonl")
 	require.NoError(t, os.WriteFile(art, []byte(recordsArtifact()), 0o644))

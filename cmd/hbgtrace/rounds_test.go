@@ -4,20 +4,17 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// update rewrites the golden files under testdata/: go test -update.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // Fixtures of the golden tests: inputs of conformance cases.
 const (
@@ -35,20 +32,6 @@ func viewsRun(t *testing.T, stdin string, args ...string) (code int, stdout, std
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
-}
-
-// viewsGolden compares got with testdata/<name>, rewriting it with -update.
-func viewsGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run go test -update")
-	assert.Equal(t, string(want), got, "golden %s (refresh with go test -update)", name)
 }
 
 // viewsSpanLine is one bare [STRACE] record.
@@ -71,6 +54,7 @@ func viewsRoundsLog(n, withDevice int) string {
 }
 
 func TestRoundsText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		log      string
@@ -169,6 +153,7 @@ func TestRoundsText(t *testing.T) {
 }
 
 func TestRoundsWarningsFirst(t *testing.T) {
+	t.Parallel()
 	log := "[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=0 name=chip.run\n" +
 		viewsSpanLine(7, 1, "abc", 0, "chip.run", 0, 1_000, "")
 	code, out, errs := viewsRun(t, log, "rounds", "-")
@@ -178,6 +163,7 @@ func TestRoundsWarningsFirst(t *testing.T) {
 }
 
 func TestViewsErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -203,6 +189,7 @@ func TestViewsErrors(t *testing.T) {
 // TestViewsGolden runs tpot, tree and rounds on realistic fixtures in every
 // format and compares stdout with testdata/<view>_<fixture>.<format>.
 func TestViewsGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -219,7 +206,7 @@ func TestViewsGolden(t *testing.T) {
 				code, out, errs := viewsRun(t, "", append(tc.args, "--format", f)...)
 				require.Equal(t, 0, code, errs)
 				assert.Empty(t, errs)
-				viewsGolden(t, tc.name+"."+f, out)
+				golden.Check(t, filepath.Join("testdata", tc.name+"."+f), out)
 				switch f {
 				case formatJSON:
 					assert.True(t, json.Valid([]byte(out)), "valid json")
@@ -236,6 +223,7 @@ func TestViewsGolden(t *testing.T) {
 // TestViewsTextMatchesConformance pins that --format text is the default and
 // is the reference's output.
 func TestViewsTextMatchesConformance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ args []string }{
 		{[]string{"tpot", viewsTwoCallables}},
 		{[]string{"tree", viewsTreeTMR}},
@@ -316,6 +304,7 @@ func checkRoundsDoc(t *testing.T, d roundsDocJSON) {
 }
 
 func TestRoundsJSON(t *testing.T) {
+	t.Parallel()
 	for _, fx := range []string{viewsTMR25, viewsDSV4TwoRanks} {
 		t.Run(filepath.Base(filepath.Dir(fx)), func(t *testing.T) {
 			code, out, _ := viewsRun(t, "", "rounds", "--format", "json", fx)
@@ -356,6 +345,7 @@ func TestRoundsJSON(t *testing.T) {
 }
 
 func TestRoundsCSVEmpty(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"rounds", "--format", "csv", "-"}, {"rounds", "--per-rank", "--format", "csv", "-"}} {
 		code, out, _ := viewsRun(t, "", args...)
 		require.Equal(t, 0, code)
@@ -366,6 +356,7 @@ func TestRoundsCSVEmpty(t *testing.T) {
 // TestTableHelpFormats checks that each table command documents its
 // --format schemas (the general help hygiene is TestHelpHygiene).
 func TestTableHelpFormats(t *testing.T) {
+	t.Parallel()
 	for _, c := range []*cobra.Command{newTpotCmd(nil), newTreeCmd(nil), newRoundsCmd(nil)} {
 		assert.Contains(t, c.Long, "Output formats (--format):", c.Name())
 	}
@@ -388,6 +379,7 @@ const roundsE3Dropped = "warning: pid 71234 dropped 3 host-log record(s) before 
 // generation in every format, and per rank on the two-rank E1 fixture,
 // and compares stdout with testdata/rounds_hbg-<fixture>[_per-rank].<format>.
 func TestRoundsHBGGolden(t *testing.T) {
+	t.Parallel()
 	type run struct {
 		name string
 		args []string
@@ -407,7 +399,7 @@ func TestRoundsHBGGolden(t *testing.T) {
 				} else {
 					assert.Empty(t, errs, "every round of the fixture records every stage")
 				}
-				viewsGolden(t, tc.name+"."+f, out)
+				golden.Check(t, filepath.Join("testdata", tc.name+"."+f), out)
 				switch f {
 				case formatText, formatMarkdown:
 					assert.Contains(t, out, "HBG bind accounting, all rounds (n=")
@@ -432,6 +424,7 @@ func TestRoundsHBGGolden(t *testing.T) {
 // E1 and PR-1870 write no counters: their block has work only, no
 // counter column and no k-of-N table.
 func TestRoundsCountersGolden(t *testing.T) {
+	t.Parallel()
 	fixtures := append(roundsHBGFixtures[:len(roundsHBGFixtures):len(roundsHBGFixtures)],
 		struct{ name, path string }{"e1-two-ranks", "../../fixtures/hbg-e1-two-ranks-shared-t0x.log"})
 	for _, fx := range fixtures {
@@ -442,7 +435,7 @@ func TestRoundsCountersGolden(t *testing.T) {
 			require.Equal(t, 0, code, errs)
 			assert.NotContains(t, errs, "evidence:", "the fixtures' values are all good")
 			require.True(t, strings.HasPrefix(out, plain), "the reference output comes first, unchanged")
-			viewsGolden(t, "rounds_hbg-"+fx.name+"_counters.text", out)
+			golden.Check(t, filepath.Join("testdata", "rounds_hbg-"+fx.name+"_counters.text"), out)
 			block := out[len(plain):]
 			if fx.name != "e2" && fx.name != "e3-spool" {
 				assert.NotContains(t, block, "minflt", "E1 and PR-1870 have no counters: no column, not 0")
@@ -464,6 +457,7 @@ func TestRoundsCountersGolden(t *testing.T) {
 // TestRoundsHBGText pins what the accounting adds to the reference layout
 // and what it leaves alone, on the fixture of each generation.
 func TestRoundsHBGText(t *testing.T) {
+	t.Parallel()
 	for _, fx := range roundsHBGFixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			_, out, _ := viewsRun(t, "", "rounds", fx.path)
@@ -536,6 +530,7 @@ func roundsHBGLog(pids []int, invs int, noArena map[[2]int]bool) string {
 }
 
 func TestRoundsHBGLeftOut(t *testing.T) {
+	t.Parallel()
 	torn := "[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=0 name=chip.run\n"
 	log := torn + roundsHBGLog([]int{7}, 4, map[[2]int]bool{{7, 3}: true})
 	code, out, errs := viewsRun(t, log, "rounds", "-")
@@ -658,6 +653,7 @@ func TestRoundsHBGLeftOut(t *testing.T) {
 }
 
 func TestRoundsHBGPerRank(t *testing.T) {
+	t.Parallel()
 	// Two ranks, rows interleaved by inv; pid 7 misses arena_h2d in its
 	// inv 2, pid 9 records everything.
 	log := roundsHBGLog([]int{7, 9}, 3, map[[2]int]bool{{7, 2}: true})
@@ -724,6 +720,7 @@ func TestRoundsHBGPerRank(t *testing.T) {
 // TestRoundsHBGOnlyWithHostOrch pins that bind segments without host_orch
 // (a TMR log writes args and prebuilt) leave the reference table alone.
 func TestRoundsHBGOnlyWithHostOrch(t *testing.T) {
+	t.Parallel()
 	log := viewsSpanLine(7, 1, "abc", 0, "chip.run", 0, 1_000_000, "") +
 		viewsSpanLine(7, 1, "abc", 2, "chip.run.bind.args", 0, 100_000, "") +
 		viewsSpanLine(7, 1, "abc", 2, "chip.run.bind.prebuilt", 100_000, 100_000, "")
@@ -744,6 +741,7 @@ func TestRoundsHBGOnlyWithHostOrch(t *testing.T) {
 // E1 and PR-1870 outputs; TestDocExamples checks that every quote is the
 // command's real output.
 func TestAccountingDocShowsFixtures(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../docs/accounting.md")
 	require.NoError(t, err)
 	var shown []string
@@ -759,6 +757,7 @@ func TestAccountingDocShowsFixtures(t *testing.T) {
 // against `hbgtrace rounds --format json` on each fixture it names: the
 // rounds, the cold rounds, the HBG columns, the warm top and the verdict.
 func TestAccountingDocFixtureTable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../docs/accounting.md")
 	require.NoError(t, err)
 	prevCols := ""

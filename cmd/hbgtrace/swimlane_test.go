@@ -93,6 +93,7 @@ func TestSwimlaneCommand(t *testing.T) {
 }
 
 func TestSwimlaneCounts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		sum         swimlane.Summary

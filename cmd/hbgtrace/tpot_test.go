@@ -9,6 +9,7 @@ import (
 )
 
 func TestTpotText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		log  string
@@ -50,6 +51,7 @@ func TestTpotText(t *testing.T) {
 }
 
 func TestTpotJSON(t *testing.T) {
+	t.Parallel()
 	code, out, _ := viewsRun(t, "", "tpot", "--format", "json", viewsTwoCallables)
 	require.Equal(t, 0, code)
 	type stat struct {

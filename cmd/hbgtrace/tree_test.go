@@ -10,6 +10,7 @@ import (
 )
 
 func TestTreeText(t *testing.T) {
+	t.Parallel()
 	dw := "chip.run.runner_run.device_wall"
 	tests := []struct {
 		name string
@@ -96,6 +97,7 @@ func checkTreeNode(t *testing.T, n *treeNodeDecoded, invs int) int {
 }
 
 func TestTreeJSON(t *testing.T) {
+	t.Parallel()
 	code, out, _ := viewsRun(t, "", "tree", "--format", "json", viewsTreeTMR)
 	require.Equal(t, 0, code)
 	var doc struct {
