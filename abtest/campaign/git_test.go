@@ -217,7 +217,7 @@ func TestRunGitArms(t *testing.T) {
 	require.NoError(t, err)
 	head, err := journal.GitArm("pr", c2, "echo built > art.bin", run, nil)
 	require.NoError(t, err)
-	o := testOptions(t.TempDir(), 2)
+	o := testOptions(t.TempDir(), 3)
 	o.Arms, o.Repo, o.Cache, o.Artifact = [2]journal.Arm{base, head}, repo, cache, "*.bin"
 	lab := &fakeLab{}
 	s, warn := openFake(t, o, lab)
@@ -232,7 +232,7 @@ func TestRunGitArms(t *testing.T) {
 	require.NoError(t, s.Run(context.Background()))
 	s.Close()
 	assert.Equal(t, 1, worktreeCount(t, repo))
-	assert.Len(t, readBack(t, o.Journal).Counted(), 4)
+	assert.Len(t, readBack(t, o.Journal).Counted(), 6)
 
 	// A worktree a killed campaign of other commits left is removed.
 	other := NewWorktrees(repo, cache)

@@ -285,7 +285,7 @@ func TestResumeExtends(t *testing.T) {
 // block runs; so is a journal that exists without --resume.
 func TestResumeRefusesAnotherCampaign(t *testing.T) {
 	t.Parallel()
-	o := testOptions(t.TempDir(), 2)
+	o := testOptions(t.TempDir(), 3)
 	o.Config.Warmup = 0
 	s, _, err := runFake(t, o, &fakeLab{})
 	require.NoError(t, err)
@@ -461,7 +461,7 @@ func TestRunFailures(t *testing.T) {
 			assert.Len(t, j.Counted(), 20)
 		},
 	}, {
-		name: "empty log", rounds: 2,
+		name: "empty log", rounds: 3,
 		fail: func(n int, arm string, spec runtimeharness.BlockSpec) outcome {
 			if n == 1 {
 				return exitWith(1, "")
@@ -513,7 +513,7 @@ func TestRunFailures(t *testing.T) {
 // fails, naming it.
 func TestRunPrimaryMissing(t *testing.T) {
 	t.Parallel()
-	o := testOptions(t.TempDir(), 1)
+	o := testOptions(t.TempDir(), 3)
 	o.Config.Warmup, o.Config.MaxFail = 0, 1
 	s, warn := openFake(t, o, &fakeLab{})
 	s.Header.Primary = metric.PooledKey("Kernel")
@@ -561,7 +561,7 @@ func TestRunShards(t *testing.T) {
 func TestOpenInTheHome(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	o := testOptions(dir, 2)
+	o := testOptions(dir, 3)
 	o.Journal = ""
 	s, _, err := runFake(t, o, &fakeLab{})
 	require.NoError(t, err)

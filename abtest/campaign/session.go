@@ -15,6 +15,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 )
 
@@ -176,6 +177,12 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	if err := o.Config.CheckArms(len(o.AllArms), o.Shard != nil); err != nil {
 		return nil, &SettingsError{err}
+	}
+	if n := o.Config.Rounds; !o.Resume && o.Config.LookEvery == 0 && n < analysis.MinIntervalRounds {
+		// Refused before any block, as --rounds 0 is: fewer rounds than
+		// an interval needs can only end in "no verdict".
+		return nil, &SettingsError{fmt.Errorf("--rounds %d: a campaign of fewer than %d rounds can reach no verdict (its 95%% CI needs %d rounds, and a p below 0.05 needs %d)",
+			n, analysis.MinIntervalRounds, analysis.MinIntervalRounds, stats.MinRounds)}
 	}
 	if o.Shard != nil {
 		o.Seed, o.SeedSet = journal.ShardSeed(o.Shard.CampaignSeed, o.Shard.Index), true

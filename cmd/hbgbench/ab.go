@@ -478,6 +478,7 @@ const (
 	exitFailed      = 1   // an error, which main prints (and maps, as it does any)
 	exitUsage       = 2   // settings that cannot run
 	exitFailOn      = 3   // --fail-on matched a verdict, or --expect-same-work a difference
+	exitNoVerdict   = 4   // the campaign ran but its primary metric has no verdict
 	exitInterrupted = 130 // SIGINT or SIGTERM: the partial report was printed
 )
 
@@ -526,6 +527,27 @@ func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath st
 		for _, p := range v.PrimaryResults() {
 			if failsOn(opts.FailOn, p.Verdict) {
 				end.code = exitFailOn
+				return end
+			}
+		}
+	}
+	// A campaign that ran but has nothing to say of its primary metric
+	// is not a success a CI may read as one.
+	for _, v := range a.Views() {
+		ps := v.PrimaryResults()
+		if len(ps) == 0 {
+			end.code = exitNoVerdict
+			end.after += "hbgbench: no verdict: no primary metric was measured\n"
+			return end
+		}
+		for _, p := range ps {
+			if p.Error != "" || p.Verdict.NA {
+				name := p.Label
+				if name == "" {
+					name = p.Name
+				}
+				end.code = exitNoVerdict
+				end.after += fmt.Sprintf("hbgbench: no verdict on %s: %s\n", name, p.Error)
 				return end
 			}
 		}

@@ -148,6 +148,8 @@ func TestAbUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"rounds 0", []string{"--rounds", "0"}, "--rounds 0: want at least 1 round"},
+		{"rounds 1", []string{"--rounds", "1"}, "--rounds 1: a campaign of fewer than 3 rounds can reach no verdict"},
+		{"rounds 2", []string{"--rounds", "2"}, "--rounds 2: a campaign of fewer than 3 rounds can reach no verdict"},
 		{"block 1", []string{"--block", "1", "--cold", "1"}, "--block 1: its only pass is the cold one"},
 		{"block 2", []string{"--block", "2"}, "--block 2 with --cold 2"},
 		{"cold and keep-first", []string{"--cold", "1", "--keep-first"}, "not both"},
@@ -263,7 +265,7 @@ func TestAbCommandArmsAA(t *testing.T) {
 func TestAbStampMismatch(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText := runCLI("ab", "--journal", j, "--base", "embedded:", "--head", "embedded:device=model:call_ns=1",
-		"--rounds", "2", "--block", "3", "--warmup", "0", "--order", "abab")
+		"--rounds", "3", "--block", "3", "--warmup", "0", "--order", "abab")
 	assert.Equal(t, 1, code, errText)
 	assert.Contains(t, errText, "stamp mismatch")
 	assert.Contains(t, errText, "  - call_ns=5000")
@@ -418,7 +420,7 @@ func TestAbProgressOnATerminal(t *testing.T) {
 		_, _ = io.Copy(&seen, master)
 	}()
 	var out bytes.Buffer
-	code := run([]string{"ab", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--rounds", "2", "--block", "3",
+	code := run([]string{"ab", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--rounds", "3", "--block", "3",
 		"--warmup", "0", "--base", "embedded:delay_us=400000", "--head", "embedded:delay_us=400000,mirror=retained"}, &out, tty)
 	tty.Close()
 	master.Close()
@@ -473,7 +475,7 @@ func TestAbSameWorkGuard(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			j := filepath.Join(t.TempDir(), "c.jsonl")
-			args := append(tc.args, "--rounds", "2", "--block", "3", "--warmup", "0", "--journal", j, "--seed", "3", "--expect-same-work")
+			args := append(tc.args, "--rounds", "3", "--block", "3", "--warmup", "0", "--journal", j, "--seed", "3", "--expect-same-work")
 			code, out, errText := runCLI(args...)
 			require.Equal(t, tc.code, code, errText)
 			if tc.want == "" {

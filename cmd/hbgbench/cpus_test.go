@@ -140,7 +140,7 @@ func TestAbCpusPinsEmbeddedBlocks(t *testing.T) {
 			status := t.TempDir()
 			t.Setenv(cpusStatusEnv, status)
 			j := filepath.Join(t.TempDir(), "j.jsonl")
-			args := append(cmd, "--journal", j, "--rounds", "2", "--block", "3", "--warmup", "0", "--cpus", "0")
+			args := append(cmd, "--journal", j, "--rounds", "3", "--block", "3", "--warmup", "0", "--cpus", "0")
 			code, _, errText := runCLI(args...)
 			require.Equal(t, 0, code, errText)
 			files, err := os.ReadDir(status)
@@ -208,7 +208,7 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "aa.jsonl")
 	code, _, errText := runCLI("aa", "main", "--repo", repo,
 		"--build", "grep Cpus_allowed_list /proc/$$/status >> "+q(filepath.Join(status, "build")),
-		"--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3", "--warmup", "0",
+		"--run", "./run.sh {rounds} {out}", "--rounds", "3", "--block", "3", "--warmup", "0",
 		"--journal", j, "--cache", t.TempDir(), "--cpus", "0")
 	require.Equal(t, 0, code, errText)
 	allOn(t, statusLines(t, filepath.Join(status, "self")), 4, "0")
@@ -224,7 +224,7 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 func TestShardsCpus(t *testing.T) {
 	pinnable(t)
 	dir := t.TempDir()
-	extra := append([]string{"--rounds", "2", "--cpus", "0"}, shardArms...)
+	extra := append([]string{"--rounds", "3", "--cpus", "0"}, shardArms...)
 	a, aErr := startShard(t, dir, "host-a", "0/2", "c24cpus", extra...)
 	b, bErr := startShard(t, dir, "host-b", "1/2", "c24cpus", extra...)
 	require.NoError(t, a.Wait(), aErr.String())

@@ -138,7 +138,7 @@ func TestAbCommandArmDir(t *testing.T) {
 	require.NoError(t, os.Mkdir("case", 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join("case", "run.sh"), []byte(outScript("0")), 0o755))
 	code, _, errText := runCLI("ab", "--base-cmd", "./run.sh {rounds} {out}", "--head-cmd", "./run.sh {rounds} {out}",
-		"--dir", "case", "--rounds", "2", "--block", "3", "--warmup", "0", "--seed", "3")
+		"--dir", "case", "--rounds", "3", "--block", "3", "--warmup", "0", "--seed", "3")
 	require.Equal(t, 0, code, errText)
 	j := campaignHome(t, here)
 	jr, err := journal.ReadJournal(j)
@@ -167,7 +167,7 @@ func TestAbResumeWithNothingToResume(t *testing.T) {
 func TestAbFailedBlockShowsItsLog(t *testing.T) {
 	t.Chdir(t.TempDir())
 	code, _, errText := runCLI("ab", "--base-cmd", "echo preparing; echo 'cannot open device 3' >&2; exit 1",
-		"--head-cmd", "true {rounds} {out}", "--rounds", "2", "--block", "3", "--warmup", "1", "--retries", "0")
+		"--head-cmd", "true {rounds} {out}", "--rounds", "3", "--block", "3", "--warmup", "1", "--retries", "0")
 	require.Equal(t, 1, code, errText)
 	assert.Contains(t, errText, "block exited with status 1")
 	assert.Regexp(t, `w01-base-t1\.log(\.gz)?`, errText)

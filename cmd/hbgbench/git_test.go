@@ -167,7 +167,7 @@ func TestAbGitRefs(t *testing.T) {
 func TestAbGitFaults(t *testing.T) {
 	repo, c1, _ := testRepo(t)
 	cache := t.TempDir()
-	base := []string{"ab", "--repo", repo, "--cache", cache, "--rounds", "2", "--block", "3", "--warmup", "0"}
+	base := []string{"ab", "--repo", repo, "--cache", cache, "--rounds", "3", "--block", "3", "--warmup", "0"}
 	tests := []struct {
 		name string
 		args []string
@@ -227,7 +227,7 @@ SIMPLER_LOG_LEVEL = "TIMING"
 
 	// A flag overrides the recipe.
 	j2 := filepath.Join(t.TempDir(), "j.jsonl")
-	code, _, errText = runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j2, "--cache", cache, "--rounds", "2")
+	code, _, errText = runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j2, "--cache", cache, "--rounds", "3")
 	require.Equal(t, 0, code, errText)
 	jr, err = journal.ReadJournal(j2)
 	require.NoError(t, err)
@@ -315,7 +315,7 @@ func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
 	require.Len(t, cacheEntries(t, cache), 1)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
-		"--rounds", "2", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
+		"--rounds", "3", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
 	require.Equal(t, 0, code, errText)
 	assert.Empty(t, cacheEntries(t, cache))
 	assert.Equal(t, 1, worktreeCount(t, repo))
@@ -368,7 +368,7 @@ func TestAaGitRef(t *testing.T) {
 	repo, c1, _ := testRepo(t)
 	j := filepath.Join(t.TempDir(), "aa.jsonl")
 	code, out, errText := runCLI("aa", "main", "--repo", repo, "--build", "echo built > build.txt",
-		"--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3", "--warmup", "0",
+		"--run", "./run.sh {rounds} {out}", "--rounds", "3", "--block", "3", "--warmup", "0",
 		"--journal", j, "--cache", t.TempDir(), "--seed", "1")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "A/A calibration of ControlPlane")
@@ -437,7 +437,7 @@ func TestAbBuildLeavesABackgroundProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr",
-		"--build", sleep+" & echo built", "--run", "./run.sh {rounds} {out}", "--rounds", "2", "--block", "3",
+		"--build", sleep+" & echo built", "--run", "./run.sh {rounds} {out}", "--rounds", "3", "--block", "3",
 		"--warmup", "0", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--cache", t.TempDir())
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	var errb strings.Builder
@@ -478,7 +478,7 @@ func TestRecipeScope(t *testing.T) {
 	// --no-recipe: the recipe's rounds and env are not taken.
 	j = filepath.Join(t.TempDir(), "no.jsonl")
 	code, _, errText = runCLI("ab", "--no-recipe", "--base", "main", "--head", "pr", "--run", "./run.sh {rounds} {out}",
-		"--rounds", "1", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
+		"--rounds", "3", "--block", "3", "--warmup", "0", "--journal", j, "--cache", cache)
 	require.Equal(t, 0, code, errText)
 	assert.NotContains(t, errText, "applying")
 	jr, err = journal.ReadJournal(j)
@@ -488,7 +488,7 @@ func TestRecipeScope(t *testing.T) {
 
 	// Command arms run inside the repository: not applied, and said.
 	j = filepath.Join(t.TempDir(), "cmd.jsonl")
-	code, _, errText = runCLI("ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "1", "--block", "3",
+	code, _, errText = runCLI("ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3", "--block", "3",
 		"--warmup", "0", "--journal", j)
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, errText, campaign.RecipeFile+" not applied: it configures campaigns on this repository's git refs, and no arm is one")

@@ -232,7 +232,7 @@ func TestAbNArmsUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"ab", "--journal", filepath.Join(t.TempDir(), "u.jsonl"), "--rounds", "2"}, tc.args...)
+			args := append([]string{"ab", "--journal", filepath.Join(t.TempDir(), "u.jsonl"), "--rounds", "3"}, tc.args...)
 			code, _, errText := runCLI(args...)
 			assert.Equal(t, 2, code, errText)
 			assert.Contains(t, errText, tc.want)

@@ -173,7 +173,7 @@ func TestAbKilledTakesTheBlocksBackgroundProcesses(t *testing.T) {
 	dir := t.TempDir()
 	arm := `sleep 60 & echo $! > "` + dir + `/bg.tmp"; mv "` + dir + `/bg.tmp" "` + dir + `/bg"; wait`
 	cmd := exec.Command(os.Args[0], "ab", "--journal", filepath.Join(dir, "j.jsonl"), "--base-cmd", arm, "--head-cmd", arm,
-		"--rounds", "2", "--block", "3", "--warmup", "0")
+		"--rounds", "3", "--block", "3", "--warmup", "0")
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	require.NoError(t, cmd.Start())
 	var pid int
@@ -205,7 +205,7 @@ func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			j := filepath.Join(t.TempDir(), "c.jsonl")
-			cmd, _, errb := startCampaign(t, j, "--warmup", "1", "--rounds", "2")
+			cmd, _, errb := startCampaign(t, j, "--warmup", "1", "--rounds", "3")
 			// The header is written before the first block runs.
 			waitJournal(t, j, func(lines []string) bool { return len(lines) == 1 })
 			require.NoError(t, cmd.Process.Signal(sig))

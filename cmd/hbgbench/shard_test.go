@@ -151,10 +151,10 @@ func TestShardKilledResumedMerged(t *testing.T) {
 }
 
 func TestShardFlagsNeedEachOther(t *testing.T) {
-	code, _, errText := runCLI("ab", "--shard", "0/2", "--rounds", "2")
+	code, _, errText := runCLI("ab", "--shard", "0/2", "--rounds", "3")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errText, "give --campaign ID as well")
-	code, _, errText = runCLI("ab", "--campaign", "x", "--rounds", "2")
+	code, _, errText = runCLI("ab", "--campaign", "x", "--rounds", "3")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errText, "give --shard I/N as well")
 	code, _, errText = runCLI("ab", "--shard", "2/2", "--campaign", "x")
