@@ -54,6 +54,15 @@ func (a Report) decidingLook(m *analysis.MetricResult) *journal.LookRecord {
 	return nil
 }
 
+// orNone is s, or what to print in its place when it is empty: a report
+// never prints a blank field.
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
 // verdictP is the p a headline prints: the trimmed t test's, the test
 // the 95% CI and so the verdict rest on (below 0.05 exactly when the CI
 // excludes 0), or the Wilcoxon p of an analysis from before it was kept.
@@ -422,7 +431,7 @@ func (a Report) methodLines(md bool) []string {
 		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
 		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
 		perArm,
-		fmt.Sprintf("primary metric: %s (* in the tables); %s", h.Primary, a.besideMethod()),
+		fmt.Sprintf("primary metric: %s (* in the tables); %s", orNone(h.Primary.String(), "none yet: no block recorded one"), a.besideMethod()),
 	)
 	if !md && a.anyGated() {
 		out = append(out, a.gatedNote())
@@ -680,6 +689,9 @@ var namingWords = map[journal.ArmKind]string{
 // rulerLine says what the campaign's ruler compared: each block's [stamp]
 // with what names its arm replaced by {arm}, and what was left of it.
 func rulerLine(h *journal.Header) string {
+	if h.RulerHash == "" {
+		return "ruler: none yet: no block completed, so no [stamp] line was compared"
+	}
 	naming := namingWords[h.Arms[journal.Base].Kind]
 	if h.Arms[journal.Head].Kind != h.Arms[journal.Base].Kind {
 		naming = "base: " + naming + "; head: " + namingWords[h.Arms[journal.Head].Kind]

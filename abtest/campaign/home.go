@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
 )
 
 // HomeDir is the directory, in the repository root (or the current
@@ -78,4 +80,31 @@ func NewestJournal(home string) (string, error) {
 // share one. Open locks it besides.
 func BlockDir(journal string) string {
 	return strings.TrimSuffix(journal, ".jsonl") + ".d"
+}
+
+// NewestWithRounds returns the newest journal in a campaign home that has
+// a complete round, what a report can say something of, and how many
+// newer journals it passed over (campaigns that failed, or are still in
+// their first round). An error when none has a round.
+func NewestWithRounds(home string) (path string, skipped int, err error) {
+	paths, err := filepath.Glob(filepath.Join(home, "hbgbench-*.jsonl"))
+	if err != nil {
+		return "", 0, err
+	}
+	if len(paths) == 0 {
+		return "", 0, fmt.Errorf("no campaign journal in %s: name one", home)
+	}
+	sort.Strings(paths)
+	for i := len(paths) - 1; i >= 0; i-- {
+		j, err := journal.ReadJournal(paths[i])
+		if err != nil {
+			continue
+		}
+		for _, r := range j.Rounds {
+			if r.Status == journal.RoundOK {
+				return paths[i], len(paths) - 1 - i, nil
+			}
+		}
+	}
+	return "", 0, fmt.Errorf("no campaign journal in %s has a complete round (%d journals): name one", home, len(paths))
 }

@@ -3,7 +3,9 @@ package campaign
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -46,4 +48,30 @@ func TestOneCampaignOneBlockDirectory(t *testing.T) {
 	s, err = open("x")
 	require.NoError(t, err, "the directory is free once the first campaign closed")
 	s.Close()
+}
+
+// TestNewestWithRoundsPassesOverFailedCampaigns: report with no journal
+// named takes the newest campaign that has a complete round, and says how
+// many newer ones it passed over; none with a round is an error.
+func TestNewestWithRoundsPassesOverFailedCampaigns(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	good, err := os.ReadFile(filepath.Join("..", "journal", "testdata", "campaign.jsonl"))
+	require.NoError(t, err)
+	header, _, _ := strings.Cut(string(good), "\n")
+	older := filepath.Join(home, "hbgbench-20261201T000000Z.jsonl")
+	newer := filepath.Join(home, "hbgbench-20261202T000000Z.jsonl")
+	require.NoError(t, os.WriteFile(newer, []byte(header+"\n"), 0o644))
+	_, _, err = NewestWithRounds(home)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "has a complete round (1 journals): name one")
+
+	require.NoError(t, os.WriteFile(older, good, 0o644))
+	path, skipped, err := NewestWithRounds(home)
+	require.NoError(t, err)
+	assert.Equal(t, older, path)
+	assert.Equal(t, 1, skipped)
+	newest, err := NewestJournal(home)
+	require.NoError(t, err)
+	assert.Equal(t, newer, newest, "resume still takes the newest")
 }

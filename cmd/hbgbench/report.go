@@ -89,10 +89,15 @@ func reportRun(opts *ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		if opts.Journal, err = campaign.NewestJournal(home); err != nil {
+		var skipped int
+		if opts.Journal, skipped, err = campaign.NewestWithRounds(home); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.Err, "hbgbench: report of %s\n", opts.Journal)
+		if skipped > 0 {
+			fmt.Fprintf(opts.Err, "hbgbench: report of %s, the newest campaign with a complete round (%d newer without one)\n", opts.Journal, skipped)
+		} else {
+			fmt.Fprintf(opts.Err, "hbgbench: report of %s\n", opts.Journal)
+		}
 	}
 	j, err := journal.ReadJournal(opts.Journal)
 	if err != nil {
