@@ -427,9 +427,9 @@ func TestAbProgressOnATerminal(t *testing.T) {
 	<-read
 	require.Equal(t, 0, code, seen.String())
 	assert.Contains(t, out.String(), "ControlPlane *")
-	assert.Regexp(t, `\rhbgbench: [1-4] of 4 blocks \(\d+%\) r00[12]-(base|head)-a1-t1`, seen.String())
+	assert.Regexp(t, `\rhbgbench: [1-6] of 6 blocks \(\d+%\) r00[123]-(base|head)-a1-t1`, seen.String())
 	assert.True(t, strings.HasSuffix(seen.String(), "\r\x1b[K"), "the line is cleared: %q", seen.String())
-	assert.NotContains(t, seen.String(), "round 1 of 2", "a terminal gets the line, not round lines")
+	assert.NotContains(t, seen.String(), "round 1 of 3", "a terminal gets the line, not round lines")
 }
 
 // TestAbMetricList: --metric list prints every metric with its unit, and

@@ -145,7 +145,7 @@ func TestAbCpusPinsEmbeddedBlocks(t *testing.T) {
 			require.Equal(t, 0, code, errText)
 			files, err := os.ReadDir(status)
 			require.NoError(t, err)
-			require.Len(t, files, 4, "one child per block")
+			require.Len(t, files, 6, "one child per block")
 			for _, f := range files {
 				assert.Equal(t, "Cpus_allowed_list:\t0\n", readRaw(t, filepath.Join(status, f.Name())), "child pid %s", f.Name())
 			}
@@ -211,8 +211,8 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 		"--run", "./run.sh {rounds} {out}", "--rounds", "3", "--block", "3", "--warmup", "0",
 		"--journal", j, "--cache", t.TempDir(), "--cpus", "0")
 	require.Equal(t, 0, code, errText)
-	allOn(t, statusLines(t, filepath.Join(status, "self")), 4, "0")
-	allOn(t, statusLines(t, filepath.Join(status, "child")), 4, "0")
+	allOn(t, statusLines(t, filepath.Join(status, "self")), 6, "0")
+	allOn(t, statusLines(t, filepath.Join(status, "child")), 6, "0")
 	allOn(t, statusLines(t, filepath.Join(status, "build")), 1, allowed)
 	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
@@ -244,7 +244,7 @@ func TestShardsCpus(t *testing.T) {
 func TestRecipeCpus(t *testing.T) {
 	pinnable(t)
 	repo, _, _ := testRepo(t)
-	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"
+	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
 	gitT(t, repo, "add", campaign.RecipeFile)
 	gitT(t, repo, "commit", "-q", "-m", "recipe pins CPU 0")

@@ -143,7 +143,7 @@ func TestAbCommandArmDir(t *testing.T) {
 	j := campaignHome(t, here)
 	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
-	assert.Len(t, jr.Counted(), 4)
+	assert.Len(t, jr.Counted(), 6)
 
 	// --resume alone takes the newest campaign of the home: a finished
 	// one runs nothing and prints its report again.

@@ -227,11 +227,11 @@ SIMPLER_LOG_LEVEL = "TIMING"
 
 	// A flag overrides the recipe.
 	j2 := filepath.Join(t.TempDir(), "j.jsonl")
-	code, _, errText = runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j2, "--cache", cache, "--rounds", "3")
+	code, _, errText = runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j2, "--cache", cache, "--rounds", "4")
 	require.Equal(t, 0, code, errText)
 	jr, err = journal.ReadJournal(j2)
 	require.NoError(t, err)
-	assert.Equal(t, 2, jr.Header.Config.Rounds)
+	assert.Equal(t, 4, jr.Header.Config.Rounds)
 }
 
 func TestRecipeErrors(t *testing.T) {
@@ -455,7 +455,7 @@ func TestAbBuildLeavesABackgroundProcess(t *testing.T) {
 // repository.
 func TestRecipeScope(t *testing.T) {
 	repo, _, _ := testRepo(t)
-	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 2\nblock = 3\nwarmup = 0\n\n[env]\nLD_PRELOAD_TEST = \"/evil/lib.so\"\n"
+	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n\n[env]\nLD_PRELOAD_TEST = \"/evil/lib.so\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
 	gitT(t, repo, "add", campaign.RecipeFile)
 	gitT(t, repo, "commit", "-q", "-m", "recipe")
@@ -467,10 +467,10 @@ func TestRecipeScope(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "git.jsonl")
 	code, out, errText := runCLI("ab", "--base", "main", "--head", "pr", "--journal", j, "--cache", cache, "--format", "markdown")
 	require.Equal(t, 0, code, errText)
-	assert.Contains(t, errText, "hbgbench: applying "+filepath.Join(repo, campaign.RecipeFile)+" (--no-recipe ignores it):\n  run = ./run.sh {rounds} {out}\n  rounds = 2\n")
+	assert.Contains(t, errText, "hbgbench: applying "+filepath.Join(repo, campaign.RecipeFile)+" (--no-recipe ignores it):\n  run = ./run.sh {rounds} {out}\n  rounds = 3\n")
 	assert.Contains(t, errText, "  env LD_PRELOAD_TEST=/evil/lib.so (git arms only)\n")
 	assert.Contains(t, errText, "hbgbench: each base block runs in its worktree: ./run.sh {rounds} {out}\n")
-	assert.Contains(t, out, "recipe "+filepath.Join(repo, campaign.RecipeFile)+" set: run = ./run.sh {rounds} {out}; rounds = 2")
+	assert.Contains(t, out, "recipe "+filepath.Join(repo, campaign.RecipeFile)+" set: run = ./run.sh {rounds} {out}; rounds = 3")
 	jr, err := journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"LD_PRELOAD_TEST=/evil/lib.so"}, jr.Header.Arms[journal.Base].Env)
@@ -488,12 +488,12 @@ func TestRecipeScope(t *testing.T) {
 
 	// Command arms run inside the repository: not applied, and said.
 	j = filepath.Join(t.TempDir(), "cmd.jsonl")
-	code, _, errText = runCLI("ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3", "--block", "3",
+	code, _, errText = runCLI("ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "4", "--block", "3",
 		"--warmup", "0", "--journal", j)
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, errText, campaign.RecipeFile+" not applied: it configures campaigns on this repository's git refs, and no arm is one")
 	jr, err = journal.ReadJournal(j)
 	require.NoError(t, err)
 	assert.Empty(t, jr.Header.Arms[journal.Base].Env, "the recipe's env reached a command arm")
-	assert.Equal(t, 1, jr.Header.Config.Rounds)
+	assert.Equal(t, 4, jr.Header.Config.Rounds)
 }

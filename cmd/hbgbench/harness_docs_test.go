@@ -122,7 +122,7 @@ func TestEveryHelpValueRuns(t *testing.T) {
 	for _, flag := range order {
 		for _, v := range values[flag] {
 			t.Run(flag+"="+v, func(t *testing.T) {
-				code, out, errText := runCLI("harness", "--"+flag, v, "--rounds", "3",
+				code, out, errText := runCLI("harness", "--"+flag, v, "--rounds", "2",
 					"--workload", pick(flag, v, "qwen3-14b-decode"))
 				require.Equal(t, 0, code, errText)
 				binds := 2

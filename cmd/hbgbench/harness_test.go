@@ -59,7 +59,7 @@ func TestHarnessOptionsFromFlags(t *testing.T) {
 }
 
 func TestHarnessWritesTheLogToStdout(t *testing.T) {
-	code, out, errText := runCLI("harness", "--rounds", "3", "--workload", "qwen3-14b-decode", "--epoch", "e2")
+	code, out, errText := runCLI("harness", "--rounds", "2", "--workload", "qwen3-14b-decode", "--epoch", "e2")
 	require.Equal(t, 0, code, errText)
 	assert.Empty(t, errText)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")

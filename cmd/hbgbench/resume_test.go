@@ -221,7 +221,7 @@ func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "ControlPlane", jr.Header.Primary.String())
 			assert.NotEmpty(t, jr.Header.Ruler)
-			assert.Equal(t, map[int]int{1: 1, 2: 1}, roundsOK(t, j))
+			assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
 			rulers := 0
 			for _, m := range readJSONL(t, j) {
 				if m["type"] == "ruler" {
