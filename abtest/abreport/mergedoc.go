@@ -3,6 +3,7 @@ package abreport
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -98,6 +99,15 @@ func (m MergedReport) open() *document.Document {
 	if m.Pooled.Partial {
 		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", m.Pooled.Complete, m.Pooled.Planned)})
 	}
+	// What qualifies the pooled verdict (a sick shard, the shards
+	// disagreeing) is read before any table, as a campaign's warnings are.
+	var ws []string
+	for _, w := range m.Warnings {
+		ws = append(ws, "WARNING: "+w)
+	}
+	if len(ws) > 0 {
+		d.Add(&document.List{Items: ws})
+	}
 	d.Add(m.ShardTable())
 	return d
 }
@@ -121,9 +131,6 @@ func (m MergedReport) Document() *document.Document {
 			d.Add(t)
 		}
 	}
-	if len(m.Warnings) > 0 {
-		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: m.Warnings})
-	}
 	d.Add(m.details(false))
 	return d
 }
@@ -131,11 +138,16 @@ func (m MergedReport) Document() *document.Document {
 // MarkdownDocument is the merged report for a pull request.
 func (m MergedReport) MarkdownDocument() *document.Document {
 	d := m.open()
-	if t := For(m.Pooled).CombinedTable(); t != nil {
+	r := For(m.Pooled)
+	if t, folds := r.PRTable(); t != nil {
 		d.Add(t)
+		if len(folds) > 0 {
+			d.Add(&document.List{Items: folds})
+		}
+		d.Add(&document.Paragraph{Text: strings.Join(r.PRLegend(t), "\n")})
 	}
-	if len(m.Warnings) > 0 {
-		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: m.Warnings})
+	if all := r.FullTable(); all != nil {
+		d.Add(&document.Details{Summary: fmt.Sprintf("full table: all %d pooled rows, with sign and p", len(all.Rows)), Blocks: []document.Block{all}})
 	}
 	d.Add(m.details(true))
 	return d

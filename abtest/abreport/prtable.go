@@ -387,6 +387,8 @@ func (a Report) levelWords() string {
 		stat = "block " + string(c.BlockStat)
 	}
 	switch a.Design {
+	case analysis.DesignStratified:
+		return fmt.Sprintf("each arm's %s over the rounds each shard's Δ keeps, pooled over the shards with the weights Δ is pooled with, so head/base − 1 is Δ", stat)
 	case analysis.DesignDescriptive:
 		return "each arm's trimmed mean of its warm passes, whose ratio is Δ"
 	case analysis.DesignUnpaired:
@@ -416,6 +418,8 @@ func (a Report) PRLegend(t *document.Table) []string {
 		second = "Δ: head/base − 1; no 95% CI and no verdict (one log on an arm)."
 	case analysis.DesignUnpaired:
 		second = fmt.Sprintf("Δ, 95%% CI: head against base over unpaired logs (Yuen's trimmed t); verdict: the CI against the ±%s margin.", analysis.AbsPct(a.Margin))
+	case analysis.DesignStratified:
+		second = fmt.Sprintf("Δ, 95%% CI: the shards' paired Δ pooled with inverse-variance weights (t on the summed df) over %d rounds; verdict: the CI against the ±%s margin.", a.Complete, analysis.AbsPct(a.Margin))
 	default:
 		second = fmt.Sprintf("Δ, 95%% CI: head against base, 20%%-trimmed over %d paired rounds (trimmed t); verdict: the CI against the ±%s margin.", a.Complete, analysis.AbsPct(a.Margin))
 	}

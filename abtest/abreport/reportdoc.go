@@ -481,7 +481,7 @@ func (a Report) WhatRan() string {
 		return x.Label()
 	}
 	return fmt.Sprintf("base: %s; head: %s; on %s, %d CPUs (host %s)",
-		name(h.Arms[journal.Base]), name(h.Arms[journal.Head]), h.Env.CPUModel, h.Env.NCPU, h.Env.Host)
+		name(h.Arms[journal.Base]), name(h.Arms[journal.Head]), orNone(h.Env.CPUModel, "an unrecorded CPU"), h.Env.NCPU, orNone(h.Env.Host, "unrecorded"))
 }
 
 // Legend says what the markdown table's columns are, and only those.
@@ -689,7 +689,7 @@ var namingWords = map[journal.ArmKind]string{
 // rulerLine says what the campaign's ruler compared: each block's [stamp]
 // with what names its arm replaced by {arm}, and what was left of it.
 func rulerLine(h *journal.Header) string {
-	if h.RulerHash == "" {
+	if h.Ruler == "" {
 		return "ruler: none yet: no block completed, so no [stamp] line was compared"
 	}
 	naming := namingWords[h.Arms[journal.Base].Kind]

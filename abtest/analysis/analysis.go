@@ -823,6 +823,7 @@ const (
 	LevelPaired  = "paired"  // geometric means over the rounds Δ keeps
 	LevelTrimmed = "trimmed" // each arm's trimmed geometric mean (compare)
 	LevelMean    = "mean"    // the mean of the block statistics (no Δ)
+	LevelPooled  = "pooled"  // shards' paired levels pooled with the stratified weights
 	// LevelTrimmedPasses is a descriptive compare's: each arm's trimmed
 	// mean of its warm passes, whose ratio is its Δ.
 	LevelTrimmedPasses = "trimmed passes"

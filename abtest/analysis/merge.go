@@ -313,8 +313,14 @@ func poolMetric(mi metric.MetricInfo, pairs [][]roundPair, cfg journal.Config, p
 	var d [][]float64
 	var all []float64
 	var passes [2][]float64
+	var levels [][2]float64 // each shard's PairedLevels
 	for k, ps := range pairs {
 		s := seriesOf(ps, mi.Key, cfg)
+		lb, lh, err := stats.PairedLevels(s.stat[journal.Base], s.stat[journal.Head])
+		if err != nil {
+			lb, lh = math.NaN(), math.NaN()
+		}
+		levels = append(levels, [2]float64{lb, lh})
 		for arm := range 2 {
 			passes[arm] = append(passes[arm], s.pooled[arm]...)
 			res.Arms[arm].Blocks += len(s.stat[arm])
@@ -340,6 +346,7 @@ func poolMetric(mi metric.MetricInfo, pairs [][]roundPair, cfg journal.Config, p
 	}
 	res.Delta, res.CILo, res.CIHi = journal.Num(sr.Delta), journal.Num(sr.CI.Lo), journal.Num(sr.CI.Hi)
 	res.P, res.HolmP = journal.Num(sr.P), journal.Num(sr.P)
+	pooledLevels(&res, levels, sr, mi.Kind.Scale())
 	for _, x := range all {
 		if x != 0 {
 			res.SignN++
@@ -354,3 +361,27 @@ func poolMetric(mi metric.MetricInfo, pairs [][]roundPair, cfg journal.Config, p
 
 // shardName is a shard's journal as a report shows it: its base name.
 func ShardName(r ShardRow) string { return filepath.Base(r.Journal) }
+
+// pooledLevels sets a merged row's levels: each arm's shard levels
+// (stats.PairedLevels) pooled on the log scale with the stratified
+// analysis's inverse-variance weights, so that, as for one campaign,
+// Level[head]/Level[base] − 1 is the pooled Δ.
+func pooledLevels(m *MetricResult, levels [][2]float64, sr stats.StratifiedResult, scale float64) {
+	if len(levels) != len(sr.Strata) {
+		return
+	}
+	var w, lb, lh float64
+	for k, st := range sr.Strata {
+		if math.IsNaN(levels[k][0]) || math.IsNaN(levels[k][1]) {
+			return
+		}
+		w += st.Weight
+		lb += st.Weight * math.Log(levels[k][0])
+		lh += st.Weight * math.Log(levels[k][1])
+	}
+	if !(w > 0) {
+		return
+	}
+	m.Level = [2]journal.Num{journal.Num(math.Exp(lb/w) / scale), journal.Num(math.Exp(lh/w) / scale)}
+	m.LevelOf = LevelPooled
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/hbgkit/hbgkit/internal/document"
+	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/hbgkit/hbgkit/internal/report/terminal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -244,7 +246,9 @@ func TestMergeWarnsOfASickCard(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, terminal.WriteText(&text, abreport.ForMerged(m).Document()))
 	assert.Contains(t, text.String(), "slower (!)")
-	assert.Contains(t, text.String(), "warnings:")
+	assert.Contains(t, text.String(), "WARNING: the shards disagree beyond their intervals")
+	w, table := strings.Index(text.String(), "WARNING: "), strings.Index(text.String(), "node-b")
+	assert.True(t, w >= 0 && w < table, "the warning is read before the shard table")
 
 	// --redact: no host name or absolute path in any format.
 	r := abreport.RedactedMerged(m)
@@ -365,4 +369,57 @@ func TestWorkDiffs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMergedAndExtendedGoldens: the markdown of a merged report (two
+// shards that disagree) and of a fixed campaign extended after its first
+// look, as a pull request gets them: the merged report warns of the sick
+// shard above its tables and prints the pooled levels Δ is computed on;
+// the extended one says from how many rounds to how many, above its table.
+func TestMergedAndExtendedGoldens(t *testing.T) {
+	m, err := analysis.Merge([]*journal.Journal{analysis.SynthShard(t, 0, "node-a", 1.5), analysis.SynthShard(t, 1, "node-b", 1.1)})
+	require.NoError(t, err)
+	var md bytes.Buffer
+	require.NoError(t, document.WriteMarkdown(&md, abreport.ForMerged(m).MarkdownDocument()))
+	golden.Check(t, filepath.Join("testdata", "merged.markdown"), md.String())
+	p := m.Pooled.PrimaryResult()
+	require.NotNil(t, p)
+	assert.Equal(t, analysis.LevelPooled, p.LevelOf)
+	assert.InDelta(t, float64(p.Delta), float64(p.Level[1])/float64(p.Level[0])-1, 1e-9, "the pooled levels' ratio is the pooled Δ")
+
+	// A campaign of 4 rounds extended to 6: the journal's own lines.
+	var vals [][2][]float64
+	for i := range 6 {
+		b := 1000 * (1 + 0.01*float64(i%3))
+		vals = append(vals, [2][]float64{{b, b, b}, {1.2 * b, 1.21 * b, 1.19 * b}})
+	}
+	synth := journaltest.Synth(t, vals)
+	path := filepath.Join(t.TempDir(), "extended.jsonl")
+	w, err := journal.CreateJournal(path)
+	require.NoError(t, err)
+	cfg := journaltest.Config()
+	cfg.Rounds, cfg.Cold = 4, 1
+	h, err := journal.NewHeader(cfg, [2]journal.Arm{journal.DefaultBase, journal.DefaultHead}, 5, "hbgkit test", []string{"hbgbench", "ab", "--rounds", "4"}, journal.Env{Host: "h"})
+	require.NoError(t, err)
+	h.Primary, h.Ruler = synth.Header.Primary, "r"
+	require.NoError(t, w.Append(h))
+	for _, b := range synth.Blocks {
+		if b.Round == 5 && b.Arm == "base" {
+			require.NoError(t, w.Append(journal.ExtendRecord{Type: journal.LineExtend, Rounds: 6, Firsts: []string{"base", "base"}}))
+		}
+		require.NoError(t, w.Append(b))
+		if b.Arm == "head" {
+			require.NoError(t, w.Append(synth.Rounds[b.Round-1]))
+		}
+	}
+	require.NoError(t, w.Close())
+	j, err := journal.ReadJournal(path)
+	require.NoError(t, err)
+	require.Len(t, j.Extensions, 1)
+	a := analysis.Analyze(j)
+	md.Reset()
+	require.NoError(t, document.WriteMarkdown(&md, abreport.For(a).MarkdownDocument()))
+	golden.Check(t, filepath.Join("testdata", "extended.markdown"), md.String())
+	vis, _, _ := strings.Cut(md.String(), "| metric |")
+	assert.Contains(t, vis, "WARNING: extended: planned 4 rounds, extended to 6 after 4 had run")
 }
