@@ -20,11 +20,16 @@ import (
 // of what changed is named under it and the full table is one click away.
 const MaxPRRows = 15
 
-// prHeader is the header of the table for a pull request.
-var prHeader = []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI", "verdict"}
-
-var prAlign = []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right,
-	document.Right, document.Left}
+// prHeader is the header of the table for a pull request: its change
+// cell carries the row's unit, so that the table has no unit column and
+// fits a pull request's column. fullHeader is the full table's, which
+// has one.
+var (
+	prHeader   = []string{"metric", "base", "head", "change", "Δ", "95% CI", "verdict"}
+	prAlign    = []document.Align{document.Left, document.Right, document.Right, document.Right, document.Right, document.Right, document.Left}
+	fullHeader = []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI"}
+	fullAlign  = []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right, document.Right}
+)
 
 // A rowClass is what a row of the analysis says, for the table for a pull
 // request.
@@ -209,8 +214,15 @@ func prRow(m *analysis.MetricResult, full bool) []string {
 	if noDelta(m) {
 		ci = "-"
 	}
-	return []string{rowName(m, full), nbsp(unitOf(m)), analysis.Value(m.Level[journal.Base], m.Kind), analysis.Value(m.Level[journal.Head], m.Kind),
-		change(m), pctCell(d), ci, nbsp(verdictCell(m))}
+	base, head := analysis.Value(m.Level[journal.Base], m.Kind), analysis.Value(m.Level[journal.Head], m.Kind)
+	if full {
+		return []string{rowName(m, full), unitOf(m), base, head, change(m), pctCell(d), ci, nbsp(verdictCell(m))}
+	}
+	ch := change(m)
+	if u := unitOf(m); ch != "-" && m.Kind != metric.KindCount {
+		ch += " " + u
+	}
+	return []string{rowName(m, full), base, head, nbsp(ch), pctCell(d), ci, nbsp(verdictCell(m))}
 }
 
 // perOpMovedAsTotal reports whether m is a per-op row whose Δ is its
@@ -356,8 +368,8 @@ func (a Report) PRTable() (*document.Table, []string) {
 // request, with Δmin (or, when the verdict is on block minima, Δmedian),
 // sign and p beside them: the table for the record.
 func (a Report) FullTable() *document.Table {
-	header := append(slices.Clone(prHeader[:len(prHeader)-1]), a.besideHeader(), "sign", "p", "verdict")
-	align := append(slices.Clone(prAlign[:len(prAlign)-1]), document.Right, document.Right, document.Right, document.Left)
+	header := append(slices.Clone(fullHeader), a.besideHeader(), "sign", "p", "verdict")
+	align := append(slices.Clone(fullAlign), document.Right, document.Right, document.Right, document.Left)
 	t := &document.Table{Header: header, Align: align}
 	for _, f := range metric.Families() {
 		for i := range a.Metrics {
@@ -411,7 +423,7 @@ func (a Report) PRLegend(t *document.Table) []string {
 		}
 		return false
 	}
-	first := fmt.Sprintf("base, head: %s; change: head − base, in the row's unit.", a.levelWords())
+	first := fmt.Sprintf("base, head: %s; change: head − base, in the row's unit (a count's is plain).", a.levelWords())
 	var second string
 	switch a.Design {
 	case analysis.DesignDescriptive:
