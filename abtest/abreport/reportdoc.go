@@ -480,8 +480,15 @@ func (a Report) WhatRan() string {
 		}
 		return x.Label()
 	}
-	return fmt.Sprintf("base: %s; head: %s; on %s, %d CPUs (host %s)",
-		name(h.Arms[journal.Base]), name(h.Arms[journal.Head]), orNone(h.Env.CPUModel, "an unrecorded CPU"), h.Env.NCPU, orNone(h.Env.Host, "unrecorded"))
+	b, x := h.Arms[journal.Base], h.Arms[journal.Head]
+	arms := fmt.Sprintf("base: %s; head: %s", name(b), name(x))
+	if d, e := specDiff(x, b), specDiff(b, x); b.Kind == journal.KindEmbedded && x.Kind == journal.KindEmbedded && b.Spec != x.Spec {
+		// Two embedded specs differ in a setting or two: name those, and
+		// leave the full specs to the details.
+		arms = fmt.Sprintf("base: embedded %s; head: embedded %s (the same otherwise: the full specs are in the details)", d, e)
+	}
+	return fmt.Sprintf("%s; on %s, %d CPUs (host %s)",
+		arms, orNone(h.Env.CPUModel, "an unrecorded CPU"), h.Env.NCPU, orNone(h.Env.Host, "unrecorded"))
 }
 
 // Legend says what the markdown table's columns are, and only those.

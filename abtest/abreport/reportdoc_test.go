@@ -213,7 +213,7 @@ func TestMarkdownVisiblePartNamesArmsMachineColumns(t *testing.T) {
 	a.Header.Env.CPUModel, a.Header.Env.NCPU, a.Header.Env.Host = "AMD EPYC", 2, "vm"
 	vis := visibleMarkdown(t, a)
 	assert.Contains(t, vis, "base: main (111111111111); head: pr (222222222222); on AMD EPYC, 2 CPUs (host vm)")
-	assert.Contains(t, vis, "base, head: each arm's block median, geometric mean over the rounds Δ keeps, so head/base − 1 is Δ; change: head − base, in the row's unit.")
+	assert.Contains(t, vis, "base, head: each arm's block median, geometric mean over the rounds Δ keeps, so head/base − 1 is Δ; change: head − base, in the row's unit (a count's is plain).")
 	assert.Contains(t, vis, `\*: the primary metric`)
 	assert.NotContains(t, vis, "| sign |", "the short table has no sign column; the full table is in the details")
 	assert.NotContains(t, vis, "(p):", "no row is gated")
@@ -400,4 +400,18 @@ func TestMinPrimaryShowsTheMedian(t *testing.T) {
 	_, _, csv, js = renderAll(t, a, j)
 	assert.NotContains(t, csv.String(), "delta_median")
 	assert.NotContains(t, js.String(), "delta_median")
+}
+
+// TestWhatRanNamesTheSettingsTheEmbeddedArmsDifferIn: two embedded arms
+// read as the settings they differ in, not two 130-character specs; the
+// details keep the full specs.
+func TestWhatRanNamesTheSettingsTheEmbeddedArmsDifferIn(t *testing.T) {
+	a := analysis.Analyze(fasterJournal(t, 6))
+	a.Header.Env.CPUModel, a.Header.Env.NCPU, a.Header.Env.Host = "AMD EPYC", 2, "vm"
+	assert.Equal(t, "base: embedded mirror=per_bind; head: embedded mirror=retained (the same otherwise: the full specs are in the details); on AMD EPYC, 2 CPUs (host vm)",
+		For(a).WhatRan())
+	var b strings.Builder
+	require.NoError(t, document.WriteMarkdown(&b, For(a).MarkdownDocument()))
+	_, details, _ := strings.Cut(b.String(), "<details>")
+	assert.Contains(t, details, "- base: "+a.Header.Arms[journal.Base].Spec)
 }
