@@ -402,7 +402,7 @@ func (a Report) levelWords() string {
 	case analysis.DesignStratified:
 		return fmt.Sprintf("each arm's %s over the rounds each shard's Δ keeps, pooled over the shards with the weights Δ is pooled with, so head/base − 1 is Δ", stat)
 	case analysis.DesignDescriptive:
-		return "each arm's trimmed mean of its warm passes, whose ratio is Δ"
+		return fmt.Sprintf("each arm's %s (over several logs, their trimmed geometric mean), whose ratio is Δ", stat)
 	case analysis.DesignUnpaired:
 		return fmt.Sprintf("each arm's 20%%-trimmed geometric mean of its logs' %s, whose ratio is Δ", stat)
 	}

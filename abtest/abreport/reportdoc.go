@@ -105,8 +105,8 @@ func (a Report) Headlines() []string {
 // headlineOf returns the one-line verdict on a primary row.
 func (a Report) headlineOf(m *analysis.MetricResult) string {
 	if a.Design == analysis.DesignDescriptive && !math.IsNaN(float64(m.Delta)) {
-		return fmt.Sprintf("NO VERDICT: %s: head's trimmed mean is %s against base's (descriptive only: %d base log(s), %d head log(s); no interval can be computed honestly)",
-			m.Label, analysis.Pct(m.Delta), len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
+		return fmt.Sprintf("NO VERDICT: %s: head's block %s is %s against base's (descriptive only: %d base log(s), %d head log(s); no interval can be computed honestly)",
+			m.Label, a.Header.Config.BlockStat, analysis.Pct(m.Delta), len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
 	}
 	if m.Error != "" {
 		return fmt.Sprintf("%s: no verdict: %s", m.Label, m.Error)
@@ -653,9 +653,9 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 		fmt.Sprintf("per log: %s; each log is one block, its statistic the %s of its warm passes", first, c.BlockStat),
 	}
 	if a.Design == analysis.DesignDescriptive {
-		delta := fmt.Sprintf("Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", trim)
+		delta := fmt.Sprintf("Δ: ratio of the arms' block %ss (over several logs, their trimmed geometric mean) − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", c.BlockStat, trim)
 		if md {
-			delta = "Δ: ratio of the pass-level trimmed means − 1; Δmin: min(head)/min(base) − 1"
+			delta = fmt.Sprintf("Δ: ratio of the arms' block %ss (over several logs, their trimmed geometric mean) − 1; Δmin: min(head)/min(base) − 1", c.BlockStat)
 		}
 		return append(out,
 			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
@@ -819,8 +819,8 @@ func (a Report) designNote() string {
 			len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
 	case analysis.DesignDescriptive:
 		return fmt.Sprintf("DESCRIPTIVE ONLY: %d base log(s), %d head log(s). With one log on an arm there is no spread between logs, and the passes of one process are not independent, "+
-			"so no interval or test can be computed honestly; Δ is the ratio of the pass-level trimmed means. Capture 4 or more logs per arm, or run an interleaved campaign (hbgbench ab).",
-			len(a.Logs[journal.Base]), len(a.Logs[journal.Head]))
+			"so no interval or test can be computed honestly; Δ is the ratio of the arms' block %ss. Capture 4 or more logs per arm, or run an interleaved campaign (hbgbench ab).",
+			len(a.Logs[journal.Base]), len(a.Logs[journal.Head]), a.Header.Config.BlockStat)
 	}
 	return ""
 }

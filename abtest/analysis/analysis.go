@@ -824,9 +824,6 @@ const (
 	LevelTrimmed = "trimmed" // each arm's trimmed geometric mean (compare)
 	LevelMean    = "mean"    // the mean of the block statistics (no Δ)
 	LevelPooled  = "pooled"  // shards' paired levels pooled with the stratified weights
-	// LevelTrimmedPasses is a descriptive compare's: each arm's trimmed
-	// mean of its warm passes, whose ratio is its Δ.
-	LevelTrimmedPasses = "trimmed passes"
 )
 
 // meanLevels sets m's levels to the mean of each arm's block statistics,

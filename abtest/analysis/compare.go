@@ -150,10 +150,14 @@ func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.C
 	res.Constant = constant(pooled)
 	res.GlobalMin = journal.Num(slices.Min(mins[journal.Head])/slices.Min(mins[journal.Base]) - 1)
 	if design == DesignDescriptive || len(stat[journal.Base]) < 2 || len(stat[journal.Head]) < 2 {
-		// Descriptive only: the ratio of the pass-level trimmed means.
-		res.Delta = journal.Num(float64(res.Arms[journal.Head].TrimmedMean)/float64(res.Arms[journal.Base].TrimmedMean) - 1)
-		res.Level = [2]journal.Num{res.Arms[journal.Base].TrimmedMean, res.Arms[journal.Head].TrimmedMean}
-		res.LevelOf = LevelTrimmedPasses
+		// Descriptive only: the ratio of the arms' levels, each the
+		// trimmed geometric mean of its logs' block statistics (one log:
+		// its block statistic, so --block-stat min compares the fastest
+		// warm pass of each), as the unpaired Δ is, without an interval.
+		lb, lh := stats.TrimmedGeoMean(stat[journal.Base]), stats.TrimmedGeoMean(stat[journal.Head])
+		res.Delta = journal.Num(lh/lb - 1)
+		sc := m.Kind.Scale()
+		res.Level, res.LevelOf = [2]journal.Num{journal.Num(lb / sc), journal.Num(lh / sc)}, LevelTrimmed
 		res.DeltaMin = res.GlobalMin
 		res.Error = "one log on an arm: no interval can be computed honestly"
 		return res

@@ -223,7 +223,12 @@ func TestAnalyzeUnpairedOneLogPerArm(t *testing.T) {
 	require.NotNil(t, p)
 	assert.True(t, math.IsNaN(float64(p.CILo)) && math.IsNaN(float64(p.P)))
 	assert.Equal(t, "n/a", p.Verdict.String())
-	assert.InDelta(t, float64(p.Arms[journal.Head].TrimmedMean)/float64(p.Arms[journal.Base].TrimmedMean)-1, float64(p.Delta), 1e-12)
+	// One log an arm: Δ is the ratio of the two logs' block statistics
+	// (compare's default, the median of the warm passes), the levels the
+	// table prints.
+	assert.InDelta(t, float64(p.Arms[journal.Head].Median)/float64(p.Arms[journal.Base].Median)-1, float64(p.Delta), 1e-12)
+	assert.InDelta(t, float64(p.Arms[journal.Base].Median), float64(p.Level[journal.Base]), 1e-9)
+	assert.InDelta(t, float64(p.Arms[journal.Head].Median), float64(p.Level[journal.Head]), 1e-9)
 	assert.Contains(t, abreport.For(a).Headline(), "no interval can be computed honestly")
 	assert.Equal(t, 4, p.Arms[journal.Base].N, "2 pids × (4 binds − 2 cold)")
 }

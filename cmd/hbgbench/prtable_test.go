@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,9 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/hbgkit/hbgkit/abtest/abreport"
+	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 )
 
 // A prView is what a reviewer sees of a markdown report before unfolding
@@ -262,4 +266,52 @@ func renderGFM(t *testing.T, md string) string {
 	var b bytes.Buffer
 	require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(md), &b))
 	return b.String()
+}
+
+// TestCompareBlockStatMinIsThePerPhaseMinimumTable: one captured log per
+// arm with --block-stat min gives #1936's table in markdown: every row's
+// base and head are that arm's fastest warm pass (its minimum over the
+// warm passes, as json's min_us says), and Δ is their ratio.
+func TestCompareBlockStatMinIsThePerPhaseMinimumTable(t *testing.T) {
+	t.Parallel()
+	args := append([]string{"compare", "--block-stat", "min"}, compareSets["compare-4v4"][0:2]...)
+	args = append(args, "--head", compareSets["compare-4v4"][6])
+	code, md, errText := runCLI(append(args, "--format", "markdown")...)
+	require.Equal(t, 0, code, errText)
+	code, js, errText := runCLI(append(args, "--format", "json")...)
+	require.Equal(t, 0, code, errText)
+	var a analysis.Analysis
+	require.NoError(t, json.Unmarshal([]byte(js), &a))
+	_, folded := markdownShape(t, md)
+	require.NotEmpty(t, folded)
+	src := []byte(md)
+	full := folded[0]
+	rows := map[string][]string{}
+	for r := full.FirstChild().NextSibling(); r != nil; r = r.NextSibling() {
+		c := cellTexts(src, r)
+		rows[strings.ReplaceAll(c[0], "\u00a0", " ")] = c
+	}
+	checked := 0
+	for _, m := range a.Metrics {
+		if m.Family != metric.FamilyControlPlane && m.Family != metric.FamilyPhases {
+			continue
+		}
+		name := m.Label
+		if m.Family == metric.FamilyPhases {
+			name = m.Name
+		}
+		if len(m.Aliases) > 0 {
+			name += " = " + strings.Join(m.Aliases, " = ")
+		}
+		if m.Primary {
+			name = strings.Replace(name, m.Label, m.Label+" *", 1)
+		}
+		r, ok := rows[name]
+		require.True(t, ok, "row %q in %v", name, rows)
+		assert.Equal(t, analysis.Value(m.Arms[journal.Base].Min, m.Kind), r[2], "%s: base is its fastest warm pass", name)
+		assert.Equal(t, analysis.Value(m.Arms[journal.Head].Min, m.Kind), r[3], "%s: head is its fastest warm pass", name)
+		checked++
+	}
+	assert.GreaterOrEqual(t, checked, 8, "the Gate stages and the phases")
+	assert.Contains(t, md, "each arm's block minimum (its fastest warm pass)")
 }
