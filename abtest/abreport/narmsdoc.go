@@ -315,22 +315,48 @@ func (a Report) armsDocument() *document.Document {
 // armsMarkdown is MarkdownDocument for more than two arms.
 func (a Report) armsMarkdown() *document.Document {
 	d := a.openArmsDocument()
+	// What qualifies the verdicts comes before any table, as in a
+	// two-arm report: each comparison's qualifiers (the host's load is
+	// the same in each, named once) and the warnings.
+	var ws []string
+	for _, c := range a.Comparisons {
+		for _, q := range c.Qualifiers {
+			if w := "WARNING: " + q; !slices.Contains(ws, w) {
+				ws = append(ws, w)
+			}
+		}
+	}
+	for _, w := range a.Warnings {
+		ws = append(ws, "WARNING: "+w)
+	}
+	if len(ws) > 0 {
+		d.Add(&document.List{Items: ws})
+	}
 	e := a.Header.Env
-	d.Add(&document.Paragraph{Text: fmt.Sprintf("%s; on %s, %d CPUs (host %s)", strings.Join(a.armLinesN(), "; "), e.CPUModel, e.NCPU, e.Host)})
+	d.Add(&document.Paragraph{Text: fmt.Sprintf("%s; on %s, %d CPUs (host %s)", strings.Join(a.armLinesN(), "; "), orNone(e.CPUModel, "an unrecorded CPU"), e.NCPU, orNone(e.Host, "unrecorded"))})
 	if t := a.ArmsTable(true); t != nil {
 		d.Add(t)
 	}
+	var legend []string
 	for k, c := range a.Comparisons {
-		if t := For(c).CombinedTable(); t != nil {
-			t.Header = append([]string(nil), t.Header...)
-			t.Header[2], t.Header[3] = a.baseName(), a.Header.ArmNames()[k+1]
-			d.Add(a.armTables(k, []*document.Table{t}, -1)[0])
+		t, folds := For(c).PRTable()
+		if t == nil {
+			continue
+		}
+		t.Header = append([]string(nil), t.Header...)
+		t.Header[1], t.Header[2] = a.baseName(), a.Header.ArmNames()[k+1]
+		d.Add(a.armTables(k, []*document.Table{t}, -1)[0])
+		if len(folds) > 0 {
+			d.Add(&document.List{Items: folds})
+		}
+		if legend == nil {
+			legend = For(c).PRLegend(t)
 		}
 	}
-	d.Add(&document.Paragraph{Text: For(a.Comparisons[0]).Legend() + fmt.Sprintf(
-		" In each arm's table the arm is head and %s is base; the first table's p is Holm-adjusted over the %d arms.", a.baseName(), a.otherArms())})
-	if len(a.Warnings) > 0 {
-		d.Add(&document.Paragraph{Text: "warnings:"}, &document.List{Items: a.Warnings})
+	if legend != nil {
+		legend[0] = strings.Replace(legend[0], "base, head: ", "the base's and the arm's columns: ", 1)
+		d.Add(&document.Paragraph{Text: strings.Join(legend, "\n") + fmt.Sprintf(
+			"\nIn each arm's table the arm is head and %s is base; the first table's p is Holm-adjusted over the %d arms.", a.baseName(), a.otherArms())})
 	}
 	d.Add(a.armsDetails(append(a.armsNoise(), a.armsMethod(true)...)))
 	return d

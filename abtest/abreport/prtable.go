@@ -214,15 +214,21 @@ func prRow(m *analysis.MetricResult, full bool) []string {
 	if noDelta(m) {
 		ci = "-"
 	}
+	dc := pctCell(d)
+	if lo := float64(m.CILo); !noDelta(m) && !(lo >= 1) && float64(d) >= 1 {
+		// The interval is in percent (its lower bound is below a
+		// doubling): Δ reads in percent beside it, not as a factor.
+		dc = boundCell(d)
+	}
 	base, head := analysis.Value(m.Level[journal.Base], m.Kind), analysis.Value(m.Level[journal.Head], m.Kind)
 	if full {
-		return []string{rowName(m, full), unitOf(m), base, head, change(m), pctCell(d), ci, nbsp(verdictCell(m))}
+		return []string{rowName(m, full), unitOf(m), base, head, change(m), dc, ci, nbsp(verdictCell(m))}
 	}
 	ch := change(m)
 	if u := unitOf(m); ch != "-" && m.Kind != metric.KindCount {
 		ch += " " + u
 	}
-	return []string{rowName(m, full), base, head, nbsp(ch), pctCell(d), ci, nbsp(verdictCell(m))}
+	return []string{rowName(m, full), base, head, nbsp(ch), dc, ci, nbsp(verdictCell(m))}
 }
 
 // perOpMovedAsTotal reports whether m is a per-op row whose Δ is its
@@ -339,10 +345,10 @@ func (a Report) plan() prPlan {
 		p.folds = append(p.folds, fmt.Sprintf("no change: %s", strings.Join(same, ", ")))
 	}
 	if work > 0 {
-		p.folds = append(p.folds, fmt.Sprintf("same work: %d counts identical on every warm pass of both arms", work))
+		p.folds = append(p.folds, fmt.Sprintf("same work: %s identical on every warm pass of both arms", plural(work, "count")))
 	}
 	if perOp > 0 {
-		p.folds = append(p.folds, fmt.Sprintf("per op: %d per-op rows moved as their totals (the op counts were the same)", perOp))
+		p.folds = append(p.folds, fmt.Sprintf("per op: %s moved as their totals (the op counts were the same)", plural(perOp, "per-op row")))
 	}
 	return p
 }
@@ -482,4 +488,12 @@ func (a Report) RoundsTable() *document.Table {
 			analysis.Num2(r.LogRatio) + fmt.Sprintf(" (%s)", analysis.Pct(journal.Num(math.Expm1(float64(r.LogRatio))))), sign})
 	}
 	return t
+}
+
+// plural is "1 count", "11 counts".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
