@@ -135,7 +135,7 @@ type Noise struct {
 // AnalysisSchema is the version of the JSON form of an Analysis (`hbgbench
 // report --format json`, docs/ab.md "The json schema"). It grows when a
 // field changes meaning or goes away; new fields keep the version.
-const AnalysisSchema = 1
+const AnalysisSchema = 2
 
 // A Design is how the data an Analysis comes from was gathered, and so
 // which analysis it gets.

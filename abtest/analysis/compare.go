@@ -44,7 +44,7 @@ func ReadLogs(opts CompareOptions) (*journal.Journal, error) {
 	// the report is a function of the logs alone.
 	j.Header = journal.Header{
 		Type: journal.LineHeader, Format: journal.JournalFormat, Hbgkit: opts.Version,
-		Command: opts.Command, Config: cfg, Shards: []string{}, Looks: []int{},
+		Command: opts.Command, Config: cfg, Shards: []string{},
 		Arms: [2]journal.Arm{{Kind: KindLogs, Spec: strings.Join(opts.Base, " ")}, {Kind: KindLogs, Spec: strings.Join(opts.Head, " ")}},
 	}
 	var all []metric.Pass

@@ -18,7 +18,7 @@ func NewHeader(cfg Config, arms [2]Arm, seed uint64, version string, argv []stri
 	h := Header{
 		Type: LineHeader, Format: JournalFormat, Hbgkit: version, Created: time.Now().UTC(),
 		Command: argv, Config: cfg, Arms: arms, Schedule: sched, Env: env,
-		Shards: []string{}, Looks: []int{},
+		Shards: []string{},
 	}
 	if cfg.Metric != "" {
 		m, _ := metric.LookupMetric(cfg.Metric)

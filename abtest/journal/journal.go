@@ -22,10 +22,13 @@ import (
 // JournalFormat is the version of the journal's line schema; a reader
 // refuses a journal of a later version.
 //
-// Format 2 writes the header when the campaign opens, before any block,
-// and the primary metric and ruler the first counted block sets in a
-// "ruler" line; format 1 held the header back until that block.
-const JournalFormat = 2
+// Format 3 drops the header's "looks", written empty by formats 1 and 2
+// (a sequential campaign's looks are look lines); a reader of format 3
+// reads those journals as they are, ignoring the field. Format 2 writes
+// the header when the campaign opens, before any block, and the primary
+// metric and ruler the first counted block sets in a "ruler" line;
+// format 1 held the header back until that block.
+const JournalFormat = 3
 
 // Kinds of journal line.
 const (
@@ -59,8 +62,9 @@ type RulerRecord struct {
 
 // A Header is the first line of a journal: what the campaign is, so that
 // it can be resumed, re-analysed, or (later) looked at while it runs and
-// split across hosts. Shards and Looks are written empty today; a reader
-// ignores fields it does not know.
+// split across hosts. Shards is empty in a campaign's journal (a merged
+// analysis fills its pooled header's); a reader ignores fields it does
+// not know, such as the "looks" of formats 1 and 2.
 type Header struct {
 	Type    string    `json:"type"`
 	Format  int       `json:"format"`
@@ -96,9 +100,6 @@ type Header struct {
 	// Shards names the hosts rounds are split across; empty: this host
 	// runs every round.
 	Shards []string `json:"shards"`
-	// Looks are the rounds after which a sequential design may stop;
-	// empty: the campaign runs all its rounds.
-	Looks []int `json:"looks"`
 	// Shard is the shard of a campaign split across cards and hosts
 	// (--shard I/N, shard.go); nil when this journal is the whole campaign.
 	Shard *ShardInfo `json:"shard,omitempty"`

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -396,4 +397,25 @@ func TestDefaultBlockStat(t *testing.T) {
 	assert.Equal(t, BlockMin, DefaultBlockStat(8, DefaultCold))
 	assert.Equal(t, BlockMin, DefaultBlockStat(10, DefaultCold))
 	assert.Equal(t, BlockMin, DefaultBlockStat(6, 0))
+}
+
+// TestFormat3DropsTheHeadersLooks: a new header is format 3 and writes no
+// "looks" (always empty in formats 1 and 2); a format-1 journal that has
+// it is read as it is.
+func TestFormat3DropsTheHeadersLooks(t *testing.T) {
+	t.Parallel()
+	h := testHeader(t)
+	assert.Equal(t, 3, h.Format)
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"looks"`)
+	old, err := os.ReadFile(filepath.Join("testdata", "campaign.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, string(old), `"format":1`)
+	require.Contains(t, string(old), `"looks":[]`)
+	j, err := ReadJournal(filepath.Join("testdata", "campaign.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, j.Header.Format)
+	assert.Empty(t, j.Warnings)
+	assert.NotEmpty(t, j.Rounds)
 }
