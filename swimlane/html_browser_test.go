@@ -6,74 +6,31 @@ import (
 	"fmt"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/hbgkit/hbgkit/internal/browsertest"
 	"github.com/hbgkit/hbgkit/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// chromiumPath finds Debian's chromium (or another Chromium build).
-func chromiumPath() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // browser starts a headless Chromium with a fresh profile and returns a
 // tab context, the page's console errors and exceptions, and the URLs it
 // requested. The test is skipped only when no Chromium is installed.
 func browser(t *testing.T, width, height int) (context.Context, func() []string, func() []string) {
 	t.Helper()
-	path := chromiumPath()
+	path := browsertest.Path()
 	if path == "" {
 		t.Skip("chromium is not installed (Debian: apt-get install chromium)")
 	}
-	// A fresh profile, removed after the browser is gone. Not t.TempDir:
-	// Chromium's helper processes may still write to it for a moment
-	// after the browser is cancelled, and its removal would then fail the
-	// test; here the removal retries instead.
-	profile, err := os.MkdirTemp("", "hbgkit-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(profile),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.WindowSize(width, height),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() {
-		cancelT()
-		cancelC()
-		cancelA()
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Logf("could not remove the browser profile %s", profile)
-	})
+	ctx := browsertest.Start(t, path, width, height)
 
 	var mu sync.Mutex
 	var errs, reqs []string

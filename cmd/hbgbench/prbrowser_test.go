@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/browsertest"
 )
 
 // gitHubCSS is the part of GitHub's markdown stylesheet that decides how
@@ -58,13 +58,7 @@ const wrappedCells = `(() => {
 // Chromium is installed (.ci/run installs Debian's).
 func assertFitsGitHub(t *testing.T, md string) {
 	t.Helper()
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
+	path := browsertest.Path()
 	if path == "" {
 		t.Log("chromium is not installed (Debian: apt-get install chromium): the 888-px check did not run")
 		return
@@ -75,24 +69,7 @@ func assertFitsGitHub(t *testing.T, md string) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "pr.html")
 	require.NoError(t, os.WriteFile(file, []byte(page), 0o644))
-	profile, err := os.MkdirTemp("", "hbgkit-chromium-")
-	require.NoError(t, err)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(profile), chromedp.Flag("no-first-run", true), chromedp.WindowSize(1280, 900))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer func() {
-		cancelT()
-		cancelC()
-		cancelA()
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
+	ctx := browsertest.Start(t, path, 1280, 900)
 	var wrapped []string
 	require.NoError(t, chromedp.Run(ctx, chromedp.Navigate("file://"+file), chromedp.Evaluate(wrappedCells, &wrapped)))
 	require.Empty(t, wrapped, "cells that wrap in GitHub's 888-px column, or a table wider than it")
