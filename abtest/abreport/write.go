@@ -28,6 +28,9 @@ type WriteOptions struct {
 	Format string // one of Formats
 	Redact bool   // drop host names and absolute paths
 	AA     bool   // the calibration report of aa
+	// FullTable puts markdown's full table inline in place of the short
+	// table for a pull request (--full-table).
+	FullTable bool
 }
 
 // Write writes the analysis of journal j in the chosen format: text and
@@ -40,6 +43,9 @@ func Write(w io.Writer, o WriteOptions, a *analysis.Analysis, j *journal.Journal
 	switch o.Format {
 	case "markdown":
 		doc := For(a).MarkdownDocument()
+		if o.FullTable {
+			doc = For(a).FullMarkdownDocument()
+		}
 		if o.AA {
 			doc = aaDocument(a, doc)
 		}
