@@ -97,3 +97,16 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 	*v = w
 	return nil
 }
+
+// FailsOn reports whether v matches --fail-on mode: "slower" on any
+// increase beyond the margin (slower, more, more bytes, more CPU),
+// "change" on an increase or a decrease; nothing else matches.
+func (v Verdict) FailsOn(mode string) bool {
+	switch mode {
+	case "slower":
+		return v.IsIncrease()
+	case "change":
+		return v.IsChange()
+	}
+	return false
+}

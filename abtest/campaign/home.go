@@ -83,16 +83,17 @@ func BlockDir(journal string) string {
 }
 
 // NewestWithRounds returns the newest journal in a campaign home that has
-// a complete round, what a report can say something of, and how many
-// newer journals it passed over (campaigns that failed, or are still in
-// their first round). An error when none has a round.
-func NewestWithRounds(home string) (path string, skipped int, err error) {
+// a complete round, what a report can say something of, and a line that
+// says which it took and how many newer journals it passed over
+// (campaigns that failed, or are still in their first round). An error
+// when none has a round.
+func NewestWithRounds(home string) (path, which string, err error) {
 	paths, err := filepath.Glob(filepath.Join(home, "hbgbench-*.jsonl"))
 	if err != nil {
-		return "", 0, err
+		return "", "", err
 	}
 	if len(paths) == 0 {
-		return "", 0, fmt.Errorf("no campaign journal in %s: name one", home)
+		return "", "", fmt.Errorf("no campaign journal in %s: name one", home)
 	}
 	sort.Strings(paths)
 	for i := len(paths) - 1; i >= 0; i-- {
@@ -101,10 +102,14 @@ func NewestWithRounds(home string) (path string, skipped int, err error) {
 			continue
 		}
 		for _, r := range j.Rounds {
-			if r.Status == journal.RoundOK {
-				return paths[i], len(paths) - 1 - i, nil
+			if r.Status != journal.RoundOK {
+				continue
 			}
+			if skipped := len(paths) - 1 - i; skipped > 0 {
+				return paths[i], fmt.Sprintf("report of %s, the newest campaign with a complete round (%d newer without one)", paths[i], skipped), nil
+			}
+			return paths[i], "report of " + paths[i], nil
 		}
 	}
-	return "", 0, fmt.Errorf("no campaign journal in %s has a complete round (%d journals): name one", home, len(paths))
+	return "", "", fmt.Errorf("no campaign journal in %s has a complete round (%d journals): name one", home, len(paths))
 }

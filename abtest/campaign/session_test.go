@@ -67,10 +67,10 @@ func TestNewestWithRoundsPassesOverFailedCampaigns(t *testing.T) {
 	assert.Contains(t, err.Error(), "has a complete round (1 journals): name one")
 
 	require.NoError(t, os.WriteFile(older, good, 0o644))
-	path, skipped, err := NewestWithRounds(home)
+	path, which, err := NewestWithRounds(home)
 	require.NoError(t, err)
 	assert.Equal(t, older, path)
-	assert.Equal(t, 1, skipped)
+	assert.Equal(t, "report of "+older+", the newest campaign with a complete round (1 newer without one)", which)
 	newest, err := NewestJournal(home)
 	require.NoError(t, err)
 	assert.Equal(t, newer, newest, "resume still takes the newest")

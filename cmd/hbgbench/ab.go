@@ -525,7 +525,7 @@ func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath st
 	// two arms every arm's: a regression on one fails the gate.
 	for _, v := range a.Views() {
 		for _, p := range v.PrimaryResults() {
-			if failsOn(opts.FailOn, p.Verdict) {
+			if p.Verdict.FailsOn(opts.FailOn) {
 				end.code = exitFailOn
 				return end
 			}
@@ -533,39 +533,11 @@ func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath st
 	}
 	// A campaign that ran but has nothing to say of its primary metric
 	// is not a success a CI may read as one.
-	for _, v := range a.Views() {
-		ps := v.PrimaryResults()
-		if len(ps) == 0 {
-			end.code = exitNoVerdict
-			end.after += "hbgbench: no verdict: no primary metric was measured\n"
-			return end
-		}
-		for _, p := range ps {
-			if p.Error != "" || p.Verdict.NA {
-				name := p.Label
-				if name == "" {
-					name = p.Name
-				}
-				end.code = exitNoVerdict
-				end.after += fmt.Sprintf("hbgbench: no verdict on %s: %s\n", name, p.Error)
-				return end
-			}
-		}
+	if why := a.NoVerdict(); why != "" {
+		end.code = exitNoVerdict
+		end.after += "hbgbench: " + why + "\n"
 	}
 	return end
-}
-
-// failsOn reports whether a primary row's verdict v matches --fail-on
-// failOn: slower on any increase beyond the margin (slower, more, more
-// bytes, more CPU), change on an increase or a decrease.
-func failsOn(failOn string, v analysis.Verdict) bool {
-	switch failOn {
-	case "slower":
-		return v.IsIncrease()
-	case "change":
-		return v.IsChange()
-	}
-	return false
 }
 
 // err is what abRun returns for an ending: nil, cause itself for main to

@@ -89,15 +89,11 @@ func reportRun(opts *ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		var skipped int
-		if opts.Journal, skipped, err = campaign.NewestWithRounds(home); err != nil {
+		var which string
+		if opts.Journal, which, err = campaign.NewestWithRounds(home); err != nil {
 			return err
 		}
-		if skipped > 0 {
-			fmt.Fprintf(opts.Err, "hbgbench: report of %s, the newest campaign with a complete round (%d newer without one)\n", opts.Journal, skipped)
-		} else {
-			fmt.Fprintf(opts.Err, "hbgbench: report of %s\n", opts.Journal)
-		}
+		fmt.Fprintf(opts.Err, "hbgbench: %s\n", which)
 	}
 	j, err := journal.ReadJournal(opts.Journal)
 	if err != nil {
