@@ -189,8 +189,12 @@ func TestRulerLineSaysWhatItCompared(t *testing.T) {
 	assert.NotContains(t, rulerLine(&a.Header), "nothing else")
 
 	a = analysis.Analyze(fasterJournal(t, 6))
-	a.Header.Ruler = "hbgkit-harness {arm} rounds=3"
+	a.Header.Ruler, a.Header.RulerHash = "hbgkit-harness {arm} rounds=3", journal.RulerHash("hbgkit-harness {arm} rounds=3")
 	assert.Contains(t, rulerLine(&a.Header), "(its embedded spec) replaced by {arm}, the same in every block: hbgkit-harness {arm} rounds=3")
+
+	// No ruler hash: no block completed, and the line says so.
+	a.Header.Ruler, a.Header.RulerHash = "", ""
+	assert.Equal(t, "ruler: none yet: no block completed, so no [stamp] line was compared", rulerLine(&a.Header))
 }
 
 // visibleMarkdown is the markdown report up to its <details> block: what

@@ -14,6 +14,7 @@ import (
 // increase or decrease), and never a small change, an inconclusive row,
 // gated or not, or a row without
 func TestFailOnMatchesTheTypedVerdict(t *testing.T) {
+	t.Parallel()
 	kinds := []metric.MetricKind{metric.KindTime, metric.KindCPU, metric.KindCount, metric.KindBytes, ""}
 	for _, k := range kinds {
 		for _, c := range stats.Calls() {

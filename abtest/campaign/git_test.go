@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/stretchr/testify/assert"
@@ -147,6 +150,37 @@ func TestWorktreesBuild(t *testing.T) {
 	assert.ErrorIs(t, w.Build(cancelled, p, c1, "sleep 5", "go1", nil, nil), ErrInterrupted)
 	_, err = NewWorktrees(repo, t.TempDir()).Ensure(cancelled, c1)
 	assert.ErrorIs(t, err, ErrInterrupted)
+}
+
+// TestWorktreesBuildLeavesABackgroundProcess: a build that starts a
+// background process holding its output (a compiler server) succeeds once
+// it exits: the wait for its output is bounded by outputWaitDelay, and
+// the log says so (moved here from cmd/hbgbench, which waited the full
+// delay of 3 s twice). Not parallel: it lowers outputWaitDelay.
+func TestWorktreesBuildLeavesABackgroundProcess(t *testing.T) {
+	saved := outputWaitDelay
+	outputWaitDelay = 200 * time.Millisecond
+	t.Cleanup(func() { outputWaitDelay = saved })
+	repo, c1, _ := gitRepo(t)
+	ctx := context.Background()
+	w := NewWorktrees(repo, t.TempDir())
+	defer w.Close()
+	p, err := w.Ensure(ctx, c1)
+	require.NoError(t, err)
+	pidFile := filepath.Join(t.TempDir(), "bg")
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	var log strings.Builder
+	start := time.Now()
+	err = w.Build(ctx, p, c1, "sleep 60 & echo $! > "+pidFile+"; echo built", "go1", nil, &log)
+	require.NoError(t, err, log.String())
+	assert.Less(t, time.Since(start), 30*time.Second, "the build's background process was waited for")
+	assert.Contains(t, log.String(), "hbgbench: the build of "+c1[:12]+" left a process holding its output; not waiting for it")
 }
 
 // TestGitHelpers: refs, the repository root, the changes a campaign does

@@ -193,6 +193,52 @@ func TestRunInterruptedThenResumed(t *testing.T) {
 	}
 }
 
+// TestResumeFromTheHeaderAlone: a campaign killed in its first block
+// leaves a journal of its header alone, written before any block ran,
+// with no primary metric or ruler yet; --resume continues it, and the
+// first block counted then names both in one ruler line, as in a
+// campaign that was not killed (moved here from cmd/hbgbench's
+// TestAbKilledInItsFirstBlockResumes, which did it with real signals).
+func TestResumeFromTheHeaderAlone(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t.TempDir(), 3)
+	o.Config.Warmup = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lab := &fakeLab{fail: func(n int, arm string, spec runtimeharness.BlockSpec) outcome {
+		return func(spec runtimeharness.BlockSpec) (runtimeharness.BlockResult, error) {
+			cancel() // SIGKILL or SIGINT in the first block
+			res := runtimeharness.BlockResult{ExitCode: -1, Signal: 9}
+			return res, res.Err()
+		}
+	}}
+	s, _ := openFake(t, o, lab)
+	require.ErrorIs(t, s.Run(ctx), ErrInterrupted)
+	s.Close()
+	data, err := os.ReadFile(o.Journal)
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(data), "\n"), "the header alone: %s", data)
+	j := readBack(t, o.Journal)
+	assert.Empty(t, j.Blocks)
+	assert.Empty(t, j.Header.Primary.String())
+	assert.Empty(t, j.Header.Ruler)
+
+	ro := o
+	ro.Resume, ro.Given = true, map[string]string{}
+	_, _, err = runFake(t, ro, &fakeLab{})
+	require.NoError(t, err)
+	j = readBack(t, o.Journal)
+	assert.Equal(t, "ControlPlane", j.Header.Primary.String())
+	assert.NotEmpty(t, j.Header.Ruler)
+	assert.Len(t, j.Rounds, 3)
+	for i := 1; i <= 3; i++ {
+		assert.Equal(t, []string{journal.RoundOK}, roundLines(j)[i], "round %d", i)
+	}
+	data, err = os.ReadFile(o.Journal)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(data), `"type":"ruler"`), "one ruler line")
+}
+
 // TestRunInterruptedBetweenBlocks: a context cancelled between two blocks
 // stops the campaign before the next one starts.
 func TestRunInterruptedBetweenBlocks(t *testing.T) {

@@ -70,6 +70,7 @@ func roundsOK(t *testing.T, path string) map[int]int {
 // TestAbDefaultPairEndToEnd runs the default campaign small: per_bind
 // (base) against retained (head) on the embedded model.
 func TestAbDefaultPairEndToEnd(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "c.jsonl")
 	code, out, errText := runCLI("ab", "--rounds", "4", "--block", "4", "--journal", j, "--seed", "11")
 	require.Equal(t, 0, code, errText)
@@ -142,6 +143,7 @@ func TestAbDefaultPairEndToEnd(t *testing.T) {
 }
 
 func TestAbUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -172,6 +174,7 @@ func TestAbUsageErrors(t *testing.T) {
 }
 
 func TestAbOptionsFromFlags(t *testing.T) {
+	t.Parallel()
 	var got *AbOptions
 	cmd := NewCmdAb(nil, func(o *AbOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--trials", "40", "--block", "4", "--order", "abab", "--trim", "10",
@@ -210,6 +213,7 @@ func abCmd(t *testing.T, journal, base, head string, extra ...string) (int, stri
 }
 
 func TestAbFaults(t *testing.T) {
+	t.Parallel()
 	cat := catArm(t)
 	tests := []struct {
 		name  string
@@ -250,6 +254,7 @@ func TestAbFaults(t *testing.T) {
 }
 
 func TestAbCommandArmsAA(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	cat := catArm(t)
 	code, out, errText := abCmd(t, j, cat, cat)
@@ -263,6 +268,7 @@ func TestAbCommandArmsAA(t *testing.T) {
 }
 
 func TestAbStampMismatch(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, _, errText := runCLI("ab", "--journal", j, "--base", "embedded:", "--head", "embedded:device=model:call_ns=1",
 		"--rounds", "3", "--block", "3", "--warmup", "0", "--order", "abab")
@@ -273,6 +279,7 @@ func TestAbStampMismatch(t *testing.T) {
 }
 
 func TestAbLockedJournal(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	f, err := os.OpenFile(journal.LockPath(j), os.O_RDWR|os.O_CREATE, 0o644)
 	require.NoError(t, err)
@@ -289,6 +296,7 @@ func TestAbLockedJournal(t *testing.T) {
 }
 
 func TestAbResumeChecks(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	cat := catArm(t)
 	code, _, errText := abCmd(t, j, cat, cat)
@@ -323,6 +331,7 @@ func TestAbResumeChecks(t *testing.T) {
 }
 
 func TestAbFailOn(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	cat := catArm(t)
 	// Head's log is the fixture with every bind segment ten times as
@@ -334,6 +343,7 @@ func TestAbFailOn(t *testing.T) {
 }
 
 func TestAbPerRank(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	cat := catArm(t)
 	// The E1 fixture has two ranks (pids) of four passes each.
@@ -345,6 +355,7 @@ func TestAbPerRank(t *testing.T) {
 }
 
 func TestAACommand(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := runCLI("aa", "--cmd", catArm(t), "--journal", j, "--rounds", "3", "--block", "3", "--warmup", "0")
 	require.Equal(t, 0, code, errText)
@@ -364,6 +375,7 @@ func TestAACommand(t *testing.T) {
 // fixture's thread 0x7f3cb1409d40) spends 20% less in its bind phases,
 // rank 0 is unchanged, and the gate fires. Rank 0 alone said no change.
 func TestAbPerRankGatesOnEveryRank(t *testing.T) {
+	t.Parallel()
 	fast := rank1FasterLog(t)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := abCmd(t, j, catArm(t), "cat "+fast, "--per-rank", "--rounds", "8", "--fail-on", "change")
@@ -412,6 +424,7 @@ func readGz(t *testing.T, path string) string {
 // the one progress line of internal/progress (as hbgtrace does) and
 // clears it at the end; the report goes to stdout as ever.
 func TestAbProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	master, tty := ptytest.Open(t)
 	var seen bytes.Buffer
 	read := make(chan struct{})
@@ -421,7 +434,7 @@ func TestAbProgressOnATerminal(t *testing.T) {
 	}()
 	var out bytes.Buffer
 	code := run([]string{"ab", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--rounds", "3", "--block", "3",
-		"--warmup", "0", "--base", "embedded:delay_us=400000", "--head", "embedded:delay_us=400000,mirror=retained"}, &out, tty)
+		"--warmup", "0", "--base", "embedded:delay_us=50000", "--head", "embedded:delay_us=50000,mirror=retained"}, &out, tty)
 	tty.Close()
 	master.Close()
 	<-read
@@ -435,6 +448,7 @@ func TestAbProgressOnATerminal(t *testing.T) {
 // TestAbMetricList: --metric list prints every metric with its unit, and
 // every name it prints is one --metric takes.
 func TestAbMetricList(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range [][]string{{"ab"}, {"aa"}, {"compare"}} {
 		t.Run(cmd[0], func(t *testing.T) {
 			code, out, errText := runCLI(append(cmd, "--metric", "list")...)
@@ -462,6 +476,7 @@ func TestAbMetricList(t *testing.T) {
 // says so above the verdict; --expect-same-work turns that into exit 3.
 // One arm against itself does the same work: nothing is said.
 func TestAbSameWorkGuard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -501,6 +516,7 @@ func TestAbSameWorkGuard(t *testing.T) {
 // still mean 10 rounds of 5 passes reduced by their median; a block of 6
 // warm passes or more takes the minimum unless --block-stat says.
 func TestAbCommunityRecipeKeepsItsMethod(t *testing.T) {
+	t.Parallel()
 	parse := func(args ...string) journal.Config {
 		var got *AbOptions
 		cmd := NewCmdAb(nil, func(o *AbOptions) error { got = o; return nil })

@@ -34,6 +34,7 @@ func analyse(t *testing.T, path string) *analysis.Analysis {
 // TestCalibrationAA: the same arm on both sides is not called faster or
 // slower (STATS.md "Calibration").
 func TestCalibrationAA(t *testing.T) {
+	t.Parallel()
 	calibrating(t)
 	j := filepath.Join(t.TempDir(), "aa.jsonl")
 	code, out, errText := runCLI("aa", "embedded:mirror=retained", "--rounds", "10", "--journal", j, "--seed", "1")
@@ -55,6 +56,7 @@ func TestCalibrationAA(t *testing.T) {
 // the H2D image +100. A CI wholly below 2000, or wholly above 2400, is a
 // ruler that misreads a known delay.
 func TestCalibrationInjectedDelay(t *testing.T) {
+	t.Parallel()
 	calibrating(t)
 	j := filepath.Join(t.TempDir(), "delay.jsonl")
 	code, out, errText := runCLI("ab", "--base", "embedded:mirror=retained", "--head", "embedded:mirror=retained,delay_us=2000",

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSplitLogArgs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name             string
 		args             []string
@@ -91,6 +92,7 @@ func compareArgs(extra ...string) []string {
 
 // TestCompareFlags captures the options compare parses.
 func TestCompareFlags(t *testing.T) {
+	t.Parallel()
 	var got *CompareOptions
 	cmd := NewCmdCompare(nil, func(o *CompareOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--cold", "1", "--base", "a.log", "b.log", "--block-stat", "min", "--head", "c.log", "--margin", "2%", "--format", "benchfmt", "--redact", "--head=d.log"})
@@ -110,6 +112,7 @@ func TestCompareFlags(t *testing.T) {
 }
 
 func TestCompareUsageErrors(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "empty.log")
 	require.NoError(t, os.WriteFile(empty, []byte("no passes\n"), 0o644))
 	tests := []struct {
@@ -142,6 +145,7 @@ func TestCompareUsageErrors(t *testing.T) {
 // once in the error, after compare's own prefix; a glob the shell did not
 // expand says so.
 func TestCompareErrorNamesTheFileOnce(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "main-*.log")
 	code, _, errText := runCLI("compare", "--base", missing, "--head", "../../fixtures/hbg-e1.log")
 	assert.Equal(t, 1, code)
@@ -151,6 +155,7 @@ func TestCompareErrorNamesTheFileOnce(t *testing.T) {
 }
 
 func TestCompareHelp(t *testing.T) {
+	t.Parallel()
 	code, out, errText := runCLI("compare", "--help")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "--base LOG... --head LOG...")
@@ -163,6 +168,7 @@ func TestCompareHelp(t *testing.T) {
 // p the exact minimum for 4 against 4 (2/70), and the report says it is
 // unpaired and weaker than a campaign.
 func TestCompareFindsTheDelay(t *testing.T) {
+	t.Parallel()
 	code, out, errText := runCLI(compareArgs()...)
 	require.Equal(t, 0, code, errText)
 	assert.Regexp(t, `^SLOWER: ControlPlane: head takes \d+\.\d% more time than base .*4 base logs, 4 head logs, unpaired, rank-sum p=0\.029\)`, out)
@@ -173,6 +179,7 @@ func TestCompareFindsTheDelay(t *testing.T) {
 
 // TestCompareWarnsFewLogs: 3 logs per arm cannot reach p < 0.05.
 func TestCompareWarnsFewLogs(t *testing.T) {
+	t.Parallel()
 	set := compareSets["compare-4v4"]
 	args := []string{"compare", "--base", set[1], set[2], set[3], "--head", set[6], set[7], set[8]}
 	code, out, errText := runCLI(args...)
@@ -186,6 +193,7 @@ func TestCompareWarnsFewLogs(t *testing.T) {
 // logs per arm"); the report says why, and the JSON has nulls and the
 // reasons.
 func TestCompareTwoLogsPerArmPrintsNoInterval(t *testing.T) {
+	t.Parallel()
 	set := compareSets["compare-4v4"]
 	args := []string{"compare", "--base", set[1], set[2], "--head", set[6], set[7]}
 	code, out, errText := runCLI(args...)
@@ -291,6 +299,7 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 // copies, so the rank-sum p is the tied normal approximation's: 0.013 with
 // 4 logs per arm, 0.026 adjusted, and rank 1's faster head is called.
 func TestComparePerRank(t *testing.T) {
+	t.Parallel()
 	base, fast := fixtureLog(t, "hbg-e1.log"), rank1FasterLog(t)
 	args := func(n int) []string {
 		a := []string{"compare", "--per-rank", "--base"}

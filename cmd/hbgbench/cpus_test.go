@@ -60,6 +60,7 @@ func allOn(t *testing.T, lines []string, n int, list string) {
 // The journal, the stamps (and so the ruler) and every report format say
 // so; a resume keeps the set and refuses another.
 func TestAbCpusPinsCommandBlocks(t *testing.T) {
+	t.Parallel()
 	allowed := pinnable(t)
 	tmp := t.TempDir()
 
@@ -163,6 +164,7 @@ func TestAbCpusPinsEmbeddedBlocks(t *testing.T) {
 // this process may not use, is a usage error naming the flag, before any
 // journal or block.
 func TestAbCpusRefused(t *testing.T) {
+	t.Parallel()
 	allowed := pinnable(t)
 	tests := map[string]string{
 		"x":     `--cpus "x": "x" is not a CPU number`,
@@ -194,6 +196,7 @@ func TestAbCpusRefused(t *testing.T) {
 // process they fork, run on CPU 0 only; the build, which runs once before
 // the rounds and is not measured, is not pinned.
 func TestAbCpusPinsGitBlocks(t *testing.T) {
+	t.Parallel()
 	allowed := pinnable(t)
 	status := t.TempDir()
 	repo := t.TempDir()
@@ -222,6 +225,7 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 // TestShardsCpus: shards run with --cpus keep it in their journals, and
 // their merged report says where the blocks ran.
 func TestShardsCpus(t *testing.T) {
+	t.Parallel()
 	pinnable(t)
 	dir := t.TempDir()
 	extra := append([]string{"--rounds", "3", "--cpus", "0"}, shardArms...)
@@ -242,6 +246,7 @@ func TestShardsCpus(t *testing.T) {
 // TestRecipeCpus: hbgbench.toml's cpus pins the blocks as --cpus does,
 // and --cpus on the command line overrides it.
 func TestRecipeCpus(t *testing.T) {
+	t.Parallel()
 	pinnable(t)
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"

@@ -133,6 +133,7 @@ var mdLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)\)`)
 // (`[text](docs/x.md#anchor)`, `[text](x.md)`, `[text](#anchor)`): the
 // file exists, and the anchor is a heading of it.
 func TestDocLinks(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	anchorsOf := map[string]map[string]bool{}
 	anchors := func(path string) map[string]bool {
@@ -189,6 +190,7 @@ func TestDocLinks(t *testing.T) {
 // (before its first ## heading) with a list of links to every ## and ###
 // heading of the page, in order.
 func TestABPagesHaveContents(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob(filepath.Join(repoRoot(t), "docs", "ab*.md"))
 	require.NoError(t, err)
 	require.Len(t, pages, 5, "the guide, the reference, the method, the measurements and operations")
@@ -356,6 +358,7 @@ func checkDefault(f *pflag.Flag, cell string) error {
 // table, each table lists exactly its command's flags (shorthands
 // included), and its default column agrees with each flag's default.
 func TestFlagTablesMatchTheCommands(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "ab-reference.md"))
 	require.NoError(t, err)
 	cmds := map[string]*cobra.Command{}
@@ -405,6 +408,7 @@ func TestFlagTablesMatchTheCommands(t *testing.T) {
 // TestCheckDefault: the default rule of the flag tables tells a right
 // cell from a wrong one.
 func TestCheckDefault(t *testing.T) {
+	t.Parallel()
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.Int("block", 20, "")
 	fs.Int("trim", -1, "")
@@ -559,6 +563,7 @@ func TestDocExamples(t *testing.T) {
 // TestMatchLines: the elisions of the examples match what they stand for
 // and nothing else.
 func TestMatchLines(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		want, got []string

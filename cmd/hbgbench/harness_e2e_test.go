@@ -36,6 +36,7 @@ func harnessLog(t *testing.T, args ...string) *trace.Log {
 // reports HostOrch exclusive of them and H2dGraph as their sum; with
 // current nothing is subtracted.
 func TestHarnessEagerPinnedAccounting(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		epoch, pod string
 		nested     bool
@@ -95,6 +96,7 @@ func TestHarnessEagerPinnedAccounting(t *testing.T) {
 // that rank's chip.run.bind; `phases --ranks 2` drops one cold pass per
 // rank; the rounds table has three rounds per rank.
 func TestHarnessTwoRanksReadAsTheFixture(t *testing.T) {
+	t.Parallel()
 	const rounds = 3
 	l := harnessLog(t, "--ranks", "2", "--rounds", fmt.Sprint(rounds), "--workload", "qwen3-14b-decode")
 	require.Len(t, l.Anchors, 2)

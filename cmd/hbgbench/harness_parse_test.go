@@ -16,6 +16,7 @@ import (
 // every bind-phase pass attached to its chip.run.bind, and the HBG
 // accounting recording every stage of the control plane in every round.
 func TestHarnessLogParses(t *testing.T) {
+	t.Parallel()
 	const rounds = 3
 	tests := []struct {
 		workload string

@@ -22,6 +22,7 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestHarnessFlagsAreTheSwitchTable(t *testing.T) {
+	t.Parallel()
 	cmd := NewCmdHarness(func(*HarnessOptions) error { return nil })
 	var names []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
@@ -37,6 +38,7 @@ func TestHarnessFlagsAreTheSwitchTable(t *testing.T) {
 }
 
 func TestHarnessOptionsFromFlags(t *testing.T) {
+	t.Parallel()
 	var got *HarnessOptions
 	cmd := NewCmdHarness(func(o *HarnessOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--graph-pod", "current", "--mirror", "retained", "--rounds", "3",
@@ -59,6 +61,7 @@ func TestHarnessOptionsFromFlags(t *testing.T) {
 }
 
 func TestHarnessWritesTheLogToStdout(t *testing.T) {
+	t.Parallel()
 	code, out, errText := runCLI("harness", "--rounds", "2", "--workload", "qwen3-14b-decode", "--epoch", "e2")
 	require.Equal(t, 0, code, errText)
 	assert.Empty(t, errText)
@@ -74,6 +77,7 @@ func TestHarnessWritesTheLogToStdout(t *testing.T) {
 }
 
 func TestHarnessOutputFileAndRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "bind.log")
 	recs := filepath.Join(dir, "recs")
@@ -129,6 +133,7 @@ func TestHarnessExitStatus(t *testing.T) {
 }
 
 func TestChildCommandIsHidden(t *testing.T) {
+	t.Parallel()
 	root := newRootCmd(nil)
 	c, _, err := root.Find([]string{runtimeharness.ChildCommand})
 	require.NoError(t, err)
@@ -144,6 +149,7 @@ func TestChildCommandIsHidden(t *testing.T) {
 // TestHelpHygiene walks every visible command: Short and Example set, no
 // tabs, help lines under 80 columns.
 func TestHelpHygiene(t *testing.T) {
+	t.Parallel()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {

@@ -17,6 +17,10 @@ import (
 // need a real hbgbench process to kill.
 const mainEnv = "HBGBENCH_TEST_AS_MAIN"
 
+// testBinEnv names this test binary for the scripts of git and command
+// arms (runScript, outScript).
+const testBinEnv = "HBGBENCH_TEST_BIN"
+
 // TestMain lets the test binary serve as the embedded arms' child (an
 // EmbeddedRunner re-executes os.Executable() with ChildCommand) and, with
 // mainEnv set, as the hbgbench binary.
@@ -27,6 +31,12 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	// The run.sh scripts of the git and command arms run this binary as
+	// hbgbench. Set once here, not with t.Setenv, so that the tests that
+	// use it may run in parallel.
+	if err := os.Setenv(testBinEnv, os.Args[0]); err != nil {
+		panic(err)
 	}
 	os.Exit(m.Run())
 }
@@ -57,6 +67,7 @@ func writeCPUsStatus() {
 // TestVersion: hbgbench names itself as hbgtrace does (cmd/hbgtrace
 // TestVersionFlag): "hbgbench (hbgkit) VERSION go1.x".
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI("--version")
 	require.Equal(t, 0, code)
 	assert.Regexp(t, `^hbgbench \(hbgkit\) \S+( rev [0-9a-f]+(\+dirty)?)? go\S+\n$`, out)

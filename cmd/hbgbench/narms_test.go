@@ -27,6 +27,7 @@ var narmsJournal = filepath.Join("testdata", "report", "narms.jsonl")
 // format, byte for byte: one verdict line and one row of the primary
 // table per arm, then each arm's families against the base.
 func TestReportGoldenNArms(t *testing.T) {
+	t.Parallel()
 	for _, f := range abreport.Formats {
 		t.Run(f, func(t *testing.T) {
 			code, out, errText := runCLI("report", narmsJournal, "--format", f)
@@ -72,6 +73,7 @@ func TestReportGoldenNArms(t *testing.T) {
 // block minimum and a ±20% margin keep both calls far from chance.
 // Every round ran one block of each arm, in the order its seed draws.
 func TestAbNArmsSweepFindsTheSlowArm(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "s.jsonl")
 	code, out, errText := runCLI("ab", "--sweep", "delay_us=0,0,200000", "--rounds", "8", "--block", "4", "--warmup", "0",
 		"--block-stat", "min", "--margin", "20%", "--seed", "3", "--journal", j, "--fail-on", "slower")
@@ -114,6 +116,7 @@ func TestAbNArmsSweepFindsTheSlowArm(t *testing.T) {
 // round closed once, each with one counted block of every arm in the
 // position its seed gives, as an uninterrupted run would.
 func TestAbNArmsKilledResumes(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "k.jsonl")
 	cmd := exec.Command(os.Args[0], "ab", "--journal", j, "--rounds", "3", "--block", "3", "--warmup", "0", "--seed", "23",
 		"--arm", "p=embedded:delay_us=150001", "--arm", "q=embedded:delay_us=150001,mirror=retained", "--arm", "r=embedded:delay_us=150002")
@@ -159,6 +162,7 @@ func TestAbNArmsKilledResumes(t *testing.T) {
 // campaign extends with --resume --rounds N, the new rounds' orders from
 // the same seed stream, and every arm runs in every new round.
 func TestAbNArmsExtend(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "e.jsonl")
 	arm := `cmd:test -n "$HBG_NARMS_T" && ` + catArm(t)
 	code, out, errText := runCLI("ab", "--journal", j, "--arm", "c="+arm, "--sweep", "HBG_NARMS_T=x,y,z",
@@ -203,6 +207,7 @@ func TestAbNArmsExtend(t *testing.T) {
 // TestAbNArmsUsageErrors: named arms that cannot be a campaign are usage
 // errors (exit 2) naming the flag, before anything runs.
 func TestAbNArmsUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -244,6 +249,7 @@ func TestAbNArmsUsageErrors(t *testing.T) {
 // TestAbTwoNamedArmsAreATwoArmCampaign: two --arm arms are base and head
 // of an ordinary campaign: no arm list in the journal, the two-arm report.
 func TestAbTwoNamedArmsAreATwoArmCampaign(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "two.jsonl")
 	cat := catArm(t)
 	code, out, errText := runCLI("ab", "--journal", j, "--arm", "new=cmd:"+cat, "--arm", "old=cmd:"+cat, "--baseline", "old",

@@ -56,6 +56,7 @@ func normalize(s string) string {
 // redacted report, and of compare on both fixture sets: each byte for byte
 // as its golden file.
 func TestReportGolden(t *testing.T) {
+	t.Parallel()
 	type run struct {
 		name string
 		args []string
@@ -137,6 +138,7 @@ func cellTexts(src []byte, row ast.Node) []string {
 // campaign and of compare: exactly one table, with a row per analysed
 // metric and the columns of STATS.md, then the <details> block.
 func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"report":      {"report", campaignJournal, "--format", "markdown"},
 		"compare-4v4": append([]string{"compare", "--format", "markdown"}, compareSets["compare-4v4"]...),
@@ -182,6 +184,7 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 // TestMarkdownTableEscapesPipes puts a | into a metric label: the table
 // still has 7 cells per row and the cell reads a|b.
 func TestMarkdownTableEscapesPipes(t *testing.T) {
+	t.Parallel()
 	j, err := journal.ReadJournal(campaignJournal)
 	require.NoError(t, err)
 	a := analysis.Analyze(j)
@@ -199,6 +202,7 @@ func TestMarkdownTableEscapesPipes(t *testing.T) {
 
 // TestReportJSONSchema checks the json format's documented fields.
 func TestReportJSONSchema(t *testing.T) {
+	t.Parallel()
 	code, out, errText := runCLI("report", campaignJournal, "--format", "json")
 	require.Equal(t, 0, code, errText)
 	var m map[string]any
@@ -228,6 +232,7 @@ func TestReportJSONSchema(t *testing.T) {
 // groups it by /arm as benchstat -col /arm does, and checks each arm's
 // sample against the analysis: as many passes, the same median.
 func TestReportBenchfmt(t *testing.T) {
+	t.Parallel()
 	for name, args := range map[string][]string{
 		"report":  {"report", campaignJournal},
 		"compare": append([]string{"compare"}, compareSets["compare-4v4"]...),
@@ -296,6 +301,7 @@ func TestReportBenchfmt(t *testing.T) {
 // -col /arm on the benchfmt report: it reads every line and puts base
 // and head side by side.
 func TestReportBenchstatTool(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds benchstat")
 	}
@@ -360,6 +366,7 @@ func redactJournal(t *testing.T) string {
 // TestReportRedact: without --redact every format that carries them
 // shows the host and the paths; with it none does.
 func TestReportRedact(t *testing.T) {
+	t.Parallel()
 	path := redactJournal(t)
 	secret := regexp.MustCompile(`secret-box-17|/home/alice|tok-9f8e7d6c|` + regexp.QuoteMeta(filepath.Dir(path)))
 	for _, f := range abreport.Formats {
@@ -386,6 +393,7 @@ func TestReportRedact(t *testing.T) {
 // taken for an HTML tag), the command arm's --env switch, and the command
 // in its code block quoted for a shell.
 func TestRedactedMarkdownRenders(t *testing.T) {
+	t.Parallel()
 	path := redactJournal(t)
 	code, out, errText := runCLI("report", path, "--format", "markdown", "--redact")
 	require.Equal(t, 0, code, errText)
@@ -401,6 +409,7 @@ func TestRedactedMarkdownRenders(t *testing.T) {
 // TestReportReadOnly: report reads a journal another hbgbench holds and
 // whose last line is torn, warns, and leaves the file as it was.
 func TestReportReadOnly(t *testing.T) {
+	t.Parallel()
 	path := redactJournal(t) // ends in a torn line
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -453,6 +462,7 @@ func TestReportUsage(t *testing.T) {
 // reads, and --redact keeps the arms' absolute paths out of it; aa prints
 // its calibration report as markdown with one table.
 func TestAbFormatsBenchfmtAndRedacts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cat := catArm(t) // cat /abs/path/fixtures/hbg-e1.log
 	code, out, errText := abCmd(t, filepath.Join(dir, "a.jsonl"), cat, cat, "--format", "benchfmt", "--redact")
@@ -490,6 +500,7 @@ func TestAbFormatsBenchfmtAndRedacts(t *testing.T) {
 // journal, as a campaign still running has written them: the verdict
 // covers the rounds complete, and the report says so.
 func TestReportPartialJournal(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(campaignJournal)
 	require.NoError(t, err)
 	lines := strings.SplitAfter(string(data), "\n")
@@ -506,6 +517,7 @@ func TestReportPartialJournal(t *testing.T) {
 // TestJSONSchemaIsDocumented: every field the json format writes, at the
 // top level and per metric, is named in docs/ab-reference.md's schema section.
 func TestJSONSchemaIsDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ab-reference.md"))
 	require.NoError(t, err)
 	_, sec, ok := strings.Cut(string(doc), "### The json schema")
@@ -553,6 +565,7 @@ func TestJSONSchemaIsDocumented(t *testing.T) {
 // consistent with (the spread's chi-square interval) and the rounds that
 // would pin the spread, in text and markdown.
 func TestAAStatesHowSureItsMarginIs(t *testing.T) {
+	t.Parallel()
 	j, err := journal.ReadJournal(campaignJournal)
 	require.NoError(t, err)
 	a := analysis.Analyze(j)

@@ -102,6 +102,7 @@ func waitNoOrphans(t *testing.T, dir string) {
 // --resume completes the campaign with the same schedule, the interrupted
 // round rerun whole as a new attempt, no round lost or counted twice.
 func TestAbKilledCampaignResumes(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "c.jsonl")
 	cmd, _, _ := startCampaign(t, j)
 	killMidRound(t, cmd, j)
@@ -146,6 +147,7 @@ func TestAbKilledCampaignResumes(t *testing.T) {
 // TestAbInterruptPrintsPartialReport sends SIGINT inside a round: the
 // block in flight is killed, the partial report printed, exit status 130.
 func TestAbInterruptPrintsPartialReport(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "c.jsonl")
 	cmd, out, errb := startCampaign(t, j)
 	waitJournal(t, j, midRound)
@@ -170,6 +172,7 @@ func TestAbInterruptPrintsPartialReport(t *testing.T) {
 // mid-block kills what the block's command started in the background as
 // well as the command itself (internal/procgroup's watchdog).
 func TestAbKilledTakesTheBlocksBackgroundProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	arm := `sleep 60 & echo $! > "` + dir + `/bg.tmp"; mv "` + dir + `/bg.tmp" "` + dir + `/bg"; wait`
 	cmd := exec.Command(os.Args[0], "ab", "--journal", filepath.Join(dir, "j.jsonl"), "--base-cmd", arm, "--head-cmd", arm,
@@ -196,49 +199,13 @@ func TestAbKilledTakesTheBlocksBackgroundProcesses(t *testing.T) {
 	}
 }
 
-// TestAbKilledInItsFirstBlockResumes: a campaign killed (SIGKILL) or
-// interrupted (SIGINT) before any block counted leaves a journal with its
-// header on disk, which --resume continues; the resumed campaign names
-// the primary metric and the ruler in a ruler line, as an uninterrupted
-// one does.
-func TestAbKilledInItsFirstBlockResumes(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
-			j := filepath.Join(t.TempDir(), "c.jsonl")
-			cmd, _, errb := startCampaign(t, j, "--warmup", "1", "--rounds", "3")
-			// The header is written before the first block runs.
-			waitJournal(t, j, func(lines []string) bool { return len(lines) == 1 })
-			require.NoError(t, cmd.Process.Signal(sig))
-			_ = cmd.Wait()
-			lines := readJSONL(t, j)
-			require.Len(t, lines, 1, "only the header: no block counted (%s)", errb.String())
-			assert.Equal(t, "header", lines[0]["type"])
-			assert.Empty(t, lines[0]["primary"])
-
-			code, _, errText := runCLI("ab", "--resume", "--journal", j)
-			require.Equal(t, 0, code, errText)
-			jr, err := journal.ReadJournal(j)
-			require.NoError(t, err)
-			assert.Equal(t, "ControlPlane", jr.Header.Primary.String())
-			assert.NotEmpty(t, jr.Header.Ruler)
-			assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
-			rulers := 0
-			for _, m := range readJSONL(t, j) {
-				if m["type"] == "ruler" {
-					rulers++
-				}
-			}
-			assert.Equal(t, 1, rulers)
-		})
-	}
-}
-
 // TestAbFullDiskIsNotTheArms: the campaign's disk fills mid-campaign (a
 // small tmpfs, mounted for the test). That is hbgbench's failure, not the
 // arm's: the campaign stops with a clear error, no round is dropped or
 // blamed on an arm, and once space is freed --resume completes every
 // round.
 func TestAbFullDiskIsNotTheArms(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a small tmpfs (a disk that fills) needs root; CI runs as root")
 	}
@@ -269,6 +236,7 @@ func TestAbFullDiskIsNotTheArms(t *testing.T) {
 // the same seed stream, ruler and config; one campaign in the report. An
 // inconclusive one says how to extend it; a campaign is never shrunk.
 func TestAbExtend(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	cat := catArm(t)
 	// 6 rounds cannot settle it.

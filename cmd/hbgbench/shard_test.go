@@ -49,8 +49,9 @@ func mergedReport(t *testing.T, args ...string) *analysis.Merged {
 // processes with different host identities, merges their journals, and
 // checks the pooled Δ against the same rounds analysed as one campaign.
 func TestShardsMergeAsOneCampaign(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	const rounds = "12"
+	const rounds = "8"
 	a, aErr := startShard(t, dir, "host-a", "0/2", "c25", append([]string{"--rounds", rounds}, shardArms...)...)
 	b, bErr := startShard(t, dir, "host-b", "1/2", "c25", append([]string{"--rounds", rounds}, shardArms...)...)
 	require.NoError(t, a.Wait(), aErr.String())
@@ -63,32 +64,32 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 	require.Len(t, m.Shards, 2)
 	assert.Equal(t, "host-a", m.Shards[0].Shard.Host)
 	assert.Equal(t, "host-b", m.Shards[1].Shard.Host)
-	assert.Equal(t, 24, m.Pooled.Complete)
+	assert.Equal(t, 16, m.Pooled.Complete)
 	p := m.Pooled.PrimaryResult()
 	require.NotNil(t, p)
 	assert.Equal(t, "slower", p.Verdict.String())
 
 	// The same rounds as one campaign: shard 1's rounds after shard 0's,
-	// one paired analysis of all 24.
+	// one paired analysis of all 16.
 	j0, err := journal.ReadJournal(ja)
 	require.NoError(t, err)
 	j1, err := journal.ReadJournal(jb)
 	require.NoError(t, err)
 	assert.NotEqual(t, j0.Header.Schedule.Seed, j1.Header.Schedule.Seed, "each shard draws its own seed stream")
 	one := *j0
-	one.Header.Config.Rounds = 24
+	one.Header.Config.Rounds = 16
 	for _, blk := range j1.Blocks {
 		if blk.Round > 0 {
-			blk.Round += 12
+			blk.Round += 8
 		}
 		one.Blocks = append(one.Blocks, blk)
 	}
 	for _, r := range j1.Rounds {
-		r.Round += 12
+		r.Round += 8
 		one.Rounds = append(one.Rounds, r)
 	}
 	single := analysis.Analyze(&one).PrimaryResult()
-	require.Equal(t, 24, single.Rounds)
+	require.Equal(t, 16, single.Rounds)
 	assert.True(t, float64(single.CILo) <= float64(p.Delta) && float64(p.Delta) <= float64(single.CIHi),
 		"pooled Δ %v outside the single campaign's interval [%v, %v]", p.Delta, single.CILo, single.CIHi)
 
@@ -122,35 +123,8 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 	assert.NotContains(t, out, "MERGED")
 }
 
-// TestShardKilledResumedMerged kills a shard with SIGKILL inside a round,
-// resumes it by its --shard and --campaign alone, and merges it with the
-// other shard: every round of both shards is in the merged report.
-func TestShardKilledResumedMerged(t *testing.T) {
-	dir := t.TempDir()
-	slow := []string{"--rounds", "4", "--base", "embedded:delay_us=150000", "--head", "embedded:delay_us=150000,mirror=retained"}
-	a, _ := startShard(t, dir, "host-k", "0/2", "k25", slow...)
-	ja := filepath.Join(dir, campaign.HomeDir, "k25", "shard-0of2-host-k.jsonl")
-	killMidRound(t, a, ja)
-	before, err := journal.ReadJournal(ja)
-	require.NoError(t, err)
-	require.Less(t, len(before.Rounds), 4, "the kill should land before the last round closed")
-
-	b, bErr := startShard(t, dir, "host-l", "1/2", "k25", slow...)
-	r, rErr := startShard(t, dir, "host-k", "0/2", "k25", append([]string{"--resume"}, slow...)...)
-	require.NoError(t, r.Wait(), rErr.String())
-	require.NoError(t, b.Wait(), bErr.String())
-
-	m := mergedReport(t, filepath.Join(dir, campaign.HomeDir, "k25"))
-	require.Len(t, m.Shards, 2)
-	for _, s := range m.Shards {
-		assert.Equal(t, 4, s.Rounds, "shard %d", s.Shard.Index)
-		assert.Equal(t, 4, s.Planned, "shard %d", s.Shard.Index)
-	}
-	assert.Equal(t, 8, m.Pooled.Complete)
-	assert.False(t, m.Pooled.Partial)
-}
-
 func TestShardFlagsNeedEachOther(t *testing.T) {
+	t.Parallel()
 	code, _, errText := runCLI("ab", "--shard", "0/2", "--rounds", "3")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errText, "give --campaign ID as well")
@@ -169,6 +143,7 @@ func TestShardFlagsNeedEachOther(t *testing.T) {
 // one host with one --cache: each checks its worktrees out in a cache
 // directory of its own, and the merge finds the head slower.
 func TestShardsOfGitArms(t *testing.T) {
+	t.Parallel()
 	repo, c1, _ := testRepo(t)
 	dir, cache := t.TempDir(), t.TempDir()
 	git := []string{"--repo", repo, "--base", c1[:10], "--head", "pr", "--run", "./run.sh {rounds} {out}", "--rounds", "6", "--cache", cache}
@@ -184,13 +159,16 @@ func TestShardsOfGitArms(t *testing.T) {
 	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
 }
 
-// TestShardsOfCommandArms: a command arm runs as a shard as any other.
+// TestShardsOfCommandArms: a command arm runs as a shard as any other,
+// and the shard resumes by its --shard and --campaign alone: the journal
+// is found in the campaign home under this host's name. (A kill and a
+// resume inside a round are TestAbKilledCampaignResumes; a shard's
+// resume from its name is abtest/campaign TestRunShards.)
 func TestShardsOfCommandArms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	t.Setenv("HBGBENCH_TEST_BIN", os.Args[0])
-	cmds := []string{"--base-cmd", "env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us 20000 --rounds {rounds} -o {out}/host.run.log",
-		"--head-cmd", "env " + mainEnv + "=1 \"$HBGBENCH_TEST_BIN\" harness --mirror retained --delay-us 40000 --rounds {rounds} -o {out}/host.run.log",
-		"--rounds", "6"}
+	cat := catArm(t)
+	cmds := []string{"--base-cmd", cat, "--head-cmd", cat, "--rounds", "3"}
 	a, aErr := startShard(t, dir, "cmd-a", "0/1", "k1", cmds...)
 	require.NoError(t, a.Wait(), aErr.String())
 	j := filepath.Join(dir, campaign.HomeDir, "k1", "shard-0of1-cmd-a.jsonl")
@@ -198,7 +176,16 @@ func TestShardsOfCommandArms(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, jr.Header.Shard)
 	assert.Equal(t, journal.KindCommand, jr.Header.Arms[journal.Base].Kind)
-	assert.Equal(t, 6, len(jr.Rounds))
+	assert.Equal(t, 3, len(jr.Rounds))
+
+	r, rErr := startShard(t, dir, "cmd-a", "0/1", "k1", "--resume")
+	require.NoError(t, r.Wait(), rErr.String())
+	assert.Contains(t, rErr.String(), "journal "+j)
+	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j), "a finished shard resumed runs no round")
+	m := mergedReport(t, filepath.Join(dir, campaign.HomeDir, "k1"))
+	require.Len(t, m.Shards, 1)
+	assert.Equal(t, 3, m.Pooled.Complete)
+	assert.False(t, m.Pooled.Partial)
 }
 
 // asShard returns a journal made shard index of count of campaign: its

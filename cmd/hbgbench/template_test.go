@@ -15,6 +15,7 @@ import (
 // is a usage error (exit 2) naming it and the template, before any
 // journal or worktree exists.
 func TestAbTemplateRefusedBeforeAnyBlock(t *testing.T) {
+	t.Parallel()
 	cat := catArm(t)
 	tests := []struct {
 		name string
@@ -60,6 +61,7 @@ func TestAbTemplateRefusedBeforeAnyBlock(t *testing.T) {
 // quotes in the other, runs every block on the exact directory and runs
 // nothing else; the ruler still sets the two commands aside.
 func TestAbHostileCampaignDirectory(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "inj$(touch${IFS}PWNED1) 'q\" `touch${IFS}PWNED2`")
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
-	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/stats"
 	"github.com/stretchr/testify/assert"
@@ -43,6 +38,7 @@ func looksOf(t *testing.T, path string) []journal.LookRecord {
 // TestAbUntilDecidedStopsEarly: a head 8 times slower stops the campaign
 // at an early look with SLOWER; every format says where it stopped.
 func TestAbUntilDecidedStopsEarly(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "s.jsonl")
 	code, out, errText := runCLI(untilArgs(j)...)
 	require.Equal(t, 0, code, errText)
@@ -98,75 +94,32 @@ func roundsAfter(t *testing.T, path string, r int) map[int]int {
 	return got
 }
 
-// TestAaUntilDecided: identical arms run to --max-rounds or stop with no
-// change, never faster or slower.
+// TestAaUntilDecided: aa takes --until-decided and journals its looks;
+// identical arms (one command, the same log every block) are never called
+// faster or slower. The looks of identical arms are tested at their own
+// layer (abtest/campaign TestRunSequentialAA, TestSequentialAANeverFasterOrSlower).
 func TestAaUntilDecided(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "aa.jsonl")
-	code, out, errText := runCLI("aa", "--journal", j, "--until-decided", "--max-rounds", "10", "--block", "4", "--warmup", "0", "--seed", "25")
+	code, out, errText := runCLI("aa", "--cmd", catArm(t), "--journal", j, "--until-decided", "--max-rounds", "5", "--block", "3", "--warmup", "0", "--seed", "25")
 	require.Equal(t, 0, code, errText)
 	looks := looksOf(t, j)
-	require.NotEmpty(t, looks)
+	require.Len(t, looks, 1)
+	assert.Equal(t, 5, looks[0].MaxRounds)
 	for _, l := range looks {
 		assert.NotContains(t, []stats.Call{stats.Faster, stats.Slower}, l.Decision)
 	}
-	if last := looks[len(looks)-1]; !last.Decided {
-		assert.Equal(t, 10, last.Round)
-		assert.Contains(t, out, "ran to --max-rounds: look")
-	}
+	assert.Contains(t, errText, "hbgbench: look 1 after 5 rounds")
+	assert.True(t, strings.HasPrefix(out, "A/A calibration of ControlPlane"), out)
 	assert.NotContains(t, out, "verdict faster")
 	assert.NotContains(t, out, "verdict slower")
-}
-
-// TestAbUntilDecidedResumesAfterAKillBetweenLooks kills hbgbench with
-// SIGKILL after its first look, before the next round's first block is
-// journaled; --resume keeps that look, makes the next ones and reaches the
-// decision a campaign that was not killed reaches.
-func TestAbUntilDecidedResumesAfterAKillBetweenLooks(t *testing.T) {
-	dir := t.TempDir()
-	j := filepath.Join(dir, "k.jsonl")
-	cmd := exec.Command(os.Args[0], untilArgs(j)...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	waitJournal(t, j, func(lines []string) bool {
-		return len(lines) > 0 && strings.Contains(lines[len(lines)-1], `"type":"look"`)
-	})
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_, _ = cmd.Process.Wait()
-	waitNoOrphans(t, campaign.BlockDir(j))
-	before := looksOf(t, j)
-	require.Len(t, before, 1, "killed after the first look: %s", errb.String())
-	require.False(t, before[0].Decided, "the first look (5 of at most 40 rounds) cannot decide: its boundary is beyond reach")
-
-	code, out, errText := runCLI("ab", "--resume", "--journal", j)
-	require.Equal(t, 0, code, errText)
-	after := looksOf(t, j)
-	// The journaled look is kept, not made again (its unbounded RCI is
-	// NaN, which Equal would not match).
-	assert.Equal(t, [4]any{before[0].Round, before[0].N, before[0].Stat, before[0].Boundary},
-		[4]any{after[0].Round, after[0].N, after[0].Stat, after[0].Boundary})
-	for k, l := range after {
-		assert.Equal(t, k+1, l.Look)
-	}
-	last := after[len(after)-1]
-	assert.Equal(t, stats.Slower, last.Decision)
-	assert.Contains(t, out, "SLOWER: ControlPlane")
-
-	// The campaign that was not killed decides the same.
-	u := filepath.Join(dir, "u.jsonl")
-	code, out, errText = runCLI(untilArgs(u)...)
-	require.Equal(t, 0, code, errText)
-	ul := looksOf(t, u)
-	assert.Equal(t, last.Decision, ul[len(ul)-1].Decision)
-	assert.Contains(t, out, "SLOWER: ControlPlane")
 }
 
 // TestAbUntilDecidedExtends: an inconclusive --until-decided campaign
 // extended with --resume --rounds N (or --max-rounds N) continues with
 // looks numbered on from its last: one campaign, not a fresh start.
 func TestAbUntilDecidedExtends(t *testing.T) {
+	t.Parallel()
 	j := filepath.Join(t.TempDir(), "e.jsonl")
 	cat := catArm(t)
 	// No look can settle it (deterministic: no timing noise).
@@ -199,6 +152,7 @@ func TestAbUntilDecidedExtends(t *testing.T) {
 
 // --until-decided alone runs at most 40 rounds; with --rounds R, at most R.
 func TestAbUntilDecidedMaxRounds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want int
@@ -224,6 +178,7 @@ func TestAbUntilDecidedMaxRounds(t *testing.T) {
 }
 
 func TestAbUntilDecidedUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
