@@ -235,7 +235,7 @@ func (w *Worktrees) Ensure(ctx context.Context, sha string) (string, error) {
 			w.remove(path)
 			return "", ErrInterrupted
 		}
-		return "", fmt.Errorf("checking out %s: git worktree add: %v: %s", sha[:12], err, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("checking out %s: git worktree add: %w: %s", sha[:12], err, strings.TrimSpace(out.String()))
 	}
 	w.held[path] = lock
 	return path, nil
