@@ -11,6 +11,7 @@ import (
 // Announce says on w what the campaign of header h, journaled at path,
 // runs, before it runs: its arms, rounds and journal, and the command
 // each block of a git or command arm runs (it may come from a recipe).
+// Its lines carry no program name, as Options.Warn's.
 func Announce(w io.Writer, h journal.Header, path string) {
 	labels := make([]string, len(h.ArmList()))
 	for i, a := range h.ArmList() {
@@ -19,14 +20,14 @@ func Announce(w io.Writer, h journal.Header, path string) {
 			labels[i] = a.Name
 		}
 	}
-	fmt.Fprintf(w, "hbgbench: %s: %d rounds of %d passes per arm, journal %s\n",
+	fmt.Fprintf(w, "%s: %d rounds of %d passes per arm, journal %s\n",
 		strings.Join(labels, " vs "), h.Config.Rounds, h.Config.Block, path)
 	for i, a := range h.ArmList() {
 		switch a.Kind {
 		case journal.KindGit:
-			fmt.Fprintf(w, "hbgbench: each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
+			fmt.Fprintf(w, "each %s block runs in its worktree: %s\n", h.ArmNames()[i], a.Run)
 		case journal.KindCommand:
-			fmt.Fprintf(w, "hbgbench: each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
+			fmt.Fprintf(w, "each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
 		}
 	}
 }

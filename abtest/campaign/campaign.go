@@ -43,7 +43,7 @@ type Campaign struct {
 	Journal *journal.JournalWriter  // open and locked
 	Resumed *journal.Journal        // the journal as read back, nil for a new campaign
 	Dir     string                  // where block logs and output directories go
-	Warn    io.Writer               // warnings, one line each
+	Warn    io.Writer               // warnings, one line each (indented lines continue it), without the program's name
 	// Progress, when set, is called after every block with the blocks done
 	// and the campaign's total.
 	Progress func(done, total int, label string)
@@ -113,7 +113,7 @@ func Run(ctx context.Context, c *Campaign) error {
 		}
 		attempt := st.h.LastAttempt(i) + 1
 		if attempt > 1 {
-			fmt.Fprintf(c.Warn, "hbgbench: round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
+			fmt.Fprintf(c.Warn, "round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
 		}
 		rec := journal.RoundRecord{Type: journal.LineRound, Round: i, Attempt: attempt, Status: journal.RoundOK}
 		for pos, arm := range c.Header.Schedule.RoundOrder(i) {
@@ -138,7 +138,7 @@ func Run(ctx context.Context, c *Campaign) error {
 		}
 		if rec.Status == journal.RoundDropped {
 			st.dropped++
-			fmt.Fprintf(c.Warn, "hbgbench: round %d dropped: %s\n", i, rec.Reason)
+			fmt.Fprintf(c.Warn, "round %d dropped: %s\n", i, rec.Reason)
 			if st.dropped > cfg.MaxDropped() {
 				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s",
 					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason)}
@@ -224,7 +224,7 @@ func (st *state) runBlock(ctx context.Context, arm, round, warmup, attempt, pos 
 			}
 			return b, nil
 		}
-		fmt.Fprintf(c.Warn, "hbgbench: block %s failed: %s\n", label, b.Error)
+		fmt.Fprintf(c.Warn, "block %s failed: %s\n", label, b.Error)
 		fmt.Fprintf(c.Warn, "  its log %s%s\n", filepath.Join(c.Dir, b.Log), b.Tail)
 	}
 	return b, nil

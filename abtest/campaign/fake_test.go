@@ -15,6 +15,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/runtimeharness"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -163,6 +164,7 @@ func runFake(t *testing.T, o Options, lab *fakeLab) (*Session, string, error) {
 	t.Helper()
 	s, warn := openFake(t, o, lab)
 	err := s.Run(context.Background())
+	assert.NotRegexp(t, `(?m)^hbgbench`, warn.String(), "the campaign's lines carry no program name: cmd/hbgbench adds it")
 	return s, warn.String(), err
 }
 

@@ -235,7 +235,7 @@ func (w *Worktrees) Ensure(ctx context.Context, sha string) (string, error) {
 			w.remove(path)
 			return "", ErrInterrupted
 		}
-		return "", fmt.Errorf("checking out %s: git worktree add: %v: %s", sha[:12], err, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("checking out %s: git worktree add: %w: %s", sha[:12], err, strings.TrimSpace(out.String()))
 	}
 	w.held[path] = lock
 	return path, nil
@@ -280,7 +280,8 @@ func (e *BuildError) Error() string {
 // Build runs command in the worktree of sha once per (sha, command,
 // toolchain): a marker beside the worktree remembers a build that
 // succeeded, so a resumed campaign does not build again. An empty command
-// builds nothing.
+// builds nothing. log (nil: none) gets a line before the build, without
+// the program's name, as Options.Warn.
 func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain string, env []string, log io.Writer) error {
 	if strings.TrimSpace(command) == "" {
 		return nil
@@ -295,14 +296,14 @@ func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain str
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if log != nil {
-		fmt.Fprintf(log, "hbgbench: building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
+		fmt.Fprintf(log, "building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
 	}
 	err := watchedRun(cmd)
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The build succeeded; what it left running (a compiler server)
 		// still holds its output, and is not waited for.
 		if log != nil {
-			fmt.Fprintf(log, "hbgbench: the build of %s left a process holding its output; not waiting for it\n", sha[:min(12, len(sha))])
+			fmt.Fprintf(log, "the build of %s left a process holding its output; not waiting for it\n", sha[:min(12, len(sha))])
 		}
 		err = nil
 	}

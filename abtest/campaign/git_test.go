@@ -131,7 +131,7 @@ func TestWorktreesBuild(t *testing.T) {
 	count, err := os.ReadFile(filepath.Join(p, "count"))
 	require.NoError(t, err)
 	assert.Equal(t, "x\n", string(count), "built once")
-	assert.Contains(t, log.String(), "hbgbench: building "+c1[:12]+" in "+p+": "+build)
+	assert.Contains(t, log.String(), "building "+c1[:12]+" in "+p+": "+build)
 	require.NoError(t, w.Build(ctx, p, c1, build, "go2", nil, nil))
 	count, _ = os.ReadFile(filepath.Join(p, "count"))
 	assert.Equal(t, "x\nx\n", string(count), "another toolchain builds again")
@@ -255,7 +255,7 @@ func TestRunGitArms(t *testing.T) {
 	o.Arms, o.Repo, o.Cache, o.Artifact = [2]journal.Arm{base, head}, repo, cache, "*.bin"
 	lab := &fakeLab{}
 	s, warn := openFake(t, o, lab)
-	assert.Contains(t, warn.String(), "hbgbench: "+repo+" has uncommitted changes; they are not measured: the arms are base main ("+c1[:7])
+	assert.Contains(t, warn.String(), repo+" has uncommitted changes; they are not measured: the arms are base main ("+c1[:7])
 	assert.Contains(t, warn.String(), "uncommitted: ?? dirty")
 	assert.NotContains(t, warn.String(), "removed", "the killed campaign's worktree of c1 is this one's")
 	assert.Equal(t, cache, s.Header.Cache)
@@ -278,7 +278,7 @@ func TestRunGitArms(t *testing.T) {
 	o2.Journal = filepath.Join(t.TempDir(), "c.jsonl")
 	o2.Arms[0] = head
 	s2, warn2 := openFake(t, o2, &fakeLab{})
-	assert.Contains(t, warn2.String(), "hbgbench: removed 1 worktree(s) a killed campaign left: "+gone)
+	assert.Contains(t, warn2.String(), "removed 1 worktree(s) a killed campaign left: "+gone)
 	assert.NotContains(t, warn2.String(), "uncommitted")
 	s2.Close()
 

@@ -175,7 +175,8 @@ func share(v any) string {
 // a RecipeFile. A recipe configures the campaigns of its repository's
 // commits: it applies only when an arm is a git ref (gitRef), its [env]
 // reaching only those arms, never to embedded or command arms alone; then
-// FindRecipe says on warn that it is not applied.
+// FindRecipe says on warn that it is not applied (a line without the
+// program's name).
 func FindRecipe(repo string, gitRef bool, warn io.Writer) (*Recipe, string, error) {
 	if repo == "" {
 		repo = "."
@@ -189,7 +190,7 @@ func FindRecipe(repo string, gitRef bool, warn io.Writer) (*Recipe, string, erro
 		return nil, "", nil
 	}
 	if !gitRef {
-		fmt.Fprintf(warn, "hbgbench: %s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
+		fmt.Fprintf(warn, "%s not applied: it configures campaigns on this repository's git refs, and no arm is one\n", path)
 		return nil, "", nil
 	}
 	r, err := LoadRecipe(path)

@@ -162,7 +162,7 @@ func TestRunInterruptedThenResumed(t *testing.T) {
 	again := &fakeLab{}
 	s2, warn, err := runFake(t, ro, again)
 	require.NoError(t, err)
-	assert.Contains(t, warn, "hbgbench: round 3 was interrupted; running it again whole (attempt 2)")
+	assert.Contains(t, warn, "round 3 was interrupted; running it again whole (attempt 2)")
 	h := s2.Header
 	var want []string
 	for i := 3; i <= 5; i++ {
@@ -308,7 +308,7 @@ func TestResumeExtends(t *testing.T) {
 	lab := &fakeLab{}
 	s, warn, err := runFake(t, ro, lab)
 	require.NoError(t, err)
-	assert.Contains(t, warn, "hbgbench: extending the campaign from 4 to 7 rounds (same seed stream, ruler and config)")
+	assert.Contains(t, warn, "extending the campaign from 4 to 7 rounds (same seed stream, ruler and config)")
 	assert.Len(t, lab.ran(), 2*3, "rounds 5 to 7 only")
 
 	j := readBack(t, o.Journal)
@@ -390,7 +390,7 @@ func TestRunFailures(t *testing.T) {
 			}
 			return nil
 		},
-		warn: []string{"hbgbench: block r001-base-a1-t1 failed: block exited with status 3\n  its log ",
+		warn: []string{"block r001-base-a1-t1 failed: block exited with status 3\n  its log ",
 			"r001-base-a1-t1.log.gz ends:\n    | starting\n    | boom\n"},
 		check: func(t *testing.T, j *journal.Journal) {
 			var tries []int
@@ -415,7 +415,7 @@ func TestRunFailures(t *testing.T) {
 			}
 			return nil
 		},
-		warn: []string{"hbgbench: round 2 dropped: head block failed after 2 tries: block exited with status 3\n"},
+		warn: []string{"round 2 dropped: head block failed after 2 tries: block exited with status 3\n"},
 		check: func(t *testing.T, j *journal.Journal) {
 			r := j.History().DoneRound(2)
 			assert.Equal(t, journal.RoundDropped, r.Status)
@@ -473,7 +473,7 @@ func TestRunFailures(t *testing.T) {
 			return nil
 		},
 		warn: []string{"failed: its log ", "r001-head-a1-t1.log.gz has no passes (no chip.run span and no bind phase= line)",
-			"hbgbench: round 1 dropped: head block failed after 2 tries: its log "},
+			"round 1 dropped: head block failed after 2 tries: its log "},
 		err: "campaign aborted: 1 of 3 rounds dropped, more than --max-fail 10% allows", abort: true,
 	}, {
 		name: "a signal and a timeout", rounds: 10,
@@ -649,7 +649,7 @@ func TestRunSequentialLooks(t *testing.T) {
 	for k, l := range j.Looks {
 		assert.Equal(t, k+1, l.Look)
 		assert.Equal(t, 5*(k+1), l.Round)
-		assert.Contains(t, warn, fmt.Sprintf("hbgbench: look %d after %d rounds (%d counted, at most 40): ", l.Look, l.Round, l.N))
+		assert.Contains(t, warn, fmt.Sprintf("look %d after %d rounds (%d counted, at most 40): ", l.Look, l.Round, l.N))
 	}
 
 	ro := o

@@ -23,7 +23,7 @@ func (st *state) look(i int) (bool, error) {
 		return false, err
 	}
 	st.looks = append(st.looks, rec)
-	fmt.Fprintf(st.c.Warn, "hbgbench: look %d after %d rounds (%d counted, at most %d): %s; statistic %s, boundary %s, repeated CI %s\n",
+	fmt.Fprintf(st.c.Warn, "look %d after %d rounds (%d counted, at most %d): %s; statistic %s, boundary %s, repeated CI %s\n",
 		rec.Look, i, rec.N, h.Config.Rounds, rec.Decision, analysis.Num2(rec.Stat), analysis.Num2(rec.Boundary), analysis.RciText(rec.RCILo, rec.RCIHi))
 	return rec.Decided, nil
 }

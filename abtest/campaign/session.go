@@ -60,7 +60,10 @@ type Options struct {
 	Exe     string   // the binary embedded arms re-execute; "" means this one
 	Argv    []string // the command line, for the journal and the report
 	Version string   // hbgkit's version, for the journal
-	Warn    io.Writer
+	// Warn gets the campaign's warnings, a line each (indented lines
+	// continue the one above), without the program's name: the command
+	// puts its own before each line. nil discards them.
+	Warn io.Writer
 
 	// Progress and RoundDone are the campaign's callbacks (see Campaign).
 	Progress  func(done, total int, label string)
@@ -241,10 +244,10 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 				return s, err
 			}
 			s.Resumed.Header = s.Header
-			fmt.Fprintf(o.Warn, "hbgbench: extending the campaign from %d to %d rounds (same seed stream, ruler and config)\n", from, o.Config.Rounds)
+			fmt.Fprintf(o.Warn, "extending the campaign from %d to %d rounds (same seed stream, ruler and config)\n", from, o.Config.Rounds)
 		}
 		for _, m := range s.Resumed.Warnings {
-			fmt.Fprintf(o.Warn, "hbgbench: warning: %s\n", m)
+			fmt.Fprintf(o.Warn, "warning: %s\n", m)
 		}
 	} else {
 		if _, err := os.Lstat(o.Journal); err == nil && !journal.EmptyFile(o.Journal) {
@@ -273,7 +276,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 			return s, &SettingsError{err}
 		}
 		if warm := o.Config.Block - o.Config.Cold; warm <= 1 {
-			fmt.Fprintf(o.Warn, "hbgbench: warning: --block %d with --cold %d keeps %d warm pass per block and process: "+
+			fmt.Fprintf(o.Warn, "warning: --block %d with --cold %d keeps %d warm pass per block and process: "+
 				"a block's statistic is then one pass; use --block %d or more\n", o.Config.Block, o.Config.Cold, warm, o.Config.Cold+3)
 		}
 	}
@@ -298,7 +301,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		}
 	}
 	for _, m := range env.Preflight() {
-		fmt.Fprintf(o.Warn, "hbgbench: noise: %s\n", m)
+		fmt.Fprintf(o.Warn, "noise: %s\n", m)
 	}
 	s.runners = make([]runtimeharness.Runner, len(dirs))
 	for i, a := range s.Header.ArmList() {
@@ -382,7 +385,7 @@ func (s *Session) worktrees(ctx context.Context, dirs []string) error {
 		return nil
 	}
 	if changes := RepoChanges(h.Repo, s.Journal, journal.LockPath(s.Journal), s.BlockDir); len(changes) > 0 {
-		fmt.Fprintf(o.Warn, "hbgbench: %s has uncommitted changes; they are not measured: the arms are base %s and head %s; uncommitted: %s\n",
+		fmt.Fprintf(o.Warn, "%s has uncommitted changes; they are not measured: the arms are base %s and head %s; uncommitted: %s\n",
 			h.Repo, h.Arms[journal.Base].Label(), h.Arms[journal.Head].Label(), listSome(changes, 8))
 	}
 	s.wt = NewWorktrees(h.Repo, o.Cache)
@@ -404,13 +407,13 @@ func (s *Session) worktrees(ctx context.Context, dirs []string) error {
 				return err
 			}
 			if hash == "" {
-				fmt.Fprintf(o.Warn, "hbgbench: --artifact %q matches no file in the %s worktree\n", h.Artifact, journal.ArmName(i))
+				fmt.Fprintf(o.Warn, "--artifact %q matches no file in the %s worktree\n", h.Artifact, journal.ArmName(i))
 			}
 			h.ArtifactHashes[i] = hash
 		}
 	}
 	if removed, _ := s.wt.CleanStale(); len(removed) > 0 {
-		fmt.Fprintf(o.Warn, "hbgbench: removed %d worktree(s) a killed campaign left: %s\n", len(removed), strings.Join(removed, ", "))
+		fmt.Fprintf(o.Warn, "removed %d worktree(s) a killed campaign left: %s\n", len(removed), strings.Join(removed, ", "))
 	}
 	return nil
 }

@@ -261,7 +261,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(line, &kind); err != nil {
-		return fmt.Errorf("not a JSON line: %v", err)
+		return fmt.Errorf("not a JSON line: %w", err)
 	}
 	if lineNo == 1 && kind.Type != LineHeader {
 		return fmt.Errorf("first line is a %q line, not the header", kind.Type)
@@ -272,7 +272,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 			return errors.New("a second header line")
 		}
 		if err := json.Unmarshal(line, &j.Header); err != nil {
-			return fmt.Errorf("header: %v", err)
+			return fmt.Errorf("header: %w", err)
 		}
 		if j.Header.Format > JournalFormat {
 			return fmt.Errorf("journal format %d is newer than this hbgbench's %d", j.Header.Format, JournalFormat)
@@ -288,7 +288,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 	case LineBlock:
 		var b BlockRecord
 		if err := json.Unmarshal(line, &b); err != nil {
-			return fmt.Errorf("block line: %v", err)
+			return fmt.Errorf("block line: %w", err)
 		}
 		if !slices.Contains(j.Header.ArmNames(), b.Arm) {
 			return fmt.Errorf("block line: arm %q", b.Arm)
@@ -297,7 +297,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 	case LineRound:
 		var r RoundRecord
 		if err := json.Unmarshal(line, &r); err != nil {
-			return fmt.Errorf("round line: %v", err)
+			return fmt.Errorf("round line: %w", err)
 		}
 		switch {
 		case r.Status != RoundOK && r.Status != RoundDropped:
@@ -309,7 +309,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 	case LineExtend:
 		var e ExtendRecord
 		if err := json.Unmarshal(line, &e); err != nil {
-			return fmt.Errorf("extend line: %v", err)
+			return fmt.Errorf("extend line: %w", err)
 		}
 		h := &j.Header
 		if e.Rounds <= h.Config.Rounds {
@@ -330,7 +330,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 	case LineLook:
 		var l LookRecord
 		if err := json.Unmarshal(line, &l); err != nil {
-			return fmt.Errorf("look line: %v", err)
+			return fmt.Errorf("look line: %w", err)
 		}
 		if err := j.checkLook(l); err != nil {
 			return fmt.Errorf("look line: %w", err)
@@ -339,7 +339,7 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 	case LineRuler:
 		var r RulerRecord
 		if err := json.Unmarshal(line, &r); err != nil {
-			return fmt.Errorf("ruler line: %v", err)
+			return fmt.Errorf("ruler line: %w", err)
 		}
 		h := &j.Header
 		if r.Primary == (metric.Key{}) || r.Ruler == "" {

@@ -282,7 +282,7 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 		}
 	}
 	opts.Terminal = progress.Terminal(opts.Err)
-	opts.Version, opts.Warn = buildinfo.Read().String(), opts.Err
+	opts.Version = buildinfo.Read().String()
 	if runF != nil {
 		return runF(opts)
 	}
@@ -318,7 +318,9 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
 	if opts.Resume || opts.NoRecipe {
 		return nil
 	}
-	r, path, err := campaign.FindRecipe(opts.Repo, opts.NamesGitRef(), cmd.ErrOrStderr())
+	warn := warnings(cmd.ErrOrStderr())
+	r, path, err := campaign.FindRecipe(opts.Repo, opts.NamesGitRef(), warn)
+	warn.Flush()
 	if r == nil || err != nil {
 		return err
 	}
@@ -424,6 +426,9 @@ func abRun(opts *AbOptions) error {
 	if err := opts.ArmSpecs.Resolve(&opts.Options); err != nil {
 		return &usageError{err: err}
 	}
+	warn := warnings(opts.Err)
+	defer warn.Flush()
+	opts.Warn = warn
 	var bar *progress.Line
 	opts.watch(&bar)
 	s, err := opts.Open(ctx, opts.Options)
@@ -434,7 +439,7 @@ func abRun(opts *AbOptions) error {
 	}
 	defer s.Close()
 	h, path := s.Opened()
-	campaign.Announce(opts.Err, h, path)
+	campaign.Announce(warn, h, path)
 	if opts.Terminal {
 		bar = progress.StartOn(opts.Err, progress.Options{Program: "hbgbench", Unit: "blocks",
 			Total: int64(s.TotalBlocks()), Every: time.Second})

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/lineprefix"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 )
@@ -83,6 +84,11 @@ embedded model of the host_build_graph bind path once (harness).`,
 	root.AddCommand(NewCmdAb(argv, nil), NewCmdAA(argv, nil), NewCmdReport(nil), NewCmdCompare(argv, nil), NewCmdHarness(nil), newCmdChild())
 	return root
 }
+
+// warnings returns w with "hbgbench: " put before each line a library
+// package writes to it (the campaign's warnings and announcements carry
+// no program name; lines indented under one continue it).
+func warnings(w io.Writer) *lineprefix.Writer { return lineprefix.New(w, "hbgbench: ") }
 
 // usageError is a command-line mistake: exit status 2 and a usage hint.
 type usageError struct {
