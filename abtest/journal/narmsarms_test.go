@@ -160,3 +160,33 @@ func armsHeader(t *testing.T, names ...string) Header {
 	require.NoError(t, h.SetArms(arms))
 	return h
 }
+
+// TestShardOf: --shard and --campaign both or neither, a valid I/N, and
+// no --until-decided with them.
+func TestShardOf(t *testing.T) {
+	t.Parallel()
+	s, err := ShardOf("", "", false, 0, false)
+	require.NoError(t, err)
+	assert.Nil(t, s)
+	for name, tc := range map[string]struct {
+		spec, id string
+		until    bool
+		want     string
+	}{
+		"campaign alone": {"", "c1", false, "--campaign c1: give --shard I/N as well"},
+		"shard alone":    {"0/2", "", false, "--shard 0/2: give --campaign ID as well"},
+		"bad spec":       {"3/2", "c1", false, "3/2"},
+		"until-decided":  {"0/2", "c1", true, "--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/2 of the evidence"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ShardOf(tc.spec, tc.id, tc.until, 0, false)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	s, err = ShardOf("1/4", "c1", false, 7, true)
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.Index)
+	assert.Equal(t, 4, s.Count)
+	assert.Equal(t, "c1", s.Campaign)
+}

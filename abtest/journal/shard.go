@@ -175,3 +175,27 @@ func CheckShard(journal *ShardInfo, given *ShardInfo) []string {
 func ShardCacheDir(s *ShardInfo) string {
 	return fmt.Sprintf("%s-%dof%d", s.Campaign, s.Index, s.Count)
 }
+
+// ShardOf returns the shard that --shard spec and --campaign id name, or
+// nil when neither is given: both or neither, a valid I/N, and no
+// --until-decided (untilDecided), since a shard sees only its own rounds
+// (docs/ab-operations.md "Shards: one campaign over many cards and
+// hosts"). seed and seedSet are --seed's.
+func ShardOf(spec, id string, untilDecided bool, seed uint64, seedSet bool) (*ShardInfo, error) {
+	switch {
+	case spec == "" && id == "":
+		return nil, nil
+	case spec == "":
+		return nil, fmt.Errorf("--campaign %s: give --shard I/N as well (a campaign id names a campaign split into shards)", id)
+	case id == "":
+		return nil, fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", spec)
+	}
+	i, n, err := ParseShard(spec)
+	if err != nil {
+		return nil, err
+	}
+	if untilDecided {
+		return nil, fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
+	}
+	return NewShard(id, i, n, seed, seedSet)
+}

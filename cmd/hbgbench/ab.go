@@ -51,6 +51,7 @@ type AbOptions struct {
 	NoRecipe              bool // --no-recipe
 	Format                string
 	Redact                bool // --redact: no host names or absolute paths in the report
+	FullTable             bool // --full-table: markdown's full table inline
 	FailOn                string
 	// ExpectSameWork fails the run (exit 3) when the arms did different work.
 	ExpectSameWork bool
@@ -207,6 +208,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
+	f.BoolVar(&opts.FullTable, "full-table", false, "markdown: the full table inline, not the short one")
 	f.StringVar(&opts.FailOn, "fail-on", "", "exit 3 when the verdict is `slower` or a change")
 	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when the arms' work counts differ")
 	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
@@ -262,7 +264,8 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 	if err := abreport.CheckFormat(opts.Format); err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	if err := opts.resolveShard(); err != nil {
+	_, until := opts.Given["until-decided"]
+	if opts.Shard, err = journal.ShardOf(opts.ShardSpec, opts.CampaignID, until, opts.Seed, opts.SeedSet); err != nil {
 		return usagef(cmd, "%v", err)
 	}
 	if err := opts.CheckNamed(); err != nil {
@@ -287,28 +290,6 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 		return runF(opts)
 	}
 	return abRun(opts)
-}
-
-// resolveShard reads --shard and --campaign: both or neither.
-func (opts *AbOptions) resolveShard() error {
-	switch {
-	case opts.ShardSpec == "" && opts.CampaignID == "":
-		return nil
-	case opts.ShardSpec == "":
-		return fmt.Errorf("--campaign %s: give --shard I/N as well (a campaign id names a campaign split into shards)", opts.CampaignID)
-	case opts.CampaignID == "":
-		return fmt.Errorf("--shard %s: give --campaign ID as well, the same for every shard (e.g. $SLURM_ARRAY_JOB_ID)", opts.ShardSpec)
-	}
-	i, n, err := journal.ParseShard(opts.ShardSpec)
-	if err != nil {
-		return err
-	}
-	if _, ok := opts.Given["until-decided"]; ok {
-		// A shard sees only its own rounds (docs/ab.md "Shards").
-		return fmt.Errorf("--until-decided with --shard: a shard sees only its own rounds, so it would stop on 1/%d of the evidence; run fixed --rounds per shard, merge, and extend the shards if the merged verdict is inconclusive", n)
-	}
-	opts.Shard, err = journal.NewShard(opts.CampaignID, i, n, opts.Seed, opts.SeedSet)
-	return err
 }
 
 // loadRecipe applies the repository's hbgbench.toml (campaign.FindRecipe)
@@ -455,7 +436,7 @@ func abRun(opts *AbOptions) error {
 	end := exitPolicy(runErr, a, opts, path)
 	fmt.Fprint(opts.Err, end.before)
 	if end.report {
-		err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: opts.AA}, a, j)
+		err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: opts.AA, FullTable: opts.FullTable}, a, j)
 		if err != nil && end.code != exitFailed {
 			return err
 		}

@@ -20,6 +20,7 @@ type CompareOptions struct {
 	Config     journal.Config
 	Format     string
 	Redact     bool
+	FullTable  bool
 }
 
 // NewCmdCompare builds the compare command; argv is the command line, for
@@ -111,6 +112,7 @@ passes only: no interval can be computed honestly.`,
 	f.StringVar(&margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
+	f.BoolVar(&opts.FullTable, "full-table", false, "markdown: the full table inline, not the short one")
 	f.BoolP("help", "h", false, "help for compare")
 	return cmd
 }
@@ -168,5 +170,5 @@ func compareRun(opts *CompareOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact}, a, j)
+	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, FullTable: opts.FullTable}, a, j)
 }

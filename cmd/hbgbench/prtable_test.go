@@ -319,3 +319,24 @@ func TestCompareBlockStatMinIsThePerPhaseMinimumTable(t *testing.T) {
 	assert.GreaterOrEqual(t, checked, 8, "the Gate stages and the phases")
 	assert.Contains(t, md, "each arm's block minimum (its fastest warm pass)")
 }
+
+// TestFullTableInline: --full-table puts every row inline, with its unit,
+// Δmin, sign and p, where the short table would be.
+func TestFullTableInline(t *testing.T) {
+	t.Parallel()
+	code, md, errText := runCLI("report", campaignJournal, "--format", "markdown", "--full-table")
+	require.Equal(t, 0, code, errText)
+	code, js, errText := runCLI("report", campaignJournal, "--format", "json")
+	require.Equal(t, 0, code, errText)
+	var a analysis.Analysis
+	require.NoError(t, json.Unmarshal([]byte(js), &a))
+	visible, _ := markdownShape(t, md)
+	require.Len(t, visible, 1)
+	head := visible[0].FirstChild()
+	assert.Equal(t, []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}, cellTexts([]byte(md), head))
+	rows := 0
+	for r := head.NextSibling(); r != nil; r = r.NextSibling() {
+		rows++
+	}
+	assert.Equal(t, len(a.Metrics), rows)
+}

@@ -22,6 +22,7 @@ type ReportOptions struct {
 	Journals []string
 	Format   string
 	Redact   bool
+	Full     bool
 }
 
 // NewCmdReport builds the report command. runF replaces reportRun in
@@ -76,6 +77,7 @@ journal.`,
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
+	cmd.Flags().BoolVar(&opts.Full, "full-table", false, "markdown: the full table inline, not the short one")
 	return cmd
 }
 
@@ -108,7 +110,7 @@ func reportRun(opts *ReportOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: a.AA}, a, j)
+	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: a.AA, FullTable: opts.Full}, a, j)
 }
 
 // isDir reports whether path is a directory.
