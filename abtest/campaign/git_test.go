@@ -180,7 +180,7 @@ func TestWorktreesBuildLeavesABackgroundProcess(t *testing.T) {
 	err = w.Build(ctx, p, c1, "sleep 60 & echo $! > "+pidFile+"; echo built", "go1", nil, &log)
 	require.NoError(t, err, log.String())
 	assert.Less(t, time.Since(start), 30*time.Second, "the build's background process was waited for")
-	assert.Contains(t, log.String(), "hbgbench: the build of "+c1[:12]+" left a process holding its output; not waiting for it")
+	assert.Contains(t, log.String(), "the build of "+c1[:12]+" left a process holding its output; not waiting for it")
 }
 
 // TestGitHelpers: refs, the repository root, the changes a campaign does
