@@ -11,7 +11,8 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// A BindStage is one quantity of the HBG bind accounting (DESIGN §4). The
+// A BindStage is one quantity of the HBG bind accounting
+// (docs/accounting.md "2. Per-pass stages"). The
 // constants are in the column order of `hbgtrace rounds`.
 type BindStage int
 
@@ -101,7 +102,8 @@ func segmentCode(name string) (uint8, bool) {
 	return 0, false
 }
 
-// ComputePassMetrics computes the stage values of one pass (DESIGN §4), in ns.
+// ComputePassMetrics computes the stage values of one pass
+// (docs/accounting.md "2. Per-pass stages"), in ns.
 //
 //   - H2dGraph, H2dSm, H2dArena: Σ of the copies of that kind that no copy
 //     of the same kind contains (h2d_graph and graph_upload are one kind), so
@@ -134,7 +136,8 @@ func ComputePassMetrics(p BindPass) PassMetrics {
 	// contains reports whether segment o contains segment i: inclusive
 	// interval containment, nothing else (names and depths play no part).
 	// Two segments with the same interval would contain each other, so
-	// a rule that log order plays no part in picks one (DESIGN §4): a
+	// a rule that log order plays no part in picks one
+	// (docs/accounting.md "2. Per-pass stages"): a
 	// host_orch (or setup/entry) segment contains an H2D copy with its
 	// interval; otherwise the lower segment code is the container, and
 	// between two segments of one code and one interval — which are
@@ -516,7 +519,8 @@ func (a *Accounting) Visible() []BindStage {
 
 // commonRoundSet splits rounds (indexes into ms) into the common round
 // set — the rounds that record every stage decides(s) names — and the
-// rounds left out, with the stages some left-out round lacks (DESIGN §4).
+// rounds left out, with the stages some left-out round lacks
+// (docs/accounting.md "3. Blocks and the common round set").
 func commonRoundSet(rounds []int, ms []PassMetrics, decides func(BindStage) bool) (common, leftOut []int, lacking []BindStage) {
 	var lacks [NumBindStages]bool
 	for _, r := range rounds {

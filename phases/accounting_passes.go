@@ -48,8 +48,9 @@ type Segment struct {
 }
 
 // lineAttrCap is how many characters of attributes a `bind phase=` line
-// can carry: the runtime copies them into a 96-byte buffer (REFERENCE
-// §1.4), without a marker when it cuts.
+// can carry: the runtime copies them into a 96-byte buffer
+// (docs/formats.md "Evidence: counters and work attributes"), without a
+// marker when it cuts.
 const lineAttrCap = 95
 
 // End returns Ts + Dur.
@@ -167,7 +168,8 @@ func BindPassesFromRecords(rps []trace.RecordPass) []BindPass {
 
 // CollectBindPasses returns the bind passes of a log from every
 // generation, merged by MergeBindPasses in the order spans (E3, PR-1870),
-// `bind phase=` lines (E1/E2, grouped and attached as DESIGN §3 says),
+// `bind phase=` lines (E1/E2, grouped and attached as docs/accounting.md
+// "1. From any log to passes of canonical segments" says),
 // records (nil when there is no artifact). A pass of lines carries the
 // host-orch lines its thread wrote after it (BindPass.Orch).
 func CollectBindPasses(l *trace.Log, records []trace.RecordPass) []BindPass {

@@ -38,7 +38,8 @@ type AccountingSpread struct {
 var acctSpreadStages = []BindStage{StageHostOrch, StageGraphPack, StageRelocate, StageH2dImage, StageH2dGraph, StageH2dSm, StageH2dArena}
 
 // ComputeAccountingSpread computes the Gate, GraphPack and ControlPlane rows over passes
-// (DESIGN §4's metrics, per pass, then min/median/max). A row is present
+// (the metrics of docs/accounting.md "2. Per-pass stages", per pass, then
+// min/median/max). A row is present
 // when its stage is recorded in some pass; GraphPack is absent from logs
 // before E3.
 func ComputeAccountingSpread(passes []BindPass) AccountingSpread {

@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// acctDesignPass is one round with the means of DESIGN §4's example:
+// acctDesignPass is one round with the means of the example the share
+// blocks' layout was taken from (internal/report's TestSharesTextLayout):
 // Args 500, Prebuilt 450, HostOrch 900, Relocate 1, H2dImage 1155 µs.
 func acctDesignPass(pid int64, inv uint64) BindPass {
 	return acctPass(pid, inv,

@@ -52,7 +52,8 @@ func acctCheck(t *testing.T, m PassMetrics, want acctWant) {
 	}
 }
 
-// acctPR1870Spans is the first test of PR #1870 (REFERENCE §5.3) as the PR
+// acctPR1870Spans is the first test of PR #1870 (docs/accounting.md "4.1
+// Eager per-layer uploads inside host_orch") as the PR
 // runtime wrote it: simpler_run.bind.* spans, per-layer uploads inside
 // host_orch.entry, a leftover upload after host_orch inside orch_h2d_pipe.
 func acctPR1870Spans() []trace.Span {
@@ -524,7 +525,8 @@ func TestE1FixtureControlPlaneIsPerPassSum(t *testing.T) {
 	}
 }
 
-// TestEqualIntervalsHandBuilt is DESIGN §4's equal-interval rule on a
+// TestEqualIntervalsHandBuilt is the equal-interval rule of
+// docs/accounting.md "2. Per-pass stages" on a
 // hand-built pass: host_orch and an h2d_graph copy share [1000, 201000),
 // an arena_h2d copy of 40 µs runs after them. By hand: HostOrch = 200 −
 // 200 = 0, H2dGraph 200, H2dArena 40, H2dImage 240, Gate 240, in either
@@ -548,9 +550,10 @@ func TestEqualIntervalsHandBuilt(t *testing.T) {
 	}
 }
 
-// TestAccountingIgnoresLineOrder is the property of DESIGN §4 "log order
-// never decides": for random passes rich in equal and nested intervals,
-// every permutation of the segments gives the same metrics.
+// TestAccountingIgnoresLineOrder is the property of docs/accounting.md "2.
+// Per-pass stages" that log order never decides: for random passes rich in
+// equal and nested intervals, every permutation of the segments gives the
+// same metrics.
 func TestAccountingIgnoresLineOrder(t *testing.T) {
 	names := []string{trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry, trace.SegH2dGraph, trace.SegGraphUpload, trace.SegSmH2d, trace.SegArenaH2d, trace.SegH2dImage, trace.SegRelocate, trace.SegGraphPack, trace.SegArgs}
 	rng := rand.New(rand.NewPCG(11, 3))

@@ -9,9 +9,9 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// The bind-phase spread of `hbgtrace phases` (REFERENCE §4): per segment the
-// min / median / max over the warm binds, and the control-plane total as
-// the spread of per-pass sums, never a sum of per-phase minima.
+// The bind-phase spread of `hbgtrace phases` (README.md "phases"): per
+// segment the min / median / max over the warm binds, and the control-plane
+// total as the spread of per-pass sums, never a sum of per-phase minima.
 
 // A BindPhaseSet is the vocabulary of one generation of hbg_bind_phases: the
 // display order of the segments it knows and its control-plane segments.

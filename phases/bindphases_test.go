@@ -119,9 +119,10 @@ func TestSnapshotBindPassesValues(t *testing.T) {
 	assert.EqualValues(t, 300, got[0].Ts)
 }
 
-// spreadThreePasses is the reference's synthetic three-pass log (§4.1):
-// pass i has args 0.2+0.05i ms, host_orch 0.206+0.05i, graph_upload
-// 0.207+0.05i, arena_h2d 0.208+0.05i, host_view_close 0.109+0.05i.
+// spreadThreePasses is the reference's synthetic three-pass log (of its
+// hbg_bind_phases tests): pass i has args 0.2+0.05i ms, host_orch
+// 0.206+0.05i, graph_upload 0.207+0.05i, arena_h2d 0.208+0.05i,
+// host_view_close 0.109+0.05i.
 func spreadThreePasses() []SpreadPass {
 	var out []SpreadPass
 	for i := int64(0); i < 3; i++ {
@@ -189,8 +190,8 @@ func TestSnapshotBindSpread(t *testing.T) {
 }
 
 func TestSnapshotBindSpreadRows(t *testing.T) {
-	// The reference's observed output (§4.1), with host_view_close in its
-	// own pass: the warm passes are passes 2 and 3.
+	// The reference's observed output (hbg_bind_phases), with
+	// host_view_close in its own pass: the warm passes are passes 2 and 3.
 	sp, err := SnapshotBindSpread(spreadThreePasses(), BindSpreadOptions{Rounds: 3})
 	require.NoError(t, err)
 	var rows []string

@@ -10,14 +10,16 @@ import (
 )
 
 // CounterNames are the kernel counters E2 and E3 append to a bind
-// segment, in the order they are written (DESIGN §3): deltas over the
+// segment, in the order they are written (docs/formats.md "Evidence:
+// counters and work attributes"): deltas over the
 // segment of faults (minflt process-wide, tminflt the bind thread's),
 // context switches (nivcsw involuntary, nvcsw voluntary) and thread CPU
 // time (cpu_ns the bind thread's, rec_cpu_ns the recorder threads').
 var CounterNames = []string{"minflt", "tminflt", "nivcsw", "nvcsw", "cpu_ns", "rec_cpu_ns"}
 
 // WorkNames are the segment attributes that count the work a bind did
-// (REFERENCE §1.4): tasks and heap_used of host_orch, defs and
+// (docs/formats.md "Evidence: counters and work attributes"): tasks and
+// heap_used of host_orch, defs and
 // submissions of graph_upload, ntensor of args, copied of arena_h2d,
 // count of host_view_close, and bytes of several segments. Two arms that
 // disagree on them did not do the same work.

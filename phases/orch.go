@@ -97,7 +97,8 @@ func orchRows(acc map[string]*orchAcc, warm int) []OrchRow {
 }
 
 // OrchKinds are the orchestrator operation kinds in the runtime's enum
-// order (REFERENCE §6.4).
+// order, the order `hbgtrace orch` prints them in (docs/formats.md
+// "host-orch phase= lines").
 var OrchKinds = []string{"submit_task", "alloc_tensors", "record_node", "graph_submit", "build_definition"}
 
 // orchIndex orders kinds: the orchestrator's, then bind segments in enum

@@ -9,7 +9,8 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// The overlap proof (REFERENCE §3.9): run N+1's preparation (its
+// The overlap proof of strace_timing --assert-native-overlap (`hbgtrace
+// overlap`, README.md "overlap"): run N+1's preparation (its
 // chip.run.bind) must overlap run N's device work (its chip.run.runner_run),
 // and launches must stay in FIFO order on each process lane.
 

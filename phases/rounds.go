@@ -9,7 +9,8 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// Metrics of the reference rounds table, in column order (REFERENCE §3.4).
+// Metrics of the reference rounds table, in column order (docs/accounting.md
+// "What `hbgtrace rounds` prints").
 const (
 	MetricHost      = "Host"
 	MetricDevice    = "Device"

@@ -54,7 +54,7 @@ func columnNames(r *Rounds) []string {
 }
 
 func TestComputeRoundsHostDevice(t *testing.T) {
-	// REFERENCE §7.1 item 21.
+	// The reference's own test of the Host and Device columns.
 	spans := viewsRounds(7, "abc", 1, []viewsRound{{host: 100_000, device: 20_000}, {host: 120_000, device: 24_000}})
 	r := ComputeRounds(viewsInvs(spans))
 	require.NotNil(t, r)

@@ -327,8 +327,9 @@ func refAcctContains(segs []Segment, o, i int) bool {
 		return false
 	}
 	if a.Ts == b.Ts && a.End() == b.End() {
-		// DESIGN §4: host_orch (or setup/entry) contains an H2D copy of
-		// its interval; else the segment listed first in bpcSegNames.
+		// docs/accounting.md "2. Per-pass stages": host_orch (or setup/entry)
+		// contains an H2D copy of its interval; else the segment listed first
+		// in bpcSegNames.
 		orch := []string{trace.SegHostOrch, trace.SegHostOrchSetup, trace.SegHostOrchEntry}
 		if ao, bo := refNameIn(a.Name, orch), refNameIn(b.Name, orch); ao != bo && (trace.IsH2D(a.Name) || trace.IsH2D(b.Name)) {
 			return ao

@@ -6,7 +6,8 @@ import (
 )
 
 // A TPOT is the per-callable table of strace_timing's default view
-// (REFERENCE §3.3): for each callable, the root durations and the mean of
+// (`hbgtrace tpot`, README.md "tpot"): for each callable, the root
+// durations and the mean of
 // every named stage.
 type TPOT struct {
 	// Callables come in descending invocation count; ties keep the order

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// A Tree is the median span tree of strace_timing --tree (REFERENCE §3.5),
-// one per callable.
+// A Tree is the median span tree of strace_timing --tree (`hbgtrace tree`,
+// README.md "tree"), one per callable.
 type Tree struct {
 	// Callables come in descending invocation count; ties keep the order
 	// in which the callables first appear.

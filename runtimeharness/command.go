@@ -99,8 +99,8 @@ func (r *CommandRunner) values(spec BlockSpec) []string {
 
 // Stamp returns the [stamp] text of a block: the commit when known,
 // cpus=LIST when the block is pinned, "env" and the environment switches
-// when there are any, then the command, on one line (the form of REFERENCE
-// §1.5).
+// when there are any, then the command, on one line (the form of
+// docs/formats.md "[stamp] lines").
 func (r *CommandRunner) Stamp(spec BlockSpec) string {
 	var parts []string
 	if r.Commit != "" {

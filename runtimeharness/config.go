@@ -10,7 +10,8 @@ import (
 )
 
 // ErrNotImplemented marks a setting that names a real variant the harness
-// does not run yet. Every variant of HARNESS.md runs today, so nothing
+// does not run yet. Every variant of docs/harness.md "Switches" runs
+// today, so nothing
 // returns it; it stays for callers that map it to exit status 2.
 var ErrNotImplemented = errors.New("not yet implemented")
 
@@ -44,7 +45,7 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// Workload names a preset of host work (HARNESS.md).
+// Workload names a preset of host work (docs/harness.md "Workloads").
 type Workload string
 
 // The workloads.
@@ -90,7 +91,8 @@ const (
 	GraphPodEagerPinned      GraphPod = "eager_pinned"
 )
 
-// Epoch is the generation of log text the harness writes (DESIGN §3).
+// Epoch is the generation of log text the harness writes (docs/harness.md
+// "Log generations").
 type Epoch string
 
 // The epochs.
@@ -144,7 +146,8 @@ func (d Device) String() string {
 }
 
 // Config is one variant of the embedded runtime model: the switches of
-// HARNESS.md plus the epoch and the device. The zero value is not valid;
+// docs/harness.md "Switches" (the epoch and the device among them). The
+// zero value is not valid;
 // start from DefaultConfig.
 type Config struct {
 	Workload  Workload
@@ -158,7 +161,7 @@ type Config struct {
 	Device    Device
 }
 
-// DefaultConfig returns the defaults of HARNESS.md's switch table.
+// DefaultConfig returns the defaults of docs/harness.md "Switches".
 func DefaultConfig() Config {
 	return Config{
 		Workload:  WorkloadDSV4Pair,

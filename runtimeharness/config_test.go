@@ -86,7 +86,8 @@ func TestNonsenseIsRejected(t *testing.T) {
 	}
 }
 
-// TestEveryVariantValidates: every value HARNESS.md lists runs, so none
+// TestEveryVariantValidates: every value docs/harness.md "Switches" lists
+// runs, so none
 // is refused as not implemented.
 func TestEveryVariantValidates(t *testing.T) {
 	for _, spec := range []string{

@@ -14,8 +14,8 @@ import (
 )
 
 // This file is a small, independent checker of the log grammar of
-// REFERENCE §1 (envelope §1.1, [STRACE] §1.2, [CLOCK_ANCHOR] §1.3,
-// bind phase= §1.4, [stamp] §1.5) and of the structure of a harness log.
+// docs/formats.md (the envelope, [STRACE], [CLOCK_ANCHOR], bind phase=,
+// [stamp]) and of the structure of a harness log.
 // It does not use package trace on purpose: the harness is checked against
 // the spec, not against the parser.
 

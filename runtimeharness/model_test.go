@@ -21,7 +21,8 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// workloadNumbers are the published numbers of each workload (HARNESS.md).
+// workloadNumbers are the published numbers of each workload
+// (docs/harness.md "Workloads").
 type workloadNumbers struct {
 	submit, alloc, subs, defs, nodes, argTensors int64
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // RecordsFile is the name of the per-pass records artifact the model
-// appends to in ModelOptions.RecordsDir (REFERENCE §1.6).
+// appends to in ModelOptions.RecordsDir (docs/formats.md
+// "host_phase_records.jsonl").
 const RecordsFile = "host_phase_records.jsonl"
 
 // ModelOptions say how to run the model once.

@@ -11,9 +11,11 @@ import (
 )
 
 // This file extends the independent grammar checker of logcheck_test.go to
-// the span-only generations: E3 (REFERENCE §1.7: chip.run.bind.<segment>
-// at depth 2 with the six counters, no [CLOCK_ANCHOR]) and PR-1870 (the
-// simpler_run.bind.* set of REFERENCE §5.2, with its depths and nesting).
+// the span-only generations (docs/harness.md "Log generations"): E3
+// (chip.run.bind.<segment> at depth 2 with the six counters, no
+// [CLOCK_ANCHOR]) and PR-1870 (the simpler_run.bind.* set of
+// docs/accounting.md "1. From any log to passes of canonical segments",
+// with its depths and nesting).
 
 var countersRE = regexp.MustCompile(`(^| )minflt=\d+ tminflt=\d+ nivcsw=\d+ nvcsw=\d+ cpu_ns=\d+ rec_cpu_ns=\d+$`)
 

@@ -7,14 +7,16 @@ import (
 )
 
 // bindPhaseSpans recovers chip.run.bind.<phase> spans from the log's
-// `bind phase=` lines (REFERENCE §3.8b), taking only the lines that match
+// `bind phase=` lines (docs/swimlanes.md "4. The bind's prepare path"),
+// taking only the lines that match
 // strace_timing's strict pattern (Enveloped).
 //
 // A line goes under a host chip.run.bind that contains its interval
 // (inclusive). Unlike the reference, which takes the first containing bind
 // of any process, a bind written by the same log thread ([T0x…]) is
 // preferred, so that forked ranks with overlapping binds keep their own
-// lines (DESIGN §3). When several binds of that thread contain the line
+// lines (docs/formats.md "bind phase= lines, E1 and E2", Attaching
+// passes). When several binds of that thread contain the line
 // (forked ranks can share a T0x value), the one whose start is closest to
 // the earliest segment of the line's pass wins; a pass is a run of one
 // thread's lines in enum order. With no bind of its thread, the first

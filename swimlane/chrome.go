@@ -7,11 +7,11 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// WriteChromeTrace writes the per-invocation Chrome trace of REFERENCE §3.6
-// to w: one process per (pid, inv), in (pid, inv) order, with a host lane
-// (tid 0) and a device lane (tid 1). Only invocation-keyed spans appear
-// (trace.InvocationSpans); it returns their number. The document is
-// streamed: nothing but w's buffer holds it.
+// WriteChromeTrace writes the per-invocation Chrome trace of
+// strace_timing --trace-out (`hbgtrace trace`) to w: one process per (pid,
+// inv), in (pid, inv) order, with a host lane (tid 0) and a device lane (tid
+// 1). Only invocation-keyed spans appear (trace.InvocationSpans); it returns
+// their number. The document is streamed: nothing but w's buffer holds it.
 func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
 	spans := trace.InvocationSpans(l.Spans)
 	invs := trace.GroupInvocations(spans)

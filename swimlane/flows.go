@@ -35,7 +35,8 @@ func nodeFlowKey(s *trace.Span, attrs trace.Attrs) (flowKey, bool) {
 }
 
 // dispatchFlows pairs each node dispatch with the latest submit of the same
-// (pid, run_id, slot) that started no later than it (REFERENCE §3.7), in
+// (pid, run_id, slot) that started no later than it (docs/swimlanes.md "3.
+// What is on the screen", Flows), in
 // dispatch-ts order; the flow ids are the positions plus one.
 func dispatchFlows(hosts []hostEntry) []flow {
 	submits := make(map[flowKey][]int)

@@ -88,7 +88,8 @@ type lane struct {
 }
 
 // assignLanes sets the lane of every host entry and returns the lanes
-// sorted by (pid, lane id), following REFERENCE §3.7: a thread stays one
+// sorted by (pid, lane id), following docs/swimlanes.md "3. What is on the
+// screen": a thread stays one
 // lane named after what it runs, unless its runs overlap and each
 // pipeline slot's runs do not, in which case each slot gets a synthetic
 // lane numbered after the largest real tid of the document.
@@ -234,7 +235,8 @@ func overlaps(spans []*trace.Span) bool {
 	return false
 }
 
-// laneName names a lane from the entries it holds (REFERENCE §3.7): the
+// laneName names a lane from the entries it holds (docs/swimlanes.md "3.
+// What is on the screen", Lanes): the
 // artifact's thread tags first, then the roles of simpler's own spans
 // (facade > scheduler > worker), a chip child, the external producers, and
 // finally the tid.

@@ -7,7 +7,8 @@ import (
 	"github.com/hbgkit/hbgkit/trace"
 )
 
-// Nesting follows the HBG accounting's containment rule (DESIGN §4;
+// Nesting follows the HBG accounting's containment rule (docs/accounting.md
+// "2. Per-pass stages";
 // phases.ComputePassMetrics, whose rule is a closure phases does not
 // export): a span contains another when its interval [ts, ts+dur]
 // includes the other's, inclusively, and nothing else decides it — not
@@ -17,7 +18,8 @@ import (
 // the log order), then the smaller depth, then the earlier one.
 
 // isH2D reports whether a span name's last component is a host-to-device
-// copy (DESIGN §4's H2D spans, under every spelling a bind segment takes).
+// copy (the H2D copies of docs/accounting.md "2. Per-pass stages", under
+// every spelling a bind segment takes).
 func isH2D(name string) bool {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]

@@ -39,7 +39,8 @@ type recordMerge struct {
 }
 
 // mergeRecords builds the spans of the artifact's passes under their
-// chip.run.bind (REFERENCE §3.8a, with the newer versions' rules): a bind
+// chip.run.bind (docs/swimlanes.md "4. The bind's prepare path", with the
+// newer reference versions' rules): a bind
 // segment becomes chip.run.bind.<phase> on the bind's thread unless the log
 // already has that span for the same bind; any other phase becomes
 // chip.run.bind.host_orch.<phase> on the record's own thread, tagged as a

@@ -30,7 +30,7 @@ type Summary struct {
 	OutOfRange  int // artifact records whose duration is past int64, left out
 }
 
-// A Swimlane is the host swimlane of one log (REFERENCE §3.7), laid out and
+// A Swimlane is the host swimlane of one log (docs/swimlanes.md), laid out and
 // ready to be written.
 type Swimlane struct {
 	hosts   []hostEntry
@@ -120,8 +120,9 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 // Summary returns the counts of what the swimlane holds.
 func (sw *Swimlane) Summary() Summary { return sw.sum }
 
-// Warnings returns the swimlane's own warnings (REFERENCE §3.2), without
-// the trailing newline.
+// Warnings returns the swimlane's own warnings (the reference's words,
+// docs/swimlanes.md "4. The bind's prepare path"), without the trailing
+// newline.
 func (sw *Swimlane) Warnings() []string {
 	var w []string
 	if sw.sum.Orphaned > 0 {

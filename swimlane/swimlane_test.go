@@ -12,7 +12,7 @@ import (
 )
 
 // runs are three phased runs on tid 7 with slots 0, 1, 0, overlapping
-// (REFERENCE §7.1 item 31).
+// (the reference's own test of pipeline-slot lanes).
 func threeRuns() []trace.Span {
 	var out []trace.Span
 	for _, r := range []struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // wallClock maps a process's host monotonic times to wall time with its
-// last [CLOCK_ANCHOR] (REFERENCE §1.3).
+// last [CLOCK_ANCHOR] (docs/formats.md "[CLOCK_ANCHOR]").
 type wallClock struct {
 	anchors map[int64]trace.Anchor
 	pids    []int64 // the pids with an anchor, ascending

@@ -2,9 +2,10 @@ package trace
 
 import "bytes"
 
-// This file holds the byte-level grammar of one log line (REFERENCE §1). It
+// This file holds the byte-level grammar of one log line (docs/formats.md). It
 // uses no regexp: every rule is a hand-written scan, so one line costs a few
-// passes over its bytes. Character classes are ASCII (REFERENCE §9): \d is
+// passes over its bytes. Character classes are ASCII (docs/formats.md
+// "Decisions that apply everywhere"): \d is
 // 0-9, \w is [0-9A-Za-z_], \s is space, \t, \n, \v, \f and \r.
 
 var (
@@ -196,7 +197,8 @@ func (c *lineCursor) nextCR(i int) int {
 
 // funcColonSpace reports whether b[i:] starts with whitespace, a func of
 // bytes other than ':', CR and LF, a ':' and one whitespace byte — the tail
-// of a host-log prefix (REFERENCE §1.1). The end of the line counts as
+// of a host-log prefix (docs/formats.md "The host-log envelope"). The end
+// of the line counts as
 // whitespace when the line had a terminator, since the reference matches
 // lines that keep their newline. (A line holds no LF, so CR is the only
 // byte the func cannot hold besides ':'.)
@@ -233,7 +235,8 @@ func (c *lineCursor) funcColonSpace(i int) bool {
 	return c.eolSpace
 }
 
-// prefixAt reports whether a complete host-log prefix (REFERENCE §1.1)
+// prefixAt reports whether a complete host-log prefix (docs/formats.md
+// "The host-log envelope")
 // starts at i: the boundary that ends a [STRACE] record's attributes.
 func (c *lineCursor) prefixAt(i int) bool {
 	_, j, ok := envelopeAt(c.b, i)
@@ -526,7 +529,8 @@ func trimSpaceBytes(b []byte) []byte {
 	return b[i:j]
 }
 
-// parseAnchorAt checks a [CLOCK_ANCHOR] at i against REFERENCE §1.3: the
+// parseAnchorAt checks a [CLOCK_ANCHOR] at i against docs/formats.md
+// "[CLOCK_ANCHOR]": the
 // complete envelope `[mono_ns=][T0x][TIMING] clock_anchor:` right before it
 // (anything may precede the envelope), the four fields, then only spaces
 // and tabs to the end of the line. ok is false for any other shape and for
@@ -616,7 +620,7 @@ func anchorEnvelopeBefore(b []byte, i int) bool {
 	return k < e && bytes.HasSuffix(b[:k], tokMonoNs)
 }
 
-// parseDropsAt parses a [HOSTLOG_DROPS] summary at i (REFERENCE §1.7):
+// parseDropsAt parses a [HOSTLOG_DROPS] summary at i (docs/formats.md):
 // fields in order, v must be 1.
 func parseDropsAt(b []byte, i int, d *Drops) bool {
 	j, sp := skipSpace(b, i+len(tokDrops))
@@ -687,8 +691,8 @@ type phaseLine struct {
 // 'p' at all. Nor can a match straddle the edge of either: both start
 // with '[', which "phase=" does not hold, and a head ends in digits.
 //
-// When b holds `bind phase=` but no record, bindWhy says why (REFERENCE's
-// search would skip it silently; hbgkit counts it).
+// When b holds `bind phase=` but no record, bindWhy says why (the
+// reference's search would skip it silently; hbgkit counts it).
 func findPhases(b []byte, skip []int, wantBind, wantOrch, hbg bool, bind, orch *phaseLine) (hasBind, hasOrch bool, bindWhy string) {
 	from := 0
 	// spaced is the first match with other whitespace than one space,
@@ -942,7 +946,8 @@ func strictBindTail(b []byte, j, at int) bool {
 var tokAutoload = []byte("torch_backend_autoload setting=")
 
 // parseAutoload matches, at the start of b (which begins with
-// tokAutoload), REFERENCE §1.7's
+// tokAutoload), the record of docs/formats.md "torch_backend_autoload
+// records",
 //
 //	torch_backend_autoload setting=<S> [raw=<null|"json string"> raw_truncated=<true|false> ]effective=<S> torch_imported=<true|false> torch_npu_loaded=<true|false>
 //

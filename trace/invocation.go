@@ -4,8 +4,8 @@ import "sort"
 
 // InvocationSpans returns the spans that belong to invocations: every span
 // whose family is neither node nor external (unknown families are kept on
-// purpose, REFERENCE §2.3). TPOT, rounds, tree and the Chrome trace use only
-// these.
+// purpose, as the reference keeps them). TPOT, rounds, tree and the Chrome
+// trace use only these; the swimlane uses every span.
 func InvocationSpans(spans []Span) []*Span {
 	out := make([]*Span, 0, len(spans))
 	for i := range spans {

@@ -345,10 +345,11 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 	return l, nil
 }
 
-// Warnings returns the stderr warnings of REFERENCE §3.2 in order, each
+// Warnings returns the reference's stderr warnings in order, each
 // without the trailing newline: multiple anchors per pid (ascending pid),
-// torn records, then [HOSTLOG_DROPS] per pid. The fork-only "no
-// [CLOCK_ANCHOR]" warning is not among them (DESIGN §1).
+// torn records, then [HOSTLOG_DROPS] per pid (their text is in
+// docs/formats.md). The "no [CLOCK_ANCHOR]" warning that only a fork of
+// the reference prints is not among them: hbgtrace does not print it.
 //
 // hbgkit's own warnings come first: sources that are not text, and
 // malformed lines (MalformedWarnings). After the torn-record count comes
@@ -513,11 +514,11 @@ func (l *Log) AnchorFor(pid int64) (Anchor, bool) {
 }
 
 // WallTime maps the monotonic time t of the anchor's process to wall time
-// (REFERENCE §1.3): WallNs + t − MonoNs, computed exactly as the reference's
-// Python integers do (it may exceed int64 with extreme values, so ns is its
-// decimal text), and text renders it as UTC `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
-// ok is false when t is before the anchor (a.MonoNs > t); such a time gets
-// no wall time.
+// (docs/formats.md "[CLOCK_ANCHOR]"): WallNs + t − MonoNs, computed exactly
+// as the reference's Python integers do (it may exceed int64 with extreme
+// values, so ns is its decimal text), and text renders it as UTC
+// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. ok is false when t is before the anchor
+// (a.MonoNs > t); such a time gets no wall time.
 func WallTime(a Anchor, t int64) (ns string, text string, ok bool) {
 	if a.MonoNs > t {
 		return "", "", false

@@ -91,7 +91,7 @@ func newReadConfig(o ReadOptions) readConfig {
 	return c
 }
 
-// A parser turns chunks of lines into batches (REFERENCE §1). It owns the
+// A parser turns chunks of lines into batches (docs/formats.md). It owns the
 // string table the records' strings come from; one goroutine uses it.
 type parser struct {
 	cfg  readConfig

@@ -7,7 +7,8 @@ import (
 	"strconv"
 )
 
-// A Pass is one bind pass of E1/E2 logs (DESIGN §3): the `bind phase=`
+// A Pass is one bind pass of E1/E2 logs (docs/formats.md "bind phase=
+// lines, E1 and E2", Passes): the `bind phase=`
 // lines one log thread wrote for one bind, in log order.
 type Pass struct {
 	Thread   string // the [T0x…] hex of the lines' envelopes ("" when none)

@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// A RecordPass is one line of host_phase_records.jsonl (REFERENCE §1.6):
+// A RecordPass is one line of host_phase_records.jsonl (docs/formats.md):
 // the records of one prepare pass. Values stay as decoded JSON (numbers as
 // json.Number) because the reference compares and converts them the Python
 // way; Key and the PhaseRecord methods do that.
@@ -164,7 +164,8 @@ func isJSONInt(s string) bool {
 }
 
 // Interval returns the record's phase, start and end the way the
-// reference's swimlane merge converts them (REFERENCE §3.8a): phase =
+// reference's swimlane merge converts them (docs/formats.md
+// "host_phase_records.jsonl"): phase =
 // str(phase), start = int(start_ns), end = int(end_ns). ok is false when a
 // field is missing or int() would fail (int() accepts numeric strings and
 // truncates floats); such a record is skipped. Values beyond int64 count as
@@ -204,9 +205,9 @@ func (r PhaseRecord) Tid(parentTid int64) (tid int64, isRecordWorker bool) {
 }
 
 // Detail renders `record.get('detail', 0)` with Python's str()
-// (REFERENCE §3.8a): a missing key is "0", but JSON null is "None",
-// true/false are "True"/"False", 1.5 stays "1.5", 1e20 is "1e+20" and a
-// string is itself (even "").
+// (as the reference's swimlane merge does): a missing key is "0", but JSON
+// null is "None", true/false are "True"/"False", 1.5 stays "1.5", 1e20 is
+// "1e+20" and a string is itself (even "").
 func (r PhaseRecord) Detail() string {
 	v, ok := r.Fields["detail"]
 	if !ok {

@@ -215,7 +215,8 @@ func TestLoadPhaseRecordsWarnsOfFilesWithoutPasses(t *testing.T) {
 	}, warns)
 }
 
-// TestAttrIntIsPythonInt pins REFERENCE §3.9's "Integer": Python's int()
+// TestAttrIntIsPythonInt pins the reference's reading of an integer
+// attribute (its overlap proof): Python's int()
 // applied to the parsed (percent-decoded) attribute value.
 func TestAttrIntIsPythonInt(t *testing.T) {
 	tests := []struct {

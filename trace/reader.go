@@ -51,7 +51,8 @@ func Kinds(ks ...Kind) KindSet {
 func (s KindSet) Has(k Kind) bool { return s&(1<<k) != 0 }
 
 // A Torn record stands for the [STRACE] record heads of one physical line
-// that did not parse as spans (REFERENCE §1.2.4): cut records, negative or
+// that did not parse as spans (docs/formats.md "[STRACE] spans", Torn
+// records): cut records, negative or
 // overflowing numbers, missing fields.
 type Torn struct {
 	Pos   Pos

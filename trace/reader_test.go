@@ -679,7 +679,8 @@ func TestReaderReadError(t *testing.T) {
 }
 
 // TestReaderTornReasons pins the reason a torn record gives, one case per
-// way a record fails (DESIGN §7, issue 11 §2).
+// way a record fails: bad input gives a counted warning with its reason
+// (issue 11 §2).
 func TestReaderTornReasons(t *testing.T) {
 	const head = "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=chip.run"
 	tests := []struct {

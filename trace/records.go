@@ -1,6 +1,6 @@
 package trace
 
-// An Anchor is a [CLOCK_ANCHOR] record (REFERENCE §1.3): it maps the
+// An Anchor is a [CLOCK_ANCHOR] record (docs/formats.md): it maps the
 // monotonic clock of one process to wall time, wall(t) = WallNs + t − MonoNs.
 type Anchor struct {
 	Pid    int64
@@ -9,7 +9,7 @@ type Anchor struct {
 	Pos    Pos
 }
 
-// A BindPhase is one `bind phase=` line (REFERENCE §1.4): one segment of one
+// A BindPhase is one `bind phase=` line (docs/formats.md): one segment of one
 // bind pass in E1/E2 logs, which carry no pid and no inv.
 type BindPhase struct {
 	Phase   string // segment name (word characters)
@@ -49,7 +49,7 @@ type Stamp struct {
 	Pos  Pos
 }
 
-// An Autoload is a torch_backend_autoload record (REFERENCE §1.7): the
+// An Autoload is a torch_backend_autoload record (docs/formats.md): the
 // backend-autoload state of a run, which newer bind_phases tools echo so
 // that two logs are compared only under the same state.
 type Autoload struct {
@@ -59,7 +59,7 @@ type Autoload struct {
 	Pos  Pos
 }
 
-// Drops is a [HOSTLOG_DROPS] summary (REFERENCE §1.7).
+// Drops is a [HOSTLOG_DROPS] summary (docs/formats.md "[HOSTLOG_DROPS]").
 type Drops struct {
 	Pid            int64
 	New            int64

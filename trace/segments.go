@@ -1,6 +1,7 @@
 package trace
 
-// Canonical bind segment names (DESIGN §4): the vocabulary every package
+// Canonical bind segment names (docs/accounting.md "1. From any log to
+// passes of canonical segments"): the vocabulary every package
 // of hbgkit uses for the segments of a bind. Every log generation is mapped
 // onto these before any accounting: E1/E2 `bind phase=` lines, E3
 // `chip.run.bind.<segment>` spans, PR-1870 `simpler_run.bind.*` spans and
@@ -27,16 +28,17 @@ const (
 )
 
 // bindSegments are the bind segment kinds in HostPhaseKind enum order, the
-// order the runtime writes one pass's `bind phase=` lines in (REFERENCE
-// §1.4).
+// order the runtime writes one pass's `bind phase=` lines in
+// (docs/formats.md "bind phase= lines, E1 and E2", Passes).
 var bindSegments = [...]string{
 	SegArgs, SegArenaBuild, SegStaticArena, SegGmHeap, SegSharedMem, SegRuntimeInit,
 	SegHostOrch, SegGraphUpload, SegRelocate, SegSmH2d, SegArenaH2d, SegHostViewClose,
 }
 
 // BindSegments returns the bind segment kinds in HostPhaseKind enum order,
-// the order the runtime writes one pass's `bind phase=` lines in (REFERENCE
-// §1.4). The slice is the caller's.
+// the order the runtime writes one pass's `bind phase=` lines in
+// (docs/formats.md "bind phase= lines, E1 and E2", Passes). The slice is
+// the caller's.
 func BindSegments() []string { return append([]string(nil), bindSegments[:]...) }
 
 // RuntimeSegments returns the segments the runtime writes under their own
@@ -93,8 +95,8 @@ func CanonicalSegment(name string) (string, bool) {
 }
 
 // IsH2D reports whether a canonical segment is a host-to-device copy, an
-// H2D span of DESIGN §4: graph_upload, h2d_graph, sm_h2d, arena_h2d,
-// h2d_image.
+// H2D copy of docs/accounting.md "2. Per-pass stages": graph_upload,
+// h2d_graph, sm_h2d, arena_h2d, h2d_image.
 func IsH2D(canonical string) bool {
 	switch canonical {
 	case SegGraphUpload, SegH2dGraph, SegSmH2d, SegArenaH2d, SegH2dImage:

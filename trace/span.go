@@ -17,7 +17,7 @@ type Pos struct {
 	Line int    // 1-based physical line number in that input
 }
 
-// A Span is one parsed [STRACE] record (REFERENCE §1.2, §2.1).
+// A Span is one parsed [STRACE] record (docs/formats.md "[STRACE] spans").
 type Span struct {
 	Pid   int64
 	Tid   int64
@@ -42,7 +42,10 @@ func (s *Span) End() int64 { return s.Ts + s.Dur }
 // reference, a substring test for "clk=dev" in the raw attributes.
 func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 
-// Families of span names (REFERENCE §2.2).
+// Families of span names, decided by the word before the first '.' of the
+// name as the reference decides them: ext is external; chip and core are
+// their own; node, network1, network2 and network3 are node; anything
+// else (simpler_run included) is unknown.
 const (
 	FamilyExternal = "external"
 	FamilyChip     = "chip"
@@ -141,7 +144,8 @@ func unhex(c byte) byte {
 	return c - 'A' + 10
 }
 
-// An Attr is one parsed attribute (REFERENCE §1.9).
+// An Attr is one parsed attribute (docs/formats.md "[STRACE] spans",
+// Attributes).
 type Attr struct {
 	Key string
 	// Value is the percent-decoded text, or for an integer the canonical
@@ -150,12 +154,12 @@ type Attr struct {
 	IsInt bool
 }
 
-// Int returns the attribute as Python's int() gives it (REFERENCE §3.9,
-// "Integer"): an integer value as it is, and a string value that int()
-// accepts after percent-decoding — dispatch_id=%31%32 is 12, run_epoch=003
-// is 3, %207, +7 and 1_0 are 7, 7 and 10 — while 1.5, 0x10, 1__0 and an
-// empty value are not integers. Every reader of run-identity fields uses
-// it.
+// Int returns the attribute as Python's int() gives it, as the reference's
+// overlap proof reads an integer attribute: an integer value as it is, and a
+// string value that int() accepts after percent-decoding — dispatch_id=%31%32
+// is 12, run_epoch=003 is 3, %207, +7 and 1_0 are 7, 7 and 10 — while 1.5,
+// 0x10, 1__0 and an empty value are not integers. Every reader of
+// run-identity fields uses it.
 func (a Attr) Int() (*big.Int, bool) {
 	if a.IsInt {
 		return new(big.Int).SetString(a.Value, 10)

@@ -775,7 +775,7 @@ func stampWords(a, b string) string {
 // reached, when a primary row's p and its verdict point different ways: a
 // p below 0.05 with no change or an inconclusive verdict, or a p of 0.05
 // or more with a change called (faster, slower or a small change). "" when
-// they agree. The verdict reads the interval against the margin (STATS.md),
+// they agree. The verdict reads the CI against the margin (docs/ab-method.md),
 // and p is a test of Δ = 0 that does not decide it, except that under
 // --per-rank a faster or slower call needs the p Holm-adjusted over the
 // ranks below 0.05 as well.
@@ -901,8 +901,8 @@ func (a Report) Document() *document.Document {
 	return d
 }
 
-// MarkdownDocument returns the report for a pull request (STATS.md
-// "Reports"): the headline and what qualifies it, the arms and the
+// MarkdownDocument returns the report for a pull request (the table of
+// docs/ab-reference.md): the headline and what qualifies it, the arms and the
 // machine, the short table (PRTable) with the sentences that fold the
 // rest and its legend, and <details> blocks with the full table, the
 // primary metric round by round, and the method, the noise, the ruler,

@@ -108,7 +108,7 @@ func TestPerRankHeadlinesEveryRank(t *testing.T) {
 }
 
 // TestOnePrimaryIsNotGated: without --per-rank the single primary row is
-// called on its interval alone, as STATS.md says, and HolmP is its p.
+// called on its interval alone (docs/ab-method.md), and HolmP is its p.
 func TestOnePrimaryIsNotGated(t *testing.T) {
 	j := analysis.PerRankJournal(t, 6)
 	j.Header.Config.PerRank = false

@@ -126,9 +126,9 @@ func (a Arm) Label() string {
 }
 
 // namingStrings returns what in a block's stamp names the arm rather than
-// the ruler (STATS.md "Same ruler"): the embedded spec; the command as the
-// block ran it; for a git arm its sha (long and short), ref, worktree and
-// command; and the environment switch of a --sweep.
+// the ruler (docs/ab-reference.md "Same ruler"): the embedded spec; the
+// command as the block ran it; for a git arm its sha (long and short), ref,
+// worktree and command; and the environment switch of a --sweep.
 func (a Arm) NamingStrings(command, worktree string) []string {
 	if a.Sweep != "" {
 		b := a

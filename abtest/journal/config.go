@@ -52,7 +52,8 @@ type Config struct {
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
-// block: 2, where STATS.md drops 1. Measured on the embedded model
+// block: 2, where the method first dropped 1 (docs/ab-measurements.md
+// "Cold passes, measured"). Measured on the embedded model
 // (dsv4-pair, AMD EPYC, THP madvise), the minor faults of binds 1, 2, 3, 4,
 // 5 of a fresh process are 2934, 2885, 1394, 1391, 1392 with the mirror
 // per bind and 2934, 1495, 4, 1, 2 with it retained: the second bind of a
@@ -88,8 +89,9 @@ func DefaultBlockStat(block, cold int) BlockStat {
 	return BlockMedian
 }
 
-// DefaultConfig returns the campaign defaults: STATS.md's, but for
-// DefaultCold, DefaultBlock and DefaultBlockStat.
+// DefaultConfig returns the campaign defaults (docs/ab-reference.md
+// "Flags"): the method's first ones, but for DefaultCold, DefaultBlock and
+// DefaultBlockStat, which measurements moved.
 func DefaultConfig() Config {
 	return Config{
 		Rounds: 10, Block: DefaultBlock, Warmup: 1, Cold: DefaultCold, Order: OrderRMIT,

@@ -12,8 +12,9 @@ import (
 )
 
 // Env is what the journal records about the host a campaign ran on.
-// The Must fields must be equal for a campaign to resume (STATS.md "Same
-// ruler"); the rest is recorded, not required.
+// The Must fields must be equal for a campaign to resume
+// (docs/ab-reference.md "The journal and resuming"); the rest is recorded,
+// not required.
 type Env struct {
 	Host      string `json:"host"`
 	CPUModel  string `json:"cpu_model"`

@@ -12,9 +12,9 @@ import (
 const ArmPlaceholder = "{arm}"
 
 // Ruler returns a block's [stamp] text with what names its arm set aside
-// (STATS.md "Same ruler"): every occurrence of a naming string, longest
-// first, becomes {arm}. Two blocks measure with the same ruler when their
-// rulers are byte-equal.
+// (docs/ab-reference.md "Same ruler"): every occurrence of a naming string,
+// longest first, becomes {arm}. Two blocks measure with the same ruler when
+// their rulers are byte-equal.
 func Ruler(stamp string, naming []string) string {
 	ns := append([]string(nil), naming...)
 	sort.Slice(ns, func(i, j int) bool { return len(ns[i]) > len(ns[j]) })

@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// An Order is the order a campaign runs each round's arms in (STATS.md
-// "Schedule").
+// An Order is the order a campaign runs each round's arms in
+// (docs/ab-method.md "Order of the arms").
 type Order string
 
 // The orders.

@@ -87,8 +87,9 @@ const (
 	perOpSuffix = ".per_op"
 )
 
-// workMetrics are the work attributes a pass's segments write (REFERENCE
-// §1.4, and graph_pack's in E3), with their kinds.
+// workMetrics are the work attributes a pass's segments write
+// (docs/formats.md "Evidence: counters and work attributes", and
+// graph_pack's in E3), with their kinds.
 var workMetrics = []struct {
 	seg, attr string
 	kind      MetricKind
@@ -104,7 +105,8 @@ var workMetrics = []struct {
 }
 
 // orchKinds are the orchestrator operation kinds of host-orch lines, in
-// the runtime's enum order (REFERENCE §6.4).
+// the runtime's enum order, the order `hbgtrace orch` prints them in
+// (docs/formats.md "host-orch phase= lines").
 var orchKinds = []string{"submit_task", "alloc_tensors", "record_node", "graph_submit", "build_definition"}
 
 // MetricHost is the name of the chip.run host wall metric.
@@ -124,7 +126,8 @@ type MetricInfo struct {
 }
 
 // phaseOrder is the order of the raw segments in the phases table: the
-// runtime's enum order of DESIGN §4's canonical names.
+// runtime's enum order of the canonical names of docs/accounting.md "1.
+// From any log to passes of canonical segments".
 var phaseOrder = []string{
 	trace.SegArgs, trace.SegArenaBuild, trace.SegStaticArena, trace.SegGmHeap,
 	trace.SegSharedMem, trace.SegRuntimeInit, trace.SegPrebuilt, trace.SegHostOrch,
@@ -336,7 +339,8 @@ type BlockPasses struct {
 
 // ReadBlockLog reads one block's log files (the captured output first,
 // then any host.*.log the block left) with the trace engine and turns every
-// pass into its metrics: the accounting stages of DESIGN §4, the raw
+// pass into its metrics: the accounting stages of docs/accounting.md "2.
+// Per-pass stages", the raw
 // segments summed per pass, and the chip.run host wall. The first pass of
 // each pid is marked cold.
 func ReadBlockLog(paths []string) (*BlockPasses, error) {
@@ -489,7 +493,8 @@ func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.Pass
 
 const NsPerUs = 1000
 
-// ChoosePrimary is STATS.md's default: ControlPlane when the block's log
+// ChoosePrimary is the default primary metric (docs/ab-reference.md "What
+// a block yields"): ControlPlane when the block's log
 // has HBG bind data, else the chip.run host wall.
 func ChoosePrimary(ps []Pass) Key {
 	cp := phases.StageControlPlane.Label()

@@ -3,7 +3,7 @@
 // trimmed-t interval, Wilcoxon signed-rank and sign tests, Holm adjustment,
 // Δmin), the verdict against an equivalence margin, and the noise footer
 // (σ_d, minimum detectable effect, lag-1 autocorrelation, drift slope).
-// The method is specified in STATS.md and explained in docs/ab.md.
+// The method is specified in docs/ab-method.md.
 //
 // The package's opinion: the round, not the pass, is the unit of
 // inference. Passes inside a block share a process, a cache and a moment in

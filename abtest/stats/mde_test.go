@@ -10,7 +10,8 @@ import (
 // noise sigmaD (the SD of the log-ratios):
 // exp((z(0.975) + z(0.80))·σ_d/√R) − 1 ≈ 2.8·σ_d/√R (the normal-theory
 // sample-size formula, e.g. Chow, Shao & Wang 2008, Sample Size
-// Calculations in Clinical Research, §3.1). It is STATS.md's rule for
+// Calculations in Clinical Research, §3.1). It is the rule of thumb of
+// docs/ab-method.md "The noise footer" for
 // planning a campaign from an A/A run's σ_d; it assumes normal noise and a
 // known variance, so it is optimistic for the trimmed-t of R = 20 rounds
 // (an effect of this size is found about 70% of the time, not 80%).

@@ -26,8 +26,9 @@ func (iv Interval) Contains(x float64) bool { return iv.Lo <= x && x <= iv.Hi }
 // nanInterval is the interval that could not be computed.
 func nanInterval() Interval { return Interval{math.NaN(), math.NaN()} }
 
-// PairedOptions tunes Paired. The zero value is STATS.md's default: a 95%
-// trimmed-t interval and no bootstrap.
+// PairedOptions tunes Paired. The zero value is the method's default
+// (docs/ab-method.md "The paired analysis over rounds"): a 95% trimmed-t
+// interval and no bootstrap.
 type PairedOptions struct {
 	// Level is the two-sided confidence level of CI and Boot, in (0, 1);
 	// 0 means DefaultLevel.
@@ -100,7 +101,7 @@ func LogRatios(a, b []float64) ([]float64, error) {
 //
 //   - Δ = exp(T) − 1 with T the 20%-trimmed mean of d, and the
 //     Tukey–McLaughlin trimmed-t interval T ± t(1−α/2, h−1)·s_w/(0.6·√R)
-//     mapped through exp(·) − 1 (STATS.md; Wilcox 2012 §4.4.1);
+//     mapped through exp(·) − 1 (docs/ab-method.md; Wilcox 2012 §4.4.1);
 //   - optionally the percentile bootstrap interval of Δ, resampling rounds
 //     (never passes) opts.Bootstrap times from opts.Seed (Efron &
 //     Tibshirani 1993, An Introduction to the Bootstrap, §13.3; Wilcox 2012
@@ -112,7 +113,7 @@ func LogRatios(a, b []float64) ([]float64, error) {
 // from its own standard error: exp((t(1−α/2, h−1) + t(0.80, h−1))·
 // s_w/(0.6·√R)) − 1 (the sample-size formula of Chow, Shao & Wang 2008
 // §3.1 with the trimmed-t's standard error and degrees of freedom). It is
-// larger than STATS.md's normal rule MDE(SigmaD, R) ≈ 2.8·σ_d/√R on clean
+// larger than the normal rule MDE(SigmaD, R) ≈ 2.8·σ_d/√R on clean
 // data, because of the t quantiles and the trimmed mean's 87% efficiency:
 // in the package's simulations at R = 20, an effect of the rule's size is
 // found 69% of the time and one of this size 76% (short of 80% because the

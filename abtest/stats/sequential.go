@@ -30,7 +30,8 @@ import (
 // or re-analysed campaign computes the same ones.
 //
 // The RCI of look k (Jennison & Turnbull 2000, ch. 9) is the trimmed-t
-// interval of STATS.md with the boundary in place of 1.96: T ± q_k·SE,
+// interval of docs/ab-method.md "The paired analysis over rounds" with the
+// boundary in place of 1.96: T ± q_k·SE,
 // where T is the 20%-trimmed mean of d, SE = s_w/(0.6·√n) and q_k the
 // quantile of Student's t with h − 1 degrees of freedom at the same tail
 // probability as c_k, Φ(c_k) (the significance-level matching of

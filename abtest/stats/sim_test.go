@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The seeded simulations of STATS.md's calibration: lognormal per-pass
+// The seeded simulations of docs/ab-method.md "Calibration by
+// simulation": lognormal per-pass
 // noise with σ_d = 1% per round, 5% outlier passes, R = 20. Rerun them and
 // print the figures with
 //
@@ -67,7 +68,8 @@ type simCampaign struct {
 	stat        func(passes []float64) float64
 }
 
-// calibration is STATS.md's model with blocks of r warm passes summarised by
+// calibration is the model of docs/ab-method.md "Calibration by
+// simulation" with blocks of r warm passes summarised by
 // stat: σ_d = 1% per round, 5% outlier passes 20% to 100% slower (a
 // preempted pass), R = 20, random order per round.
 func calibration(name string, r int, stat func([]float64) float64) simCampaign {
@@ -312,7 +314,8 @@ func runAll(list []scenario, into figures) {
 
 // allFigures runs every scenario once per test binary. The detection
 // scenarios put the true effect at the MDE measured on clean/aa (the
-// campaign's own, median over campaigns) and at STATS.md's rule MDE(1%, 20).
+// campaign's own, median over campaigns) and at the normal rule MDE(1%,
+// 20) of docs/ab-method.md "The noise footer".
 var allFigures = sync.OnceValue(func() figures {
 	f := figures{}
 	runAll(scenarios(), f)
@@ -334,7 +337,8 @@ func figure(t *testing.T, key string) rates {
 	return r
 }
 
-// TestSimulationCalibration checks STATS.md's calibration claims on the
+// TestSimulationCalibration checks the claims of docs/ab-method.md
+// "Calibration by simulation" on the
 // models where the per-round analysis sees outliers it can trim: A/A
 // Wilcoxon rejections 2–8%, A/A verdict faster or slower ≤ 5%, a true 2%
 // slowdown called slower ≥ 80%, CI coverage of the true Δ 93–97%.
@@ -385,8 +389,9 @@ func TestSimulationBlockMean(t *testing.T) {
 
 // TestSimulationNoise checks the noise footer on outlier-free campaigns:
 // σ_d reads the 1% the model puts in, and an effect of the campaign's own
-// MDE is detected (CI above 0) about 80% of the time. STATS.md's rule
-// MDE(σ_d, R) is measured too: the trimmed-t finds it less often.
+// MDE is detected (CI above 0) about 80% of the time. The normal rule
+// MDE(σ_d, R) of docs/ab-method.md "The noise footer" is measured too: the
+// trimmed-t finds it less often.
 func TestSimulationNoise(t *testing.T) {
 	t.Parallel()
 	aa, own, rule := figure(t, "clean/aa"), figure(t, "clean/at own MDE"), figure(t, "clean/at rule MDE")

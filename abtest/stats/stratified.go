@@ -21,8 +21,9 @@ type Stratum struct {
 	Outlier bool
 }
 
-// A StratifiedResult pools the strata of one paired metric (STATS.md;
-// docs/ab.md "Shards"): the inverse-variance weighted mean of the strata's
+// A StratifiedResult pools the strata of one paired metric
+// (docs/ab-operations.md "Merging: hbgbench report J1 J2 … or DIR"): the
+// inverse-variance weighted mean of the strata's
 // trimmed means, and Cochran's Q for their heterogeneity.
 type StratifiedResult struct {
 	Strata  []Stratum

@@ -10,7 +10,8 @@ import (
 )
 
 // TrimPercent is the share of rounds trimmed from each tail by the paired
-// analysis (STATS.md: "20%-trimmed mean"). The count trimmed from each end
+// analysis (docs/ab-method.md "The paired analysis over rounds"). The
+// count trimmed from each end
 // of R rounds is ⌊0.2·R⌋, computed in integers as R·TrimPercent/100.
 const TrimPercent = 20
 
@@ -137,7 +138,8 @@ func (r trimT) mde(level float64) float64 {
 }
 
 // trimmedT returns the 20%-trimmed mean of x with the Tukey–McLaughlin
-// (1963) confidence interval, as given by Wilcox 2012 §4.4.1 and STATS.md:
+// (1963) confidence interval, as given by Wilcox 2012 §4.4.1 and
+// docs/ab-method.md "The paired analysis over rounds":
 // g = ⌊0.2n⌋, h = n − 2g, standard error s_w / (0.6·√n) with s_w the
 // 20%-winsorized SD, and half-width t(1−α/2, h−1) times it. It needs h ≥ 2
 // (n ≥ 2), and x finite.

@@ -25,7 +25,8 @@ const MinRounds = 6
 // A Call is the outcome of a verdict.
 type Call int
 
-// The calls, in the order STATS.md evaluates them (Inconclusive is the
+// The calls, in the order docs/ab-method.md "The verdict" evaluates them
+// (Inconclusive is the
 // zero value: a verdict not yet reached concludes nothing).
 const (
 	Inconclusive Call = iota // the interval straddles a margin: more rounds needed
@@ -94,10 +95,11 @@ func (v Verdict) String() string { return v.Call.String() }
 
 // Decide returns the verdict for the estimate delta with interval ci over
 // rounds rounds against the equivalence margin margin (a fraction: 0.01 is
-// 1%), in STATS.md's order: ci.Hi < −M is Faster; ci.Lo > M is Slower;
+// 1%), in the order of docs/ab-method.md "The verdict": ci.Hi < −M is
+// Faster; ci.Lo > M is Slower;
 // −M ≤ ci.Lo and ci.Hi ≤ M is NoChange when ci contains 0, else Small;
 // anything else is Inconclusive with ExtraRounds set. The comparisons are on
-// the Δ scale, as STATS.md writes them.
+// the Δ scale, as that page writes them.
 //
 // A NaN delta or bound, a NaN or negative margin, or rounds < 1 give
 // Inconclusive with ExtraRounds −1: nothing can be concluded.
@@ -133,7 +135,8 @@ func Decide(delta float64, ci Interval, rounds int, margin float64) Verdict {
 	return Verdict{Call: Inconclusive, ExtraRounds: max(1, int(math.Ceil(extra-1e-9)))}
 }
 
-// Gate applies STATS.md's rule for phase rows: a secondary metric is called
+// Gate applies the rule of docs/ab-method.md "The verdict" for secondary
+// rows: a secondary metric is called
 // faster or slower only when its Holm-adjusted Wilcoxon p (see Holm) is
 // below Alpha as well; otherwise it reads inconclusive, with Gated set and
 // ExtraRounds −1. Other calls pass unchanged. A NaN adjP never passes.

@@ -11,8 +11,9 @@ import (
 
 // ExactMaxN is the largest number of non-zero differences for which
 // Wilcoxon computes the exact null distribution (when they have no ties);
-// above it, or with ties, it uses the normal approximation. 50 is STATS.md's
-// bound and the usual one (R's wilcox.test, SciPy).
+// above it, or with ties, it uses the normal approximation. 50 is the
+// bound of docs/ab-method.md "The paired analysis over rounds" and the
+// usual one (R's wilcox.test, SciPy).
 const ExactMaxN = 50
 
 // A WilcoxonResult is the outcome of a two-sided Wilcoxon signed-rank test

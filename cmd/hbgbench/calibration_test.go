@@ -32,7 +32,7 @@ func analyse(t *testing.T, path string) *analysis.Analysis {
 }
 
 // TestCalibrationAA: the same arm on both sides is not called faster or
-// slower (STATS.md "Calibration").
+// slower (docs/ab.md "Calibrating with aa").
 func TestCalibrationAA(t *testing.T) {
 	t.Parallel()
 	calibrating(t)

@@ -513,8 +513,8 @@ func matchLines(want, got []string) bool {
 }
 
 // TestDocExamples runs every `$ hbgbench …` console example of the README
-// and docs/*.md (STYLE.md item 9, as cmd/hbgtrace's TestDocExamples runs
-// hbgtrace's) and checks that it exits 0 and prints the lines the page
+// and docs/*.md (the docs are tested, as cmd/hbgtrace's TestDocExamples
+// runs hbgtrace's) and checks that it exits 0 and prints the lines the page
 // shows. Paths are the repository's fixtures, read from the repository
 // root; shell globs are expanded there. ab and aa run in a scratch
 // directory, so their journals and block logs stay out of the repository.

@@ -136,7 +136,8 @@ func cellTexts(src []byte, row ast.Node) []string {
 
 // TestReportMarkdownIsOneTableAndDetails parses the markdown reports of a
 // campaign and of compare: exactly one table, with a row per analysed
-// metric and the columns of STATS.md, then the <details> block.
+// metric and the columns of docs/ab-reference.md "The table for a pull
+// request", then the <details> block.
 func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 	t.Parallel()
 	cases := map[string][]string{

@@ -62,7 +62,7 @@ func TestPhasesCountsMalformedBindLines(t *testing.T) {
 	_, stderr, _ := phasesExec(t, map[string]string{"bind.log": strings.Join(lines, "")}, "", "phases", "bind.log", "--keep-first")
 	assert.Equal(t, "warning: 1 `bind phase=` line(s) did not parse and are left out: bind.log:3 (dur_ns is not an integer)\n", stderr)
 
-	// Every line bad: the reference's refusal (DESIGN §1), after the
+	// Every line bad: the reference's refusal, in its words, after the
 	// counted warning that names the lines left out.
 	all := strings.ReplaceAll(good, "dur_ns=", "dur_ns=x")
 	_, stderr, code := phasesExec(t, map[string]string{"bind.log": all}, "", "phases", "bind.log")

@@ -26,9 +26,9 @@ func runJSON(t *testing.T, v any, args ...string) (int, string) {
 
 // TestControlPlaneCrossCheck checks the two control-plane computations
 // against each other: the minimum per-round ControlPlane of `rounds` (the
-// HBG accounting of DESIGN §4) equals the minimum per-pass control-plane
-// total of `phases` (the reference's sum), on every generation fixture
-// that both read. They share no code above the reader, so a defect in
+// HBG accounting of docs/accounting.md) equals the minimum per-pass
+// control-plane total of `phases` (the reference's sum), on every generation
+// fixture that both read. They share no code above the reader, so a defect in
 // either shows here. Both minima are compared in whole nanoseconds
 // (rounds prints µs, phases ms).
 func TestControlPlaneCrossCheck(t *testing.T) {

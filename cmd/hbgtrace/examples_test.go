@@ -102,7 +102,7 @@ func parseExampleLine(t *testing.T, line string) exampleLine {
 }
 
 // TestEveryExampleRuns runs every line of the Example text of hbgtrace and
-// of each of its commands (STYLE.md item 9), in order, in a scratch
+// of each of its commands, in order, in a scratch
 // directory holding fixtures under the names the examples use. Each line
 // must exit 0 and produce output: its stdout, its redirect target, or
 // every file it names with -o or --html (JSON outputs must parse). The

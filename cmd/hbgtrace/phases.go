@@ -20,7 +20,8 @@ type phasesOptions struct {
 	keepFirst bool
 	format    string
 	// accounting adds the Gate, GraphPack and ControlPlane rows of the HBG
-	// bind accounting (DESIGN §4) over the passes the table summarises.
+	// bind accounting (docs/accounting.md "`hbgtrace phases --accounting`")
+	// over the passes the table summarises.
 	accounting bool
 }
 

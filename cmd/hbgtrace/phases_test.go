@@ -28,8 +28,9 @@ var phasesTestdata = func() string {
 	return p
 }()
 
-// phasesSegs are the segments of the reference's synthetic passes (§4.1)
-// with their pass-0 durations in ns; pass i adds 50 µs to each.
+// phasesSegs are the segments of the reference's synthetic passes (of
+// its hbg_bind_phases tests) with their pass-0 durations in ns; pass i
+// adds 50 µs to each.
 var phasesSegs = []struct {
 	name string
 	dur  int64
@@ -77,7 +78,7 @@ func phasesWrite(t *testing.T, format string, rep *report.BindPhases) string {
 
 func TestPhasesReportText(t *testing.T) {
 	t.Parallel()
-	// The reference's observed output (REFERENCE §4.1), with each pass's
+	// The reference's observed output (hbg_bind_phases), with each pass's
 	// host_view_close in its own pass and only the phases the log has.
 	want := `bind.log
   abc1234 env SIMPLER_HBG_BIND_BREAKDOWN_ENABLE=1 python examples/x/test_q.py --rounds 3
@@ -260,7 +261,7 @@ func phasesE1Text(stamp string, threads []string, passes int) string {
 	return b.String()
 }
 
-// Two torch_backend_autoload records (REFERENCE §1.7).
+// Two torch_backend_autoload records (docs/formats.md).
 const (
 	phasesAutoloadA = `torch_backend_autoload setting=0 raw="0" raw_truncated=false effective=disabled torch_imported=true torch_npu_loaded=false`
 	phasesAutoloadB = `torch_backend_autoload setting=1 effective=enabled torch_imported=true torch_npu_loaded=true`

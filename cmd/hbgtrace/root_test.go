@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestExitCodes pins the exit-status contract of DESIGN §1 on the command
-// line: 1 for a clear error naming the file, 2 for usage errors (with the
-// usage printed), never a panic.
+// TestExitCodes pins the exit-status contract (README.md "hbgtrace") on the
+// command line: 1 for a clear error naming the file, 2 for usage errors (with
+// the usage printed), never a panic.
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -46,7 +46,7 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// TestHelpHygiene walks every command (STYLE.md item 10): Short, Long and
+// TestHelpHygiene walks every command: Short, Long and
 // Example set, no tabs, lines under 80 columns, in the help text and in the
 // usage cobra prints.
 func TestHelpHygiene(t *testing.T) {

@@ -64,7 +64,7 @@ func TestRoundsText(t *testing.T) {
 		absent   []string
 	}{
 		{
-			// REFERENCE §7.1 item 21.
+			// The reference's own test of the Host and Device columns.
 			name: "host and device columns",
 			log: viewsSpanLine(7, 1, "abc", 0, "chip.run", 0, 100_000, "") +
 				viewsSpanLine(7, 1, "abc", 2, "chip.run.runner_run.device_wall", 0, 20_000, "clk=dev") +

@@ -16,7 +16,8 @@ func TestTpotText(t *testing.T) {
 		want string
 	}{
 		{
-			// REFERENCE §7.5: int(1950.5) = 1950 -> 1.950 -> "1.9", not "2.0".
+			// The reference truncates the mean: int(1950.5) = 1950 -> 1.950
+			// -> "1.9", not "2.0".
 			name: "mean truncated to integer ns before formatting",
 			log: viewsSpanLine(1, 1, "9f3a", 0, "chip.run", 0, 5000, "") +
 				viewsSpanLine(1, 1, "9f3a", 1, "chip.run.bind", 10, 1950, "") +

@@ -9,7 +9,7 @@ import (
 )
 
 // The HBG bind accounting as the rounds views show it (docs/accounting.md):
-// the HBG columns, the share blocks of DESIGN §4 and their json document.
+// the HBG columns, the share blocks and their json document.
 
 // accountingColumnLabels returns the header labels of the HBG columns of
 // the rounds table, "<Label> (us)" for every visible stage (see
@@ -52,7 +52,8 @@ func accountingCells(a *phases.Accounting, r int) []string {
 	return out
 }
 
-// Widths of the share blocks, read off the example in DESIGN §4:
+// Widths of the share blocks, as docs/accounting.md "What `hbgtrace
+// rounds` prints" states them:
 //
 //	"    Args          500.0 us  ( 16.6%)"
 //	"    Gate(HostOrch+H2dImage)   2055.0 us  (target <= 1000 us)"
@@ -76,7 +77,8 @@ const (
 // sums.
 const gateLabel = "Gate(HostOrch+H2dImage)"
 
-// sharesText returns the share blocks of DESIGN §4: a blank line, the
+// sharesText returns the share blocks (docs/accounting.md "What `hbgtrace
+// rounds` prints"): a blank line, the
 // blocks all rounds, cold and warm, each over its own common round set
 // with its size, and the cold-vs-warm line. Rounds left out are not named
 // here: phases.Accounting.Warnings names them, for stderr.

@@ -27,7 +27,8 @@ func pass(pid int64, inv uint64, segs ...phases.Segment) phases.BindPass {
 	return phases.BindPass{Pid: pid, Inv: inv, Known: true, Segments: segs}
 }
 
-// designPass is one round with the means of DESIGN §4's example:
+// designPass is one round with the means of the example the share
+// blocks' layout was taken from:
 // Args 500, Prebuilt 450, HostOrch 900, Relocate 1, H2dImage 1155 µs.
 func designPass(pid int64, inv uint64) phases.BindPass {
 	return pass(pid, inv,
@@ -61,7 +62,7 @@ func fourRounds() []phases.BindPass {
 func TestSharesTextLayout(t *testing.T) {
 	a := computeAccounting([]phases.BindPass{designPass(1, 1)})
 	text := sharesText(a)
-	// The example lines of DESIGN §4, byte for byte.
+	// The example's lines, byte for byte.
 	for _, line := range []string{
 		"    Args          500.0 us  ( 16.6%)\n",
 		"    Prebuilt      450.0 us  ( 15.0%)\n",

@@ -99,7 +99,8 @@ func (r *BindPhases) text() string {
 		b.WriteString("   to be established by hand before comparing them to anything)\n")
 	}
 	if r.Spans {
-		// The span-based tool echoes the backend-autoload state (§4.2).
+		// The span-based tool (upstream's bind_phases) echoes the
+		// backend-autoload state.
 		for _, a := range r.Autoloads {
 			b.WriteString("  " + a + "\n")
 		}

@@ -78,7 +78,8 @@ func TestWriteJSONKeepsHTML(t *testing.T) {
 }
 
 func TestFixed1MatchesPython(t *testing.T) {
-	// REFERENCE §3.4: Python's format(x, ".1f") on these values.
+	// The reference rounds table's cells: Python's format(x, ".1f") on these
+	// values.
 	tests := []struct {
 		in   float64
 		want string

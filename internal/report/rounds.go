@@ -142,7 +142,8 @@ func roundsKey(c phases.Column) string {
 	return c.Key()
 }
 
-// WriteRoundsText writes t in the reference layout (REFERENCE §3.4); t
+// WriteRoundsText writes t in the reference layout (docs/accounting.md
+// "What `hbgtrace rounds` prints"); t
 // must have rows. The HBG columns follow the reference columns, each cell
 // right-aligned under the end of its label: the reference's own cells
 // keep their width of 12 even under a longer label (Effective (us)), so

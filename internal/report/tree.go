@@ -56,7 +56,7 @@ func WriteTree(w io.Writer, format string, tr *phases.Tree) error {
 	return bw.Flush()
 }
 
-// treeText writes nodes at indent in the reference layout (REFERENCE §3.5).
+// treeText writes nodes at indent in the reference layout (README.md "tree").
 // A write error sticks in the bufio.Writer and is returned by its Flush.
 func treeText(b *bufio.Writer, nodes []*phases.TreeNode, indent int) {
 	pad := strings.Repeat("  ", indent)
