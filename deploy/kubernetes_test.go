@@ -18,7 +18,7 @@ import (
 // and a dozen modules into go.mod for one test; a strict decode into this
 // subset (unknown fields refused) catches the misspelt or misplaced field
 // a hand-written manifest gets wrong, and no cluster runs here to apply
-// it (docs/ab.md "Shards").
+// it (docs/ab-operations.md "Shards: one campaign over many cards and hosts").
 type job struct {
 	APIVersion string `yaml:"apiVersion"`
 	Kind       string `yaml:"kind"`

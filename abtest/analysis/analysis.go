@@ -133,7 +133,7 @@ type Noise struct {
 }
 
 // AnalysisSchema is the version of the JSON form of an Analysis (`hbgbench
-// report --format json`, docs/ab.md "The json schema"). It grows when a
+// report --format json`, docs/ab-reference.md "The json schema"). It grows when a
 // field changes meaning or goes away; new fields keep the version.
 const AnalysisSchema = 2
 

@@ -66,7 +66,7 @@ const DefaultCold = 2
 // DefaultBlock is the default passes per block, and MinWarmForMin the
 // fewest warm passes whose block takes the minimum as its default
 // statistic (DefaultBlockStat). Measured on the embedded model at load 9
-// to 23 on 2 cores (docs/ab.md "How the defaults were chosen", 160
+// to 23 on 2 cores (docs/ab-measurements.md "How the defaults were chosen", 160
 // campaigns): a 20-pass block costs 0.9 s a round against 0.46 s for a
 // 5-pass one (process start and the cold binds dominate), and its minimum
 // has a fifth of the between-round noise of a 5-pass block's median

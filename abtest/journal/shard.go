@@ -11,7 +11,7 @@ import (
 )
 
 // A shard is a sub-campaign of its own rounds on one card of one host
-// (docs/ab.md "Shards"): shard I of a campaign of N shards runs --rounds
+// (docs/ab-operations.md "Shards: one campaign over many cards and hosts"): shard I of a campaign of N shards runs --rounds
 // rounds of its own, from a seed stream derived from the campaign seed and
 // I, into a journal of its own. Rounds never span two shards, so the
 // merged analysis (merge.go) pairs within a shard and treats each shard
