@@ -45,7 +45,8 @@ type AbOptions struct {
 
 	Trials int // alternative to --rounds: Trials / Block rounds
 	// ShardSpec (--shard I/N) and CampaignID (--campaign) make the run
-	// shard I of N of a campaign (docs/ab-operations.md "Shards: one campaign over many cards and hosts"); Options.Shard is
+	// shard I of N of a campaign (docs/ab-operations.md "Shards: one
+	// campaign over many cards and hosts"); Options.Shard is
 	// what they resolve to.
 	ShardSpec, CampaignID string
 	NoRecipe              bool // --no-recipe

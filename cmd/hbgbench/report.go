@@ -48,8 +48,8 @@ shards of one campaign (ab --shard I/N --campaign ID): it refuses journals
 whose campaign, config, arms or ruler differ, or one shard given twice,
 and reports the pooled Δ of a stratified analysis (rounds paired within
 their shard) with one row per shard, warning when the shards disagree
-beyond their intervals (docs/ab-operations.md "Shards: one campaign over many cards and hosts"). benchfmt is per
-journal.`,
+beyond their intervals (docs/ab-operations.md "Shards: one campaign
+over many cards and hosts"). benchfmt is per journal.`,
 		Example: `  hbgbench report
   hbgbench report .hbgbench/hbgbench-20261202T010000Z.jsonl
   hbgbench report c.jsonl --format markdown --redact
