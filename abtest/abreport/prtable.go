@@ -125,6 +125,16 @@ func rowName(m *analysis.MetricResult, full bool) string {
 // or "inconclusive (p)" over two lines.
 func nbsp(s string) string { return strings.ReplaceAll(s, " ", "\u00a0") }
 
+// shortValue is a level as the short table prints it: a tenth is noise
+// on 10 ms and more, so from 10000 on it is left out and the column stays
+// narrow when a loaded machine stretches the binds.
+func shortValue(x journal.Num, k metric.MetricKind) string {
+	if f := float64(x); math.Abs(f) >= 10000 && !math.IsInf(f, 0) {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return analysis.Value(x, k)
+}
+
 // change is head − base in the row's unit, signed; "-" when a level is
 // unknown.
 func change(m *analysis.MetricResult) string {
@@ -224,7 +234,11 @@ func prRow(m *analysis.MetricResult, full bool) []string {
 	if full {
 		return []string{rowName(m, full), unitOf(m), base, head, change(m), dc, ci, nbsp(verdictCell(m))}
 	}
+	base, head = shortValue(m.Level[journal.Base], m.Kind), shortValue(m.Level[journal.Head], m.Kind)
 	ch := change(m)
+	if d := float64(m.Level[journal.Head] - m.Level[journal.Base]); math.Abs(d) >= 10000 {
+		ch = fmt.Sprintf("%+.0f", d)
+	}
 	if u := unitOf(m); ch != "-" && m.Kind != metric.KindCount {
 		ch += " " + u
 	}

@@ -104,6 +104,16 @@ func nodeText(src []byte, n ast.Node) string {
 	return b.String()
 }
 
+// halfULP is half the last printed digit of a number cell: 0.05 for
+// "17456.8", 0.5 for "17457".
+func halfULP(cell string) float64 {
+	cell, _, _ = strings.Cut(cell, " ")
+	if _, frac, ok := strings.Cut(cell, "."); ok {
+		return 0.5 * math.Pow(10, -float64(len(strings.TrimRight(frac, "%"))))
+	}
+	return 0.5
+}
+
 // number reads a cell of the table: "-13730.9", "+8.7%", "1390", a
 // change with its unit ("-13730.9 µs", "+4096 bytes") and a factor
 // "×63.0" as the percentage it stands for (+6200%).
@@ -148,8 +158,9 @@ func checkPRTable(t *testing.T, md string, maxRows int) prView {
 		require.True(t, okb && okh, "base and head are numbers: %v", r)
 		change, ok := number(r[ic])
 		require.True(t, ok, "the change in the row's unit: %v", r)
-		// The cells are rounded to 0.1 (or to 1 for counts).
-		assert.InDelta(t, head-base, change, 0.15, "change is head − base: %v", r)
+		// The cells are rounded to 0.1, or to 1 for counts and from
+		// 10000 on.
+		assert.InDelta(t, head-base, change, halfULP(r[ib])+halfULP(r[ih])+halfULP(r[ic])+1e-9, "change is head − base: %v", r)
 		delta, ok := number(r[id])
 		require.True(t, ok, "Δ: %v", r)
 		if base > 0 && math.Abs(delta) >= 0.05 {
@@ -158,7 +169,7 @@ func checkPRTable(t *testing.T, md string, maxRows int) prView {
 			if base >= 10 && head >= 10 {
 				// Both levels carry three or more digits: their ratio is Δ
 				// to the rounding of the cells.
-				tol := 100*(0.05/base+0.05/head)*(1+math.Abs(ratio)) + 0.051
+				tol := 100*(halfULP(r[ib])/base+halfULP(r[ih])/head)*(1+math.Abs(ratio)) + 0.051
 				if strings.HasPrefix(r[id], "×") {
 					// A factor of one decimal (none from ×100): its
 					// rounding in percent.
