@@ -101,13 +101,7 @@ func (m MergedReport) open() *document.Document {
 	}
 	// What qualifies the pooled verdict (a sick shard, the shards
 	// disagreeing) is read before any table, as a campaign's warnings are.
-	var ws []string
-	for _, w := range m.Warnings {
-		ws = append(ws, "WARNING: "+w)
-	}
-	if len(ws) > 0 {
-		d.Add(&document.List{Items: ws})
-	}
+	d.Add(warningList(m.Warnings)...)
 	d.Add(m.ShardTable())
 	return d
 }

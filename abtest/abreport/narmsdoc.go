@@ -318,20 +318,15 @@ func (a Report) armsMarkdown() *document.Document {
 	// What qualifies the verdicts comes before any table, as in a
 	// two-arm report: each comparison's qualifiers (the host's load is
 	// the same in each, named once) and the warnings.
-	var ws []string
+	var qs []string
 	for _, c := range a.Comparisons {
 		for _, q := range c.Qualifiers {
-			if w := "WARNING: " + q; !slices.Contains(ws, w) {
-				ws = append(ws, w)
+			if !slices.Contains(qs, q) {
+				qs = append(qs, q)
 			}
 		}
 	}
-	for _, w := range a.Warnings {
-		ws = append(ws, "WARNING: "+w)
-	}
-	if len(ws) > 0 {
-		d.Add(&document.List{Items: ws})
-	}
+	d.Add(warningList(qs, a.Warnings)...)
 	e := a.Header.Env
 	d.Add(&document.Paragraph{Text: fmt.Sprintf("%s; on %s, %d CPUs (host %s)", strings.Join(a.armLinesN(), "; "), orNone(e.CPUModel, "an unrecorded CPU"), e.NCPU, orNone(e.Host, "unrecorded"))})
 	if t := a.ArmsTable(true); t != nil {

@@ -491,41 +491,6 @@ func (a Report) WhatRan() string {
 		arms, orNone(h.Env.CPUModel, "an unrecorded CPU"), h.Env.NCPU, orNone(h.Env.Host, "unrecorded"))
 }
 
-// Legend says what the markdown table's columns are, and only those.
-func (a Report) Legend() string {
-	c := a.Header.Config
-	_, trim := a.coldAndTrim()
-	var warm string
-	switch c.Cold {
-	case 0:
-		warm = "every pass counted"
-	case 1:
-		warm = "the first pass of each pid dropped as cold"
-	default:
-		warm = fmt.Sprintf("the first %d passes of each pid dropped as cold", c.Cold)
-	}
-	parts := []string{fmt.Sprintf("base µs and head µs: each arm's per-pass trimmed mean in µs, over its warm passes (%s), %s dropped at each end", warm, trim)}
-	switch a.Design {
-	case analysis.DesignDescriptive:
-		parts = append(parts, "Δ: head's trimmed mean against base's; Δmin: head's fastest pass against base's; no CI, sign, p or verdict (one log on an arm)")
-	case analysis.DesignUnpaired:
-		parts = append(parts,
-			"Δ: head against base, exp(T_head − T_base) − 1 with T the 20%-trimmed mean of ln(block statistic) over an arm's logs, and its 95% CI (Yuen); Δmin: the same on each log's minimum",
-			"sign: - (logs are not paired)",
-			"p: Wilcoxon rank-sum test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
-	default:
-		parts = append(parts,
-			"Δ: head against base, exp(20%-trimmed mean over the rounds of ln(head/base)) − 1, and its 95% CI (trimmed t); "+a.besideLegend(),
-			"sign: rounds whose change has Δ's sign, of those that changed",
-			"p: Wilcoxon signed-rank test of Δ = 0, Holm-adjusted within its family on the rows without *"+a.rankP())
-	}
-	parts = append(parts, "* marks the primary metric, the one the headline calls")
-	if a.anyGated() {
-		parts = append(parts, a.gatedNote())
-	}
-	return "Columns: " + strings.Join(parts, "; ") + "."
-}
-
 // testWord names the Wilcoxon test of the p column.
 func (a Report) testWord() string {
 	if a.Design == analysis.DesignUnpaired {
@@ -854,24 +819,24 @@ func (a Report) openDocument() *document.Document {
 	if a.Partial {
 		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
-	if w := a.warningLines(); len(w) > 0 {
-		d.Add(&document.List{Items: w})
-	}
+	d.Add(warningList(a.Qualifiers, a.Warnings)...)
 	return d
 }
 
-// warningLines are what qualifies the verdict, shown above the tables in
-// every format: the analysis's qualifiers (load, failures, an extension,
-// a correctness switch) and its warnings.
-func (a Report) warningLines() []string {
-	var out []string
-	for _, q := range a.Qualifiers {
-		out = append(out, "WARNING: "+q)
+// warningList is the list of what qualifies a verdict, shown above the
+// tables in every format: each line of each group as a "WARNING:" item,
+// in order; nothing when there is none.
+func warningList(groups ...[]string) []document.Block {
+	var items []string
+	for _, g := range groups {
+		for _, w := range g {
+			items = append(items, "WARNING: "+w)
+		}
 	}
-	for _, w := range a.Warnings {
-		out = append(out, "WARNING: "+w)
+	if len(items) == 0 {
+		return nil
 	}
-	return out
+	return []document.Block{&document.List{Items: items}}
 }
 
 // Document returns the campaign's report: the headline, one table per
@@ -949,44 +914,6 @@ func (a Report) markdown(full bool) *document.Document {
 	}
 	d.Add(det)
 	return d
-}
-
-var combinedHeader = []string{"metric", "unit", "base", "head", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
-
-var combinedAlign = []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right,
-	document.Right, document.Right, document.Right, document.Left}
-
-// CombinedTable returns one table of every metric, family by family, one
-// row per metric: the arms' trimmed means of warm passes (µs) and the
-// results of the analysis. Phase rows are named phase.NAME. nil when no
-// metric was analysed.
-func (a Report) CombinedTable() *document.Table {
-	t := &document.Table{Header: a.withBeside(combinedHeader), Align: combinedAlign}
-	for _, f := range metric.Families() {
-		for _, m := range a.Metrics {
-			if m.Family != f {
-				continue
-			}
-			name := m.Label
-			if m.Family == metric.FamilyPhases {
-				name = m.Name
-			}
-			if m.Primary {
-				name += " *"
-			}
-			name += aliasNote(&m)
-			sign := "-"
-			if m.SignN > 0 {
-				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
-			}
-			t.Rows = append(t.Rows, []string{name, unitOf(&m), analysis.Value(m.Arms[journal.Base].TrimmedMean, m.Kind), analysis.Value(m.Arms[journal.Head].TrimmedMean, m.Kind),
-				analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), a.beside(&m), sign, analysis.Pval(shownP(&m)), shownVerdict(&m)})
-		}
-	}
-	if len(t.Rows) == 0 {
-		return nil
-	}
-	return t
 }
 
 // CSVTables returns the tables of a csv report: one row per (metric, arm)

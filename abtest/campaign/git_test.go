@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,34 +12,25 @@ import (
 	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/gittest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// gitT runs git in dir as a committer named t.
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
 
 // gitRepo makes a repository of two commits, c1 on main and c2 on pr
 // (checked out), each with a README of its own.
 func gitRepo(t *testing.T) (repo, c1, c2 string) {
 	t.Helper()
 	repo = t.TempDir()
-	gitT(t, repo, "init", "-q", "-b", "main")
+	gittest.Git(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("one\n"), 0o644))
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "c1")
-	c1 = gitT(t, repo, "rev-parse", "HEAD")
-	gitT(t, repo, "checkout", "-q", "-b", "pr")
+	gittest.Git(t, repo, "add", ".")
+	gittest.Git(t, repo, "commit", "-q", "-m", "c1")
+	c1 = gittest.Git(t, repo, "rev-parse", "HEAD")
+	gittest.Git(t, repo, "checkout", "-q", "-b", "pr")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("two\n"), 0o644))
-	gitT(t, repo, "commit", "-q", "-am", "c2")
-	c2 = gitT(t, repo, "rev-parse", "HEAD")
+	gittest.Git(t, repo, "commit", "-q", "-am", "c2")
+	c2 = gittest.Git(t, repo, "rev-parse", "HEAD")
 	return repo, c1, c2
 }
 
@@ -55,7 +45,7 @@ func kill(w *Worktrees) {
 }
 
 func worktreeCount(t *testing.T, repo string) int {
-	return strings.Count(gitT(t, repo, "worktree", "list", "--porcelain"), "worktree ")
+	return strings.Count(gittest.Git(t, repo, "worktree", "list", "--porcelain"), "worktree ")
 }
 
 // TestWorktreesAfterAKill: a killed campaign's worktree is reused by the
@@ -207,7 +197,7 @@ func TestGitHelpers(t *testing.T) {
 	for _, f := range []string{"new.txt", "hbgbench-1.jsonl", "mine.jsonl", "README"} {
 		require.NoError(t, os.WriteFile(filepath.Join(repo, f), []byte("changed\n"), 0o644))
 	}
-	gitT(t, repo, "mv", "README", "README.md")
+	gittest.Git(t, repo, "mv", "README", "README.md")
 	assert.Equal(t, []string{"RM README.md", "?? new.txt"}, RepoChanges(repo, own))
 	assert.Nil(t, RepoChanges(t.TempDir()))
 
@@ -270,7 +260,7 @@ func TestRunGitArms(t *testing.T) {
 
 	// A worktree a killed campaign of other commits left is removed.
 	other := NewWorktrees(repo, cache)
-	gone, err := other.Ensure(context.Background(), gitT(t, repo, "rev-parse", "HEAD~1"))
+	gone, err := other.Ensure(context.Background(), gittest.Git(t, repo, "rev-parse", "HEAD~1"))
 	require.NoError(t, err)
 	kill(other)
 	require.NoError(t, os.Remove(filepath.Join(repo, "dirty")))

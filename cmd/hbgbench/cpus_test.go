@@ -9,6 +9,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/gittest"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,13 +201,13 @@ func TestAbCpusPinsGitBlocks(t *testing.T) {
 	allowed := pinnable(t)
 	status := t.TempDir()
 	repo := t.TempDir()
-	gitT(t, repo, "init", "-q", "-b", "main")
+	gittest.Git(t, repo, "init", "-q", "-b", "main")
 	q := runtimeharness.ShellQuote
 	run := fmt.Sprintf("#!/bin/sh\ngrep Cpus_allowed_list /proc/$$/status >> %s\n(grep Cpus_allowed_list /proc/self/status) >> %s\n%s\n",
 		q(filepath.Join(status, "self")), q(filepath.Join(status, "child")), catArm(t))
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(run), 0o755))
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "c1")
+	gittest.Git(t, repo, "add", ".")
+	gittest.Git(t, repo, "commit", "-q", "-m", "c1")
 
 	j := filepath.Join(t.TempDir(), "aa.jsonl")
 	code, _, errText := runCLI("aa", "main", "--repo", repo,
@@ -251,8 +252,8 @@ func TestRecipeCpus(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\ncpus = \"0\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", campaign.RecipeFile)
-	gitT(t, repo, "commit", "-q", "-m", "recipe pins CPU 0")
+	gittest.Git(t, repo, "add", campaign.RecipeFile)
+	gittest.Git(t, repo, "commit", "-q", "-m", "recipe pins CPU 0")
 	cache := t.TempDir()
 	for _, tc := range []struct {
 		args []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/gittest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,11 +30,11 @@ func outRepo(t *testing.T) string {
 		require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(body), 0o755))
 	}
 	write(outScript(headDelayUS))
-	gitT(t, repo, "commit", "-q", "-am", "pr writes into OUT")
-	gitT(t, repo, "checkout", "-q", "main")
+	gittest.Git(t, repo, "commit", "-q", "-am", "pr writes into OUT")
+	gittest.Git(t, repo, "checkout", "-q", "main")
 	write(outScript("0"))
-	gitT(t, repo, "commit", "-q", "-am", "main writes into OUT")
-	gitT(t, repo, "checkout", "-q", "pr")
+	gittest.Git(t, repo, "commit", "-q", "-am", "main writes into OUT")
+	gittest.Git(t, repo, "checkout", "-q", "pr")
 	return repo
 }
 
@@ -65,7 +66,7 @@ func TestAbFirstTryInsideRepo(t *testing.T) {
 	assert.Contains(t, out, "SLOWER: ControlPlane")
 	j := campaignHome(t, repo)
 	assert.Contains(t, errText, "journal "+j, "the start line names the journal to --resume")
-	assert.Empty(t, gitT(t, repo, "status", "--porcelain", "--untracked-files=all"), "the campaign's files show in git status")
+	assert.Empty(t, gittest.Git(t, repo, "status", "--porcelain", "--untracked-files=all"), "the campaign's files show in git status")
 	assert.NotContains(t, errText, "uncommitted changes")
 
 	// Block logs are kept compressed, and nothing the campaign does not
@@ -101,10 +102,10 @@ func TestAbFirstTryRecipe(t *testing.T) {
 	repo := outRepo(t)
 	recipe := "run = \"cd {out} && {worktree}/run.sh {rounds} .\"\nrounds = 3\nblock = 4\n"
 	for _, br := range []string{"main", "pr"} {
-		gitT(t, repo, "checkout", "-q", br)
+		gittest.Git(t, repo, "checkout", "-q", br)
 		require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-		gitT(t, repo, "add", campaign.RecipeFile)
-		gitT(t, repo, "commit", "-q", "-m", "recipe")
+		gittest.Git(t, repo, "add", campaign.RecipeFile)
+		gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
 	}
 	t.Chdir(repo)
 	code, out, errText := runCLI("ab", "--base", "main", "--head", "pr", "--cache", t.TempDir(), "--seed", "5")
@@ -113,7 +114,7 @@ func TestAbFirstTryRecipe(t *testing.T) {
 	j := campaignHome(t, repo)
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
 	assertEveryBlockRead(t, j)
-	assert.Empty(t, gitT(t, repo, "status", "--porcelain", "--untracked-files=all"))
+	assert.Empty(t, gittest.Git(t, repo, "status", "--porcelain", "--untracked-files=all"))
 }
 
 // assertEveryBlockRead checks that every block of journal j succeeded
@@ -143,7 +144,7 @@ func TestAbFirstTryRepoFromOutside(t *testing.T) {
 	j := filepath.Join(here, "runs", "c.jsonl")
 	assert.Equal(t, map[int]int{1: 1, 2: 1, 3: 1}, roundsOK(t, j))
 	assertEveryBlockRead(t, j)
-	assert.Empty(t, gitT(t, repo, "status", "--porcelain", "--untracked-files=all"))
+	assert.Empty(t, gittest.Git(t, repo, "status", "--porcelain", "--untracked-files=all"))
 }
 
 // TestAbCommandArmDir: command arms with a relative --dir and a command

@@ -17,18 +17,10 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/gittest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
 
 // runScript drives `hbgbench harness` (this test binary as hbgbench) with
 // the retained mirror and the given busy delay in host_orch.
@@ -49,19 +41,19 @@ const headDelayUS = "60000"
 func testRepo(t *testing.T) (string, string, string) {
 	t.Helper()
 	repo := t.TempDir()
-	gitT(t, repo, "init", "-q", "-b", "main")
+	gittest.Git(t, repo, "init", "-q", "-b", "main")
 	write := func(name, body string) {
 		require.NoError(t, os.WriteFile(filepath.Join(repo, name), []byte(body), 0o755))
 	}
 	write("run.sh", runScript("0"))
 	write("README", "a repository under test\n")
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "c1")
-	c1 := gitT(t, repo, "rev-parse", "HEAD")
-	gitT(t, repo, "checkout", "-q", "-b", "pr")
+	gittest.Git(t, repo, "add", ".")
+	gittest.Git(t, repo, "commit", "-q", "-m", "c1")
+	c1 := gittest.Git(t, repo, "rev-parse", "HEAD")
+	gittest.Git(t, repo, "checkout", "-q", "-b", "pr")
 	write("run.sh", runScript(headDelayUS))
-	gitT(t, repo, "commit", "-q", "-am", "c2")
-	c2 := gitT(t, repo, "rev-parse", "HEAD")
+	gittest.Git(t, repo, "commit", "-q", "-am", "c2")
+	c2 := gittest.Git(t, repo, "rev-parse", "HEAD")
 	return repo, c1, c2
 }
 
@@ -72,7 +64,7 @@ func checkoutState(t *testing.T, repo string) string {
 	var b strings.Builder
 	for _, args := range [][]string{{"rev-parse", "HEAD"}, {"status", "--porcelain"}, {"stash", "list"},
 		{"branch", "-a", "-v"}, {"symbolic-ref", "HEAD"}} {
-		b.WriteString(gitT(t, repo, args...) + "\n")
+		b.WriteString(gittest.Git(t, repo, args...) + "\n")
 	}
 	var files []string
 	require.NoError(t, filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
@@ -99,7 +91,7 @@ func checkoutState(t *testing.T, repo string) string {
 }
 
 func worktreeCount(t *testing.T, repo string) int {
-	return strings.Count(gitT(t, repo, "worktree", "list", "--porcelain"), "worktree ")
+	return strings.Count(gittest.Git(t, repo, "worktree", "list", "--porcelain"), "worktree ")
 }
 
 func cacheEntries(t *testing.T, cache string) []string {
@@ -126,7 +118,7 @@ func TestAbGitRefs(t *testing.T) {
 	// A stash and an uncommitted change in the user's checkout: both must
 	// survive, and the dirty tree is reported, not measured.
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("stashed\n"), 0o644))
-	gitT(t, repo, "stash", "-q")
+	gittest.Git(t, repo, "stash", "-q")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("work in progress\n"), 0o644))
 	// What an earlier hbgbench left in the checkout is not the user's
 	// change: the warning does not count it.
@@ -210,8 +202,8 @@ artifact = "artifact.bin"
 SIMPLER_LOG_LEVEL = "TIMING"
 `
 	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", campaign.RecipeFile)
-	gitT(t, repo, "commit", "-q", "-m", "recipe")
+	gittest.Git(t, repo, "add", campaign.RecipeFile)
+	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", cache)
 	require.Equal(t, 0, code, errText)
@@ -275,10 +267,10 @@ func TestAbGitKilledResumes(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	// Slow blocks: 150 ms of delay per bind on both sides.
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(runScript("150000")), 0o755))
-	gitT(t, repo, "commit", "-q", "-am", "slow")
-	gitT(t, repo, "checkout", "-q", "main")
+	gittest.Git(t, repo, "commit", "-q", "-am", "slow")
+	gittest.Git(t, repo, "checkout", "-q", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte(runScript("150000")), 0o755))
-	gitT(t, repo, "commit", "-q", "-am", "slow")
+	gittest.Git(t, repo, "commit", "-q", "-am", "slow")
 	cache := t.TempDir()
 	j := filepath.Join(t.TempDir(), "c.jsonl")
 	cmd := exec.Command(os.Args[0], "ab", "--repo", repo, "--base", "main", "--head", "pr", "--build", "echo built; date +%N > build.txt",
@@ -313,7 +305,7 @@ func TestAbCleansWhatAKilledRunLeft(t *testing.T) {
 	// What a killed campaign leaves: its worktree of c1 in the cache, and
 	// the worktree's lock file, which no process holds any more.
 	path := campaign.NewWorktrees(repo, cache).Path(c1)
-	gitT(t, repo, "worktree", "add", "--detach", path, c1)
+	gittest.Git(t, repo, "worktree", "add", "--detach", path, c1)
 	require.NoError(t, os.WriteFile(path+".lock", nil, 0o644))
 	require.Len(t, cacheEntries(t, cache), 1)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
@@ -440,8 +432,8 @@ func TestRecipeScope(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n\n[env]\nLD_PRELOAD_TEST = \"/evil/lib.so\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gitT(t, repo, "add", campaign.RecipeFile)
-	gitT(t, repo, "commit", "-q", "-m", "recipe")
+	gittest.Git(t, repo, "add", campaign.RecipeFile)
+	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
 	cat := catArm(t)
 	t.Chdir(repo)
 	cache := t.TempDir()
