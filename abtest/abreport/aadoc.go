@@ -39,7 +39,11 @@ func aaDocument(a *analysis.Analysis, full *document.Document) *document.Documen
 	p := a.PrimaryResult()
 	lines := []string{}
 	if p != nil && p.Error == "" {
-		lines = append(lines, fmt.Sprintf("A/A calibration of %s: verdict %s (an A/A campaign should not be faster or slower)", p.Label, p.Verdict))
+		verdict := p.Verdict.String()
+		if p.Verdict.IsBounded() && a.Sequential != nil {
+			verdict += fmt.Sprintf(": no change of %s or more", analysis.AbsPct(float64(a.Sequential.StopWithin)))
+		}
+		lines = append(lines, fmt.Sprintf("A/A calibration of %s: verdict %s (an A/A campaign should not be faster or slower)", p.Label, verdict))
 		mde := fmt.Sprintf("%.1f%%", 100*float64(a.Noise.MDE))
 		if math.IsNaN(float64(a.Noise.MDE)) {
 			mde = "none, " + p.NoInterval

@@ -459,6 +459,9 @@ func (a Report) PRLegend(t *document.Table) []string {
 	if used(" *") {
 		third = append(third, "*: the primary metric, the headline's")
 	}
+	if used("bounded") && a.Sequential != nil {
+		third = append(third, fmt.Sprintf("bounded: --until-decided stopped for no change: its 90%% repeated CI lies within ±%s, which rules out a change of that size, not a smaller one", analysis.AbsPct(float64(a.Sequential.StopWithin))))
+	}
 	if used("(p)") {
 		third = append(third, "(p): the CI clears the margin but the Holm-adjusted Wilcoxon p is not below 0.05, which a secondary row also needs")
 	}

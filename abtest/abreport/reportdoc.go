@@ -163,6 +163,8 @@ func (a Report) headlineOf(m *analysis.MetricResult) string {
 	case m.Verdict.IsSmall():
 		return fmt.Sprintf("SMALL CHANGE: %s: Δ %s (%s %s), real but inside the ±%s margin (%s)",
 			m.Label, analysis.Pct(dN), ciWord, analysis.Ci(loN, hiN), analysis.AbsPct(a.Margin), facts)
+	case m.Verdict.IsBounded():
+		return a.boundedHeadline(m, facts)
 	}
 	if m.Gated {
 		return fmt.Sprintf("INCONCLUSIVE: %s: Δ %s, its 95%% CI %s clears the ±%s margin, but its p Holm-adjusted over the ranks is not below 0.05 (%s)",

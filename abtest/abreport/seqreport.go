@@ -16,6 +16,9 @@ func (a Report) SequentialLines() []string {
 		return nil
 	}
 	design := fmt.Sprintf("looks every %d rounds, at most %d; Lan–DeMets O'Brien–Fleming-type boundaries at 5%%", s.LookEvery, s.MaxRounds)
+	if s.StopWithin > 0 {
+		design += fmt.Sprintf("; stops for no change of %s or more", analysis.AbsPct(float64(s.StopWithin)))
+	}
 	if len(s.Looks) == 0 {
 		return []string{fmt.Sprintf("UNTIL DECIDED (%s): no look yet (%d rounds complete); the verdict waits for the first look", design, a.Complete)}
 	}
@@ -32,7 +35,7 @@ func (a Report) SequentialLines() []string {
 	}
 	rci := fmt.Sprintf(", repeated 95%% CI %s", analysis.RciText(last.RCILo, last.RCIHi))
 	if analysis.DecidedLook(s.Looks) != nil {
-		rci = " (the headline quotes its repeated 95% CI)"
+		rci = " (the headline quotes its repeated CI)"
 	}
 	out := []string{fmt.Sprintf("UNTIL DECIDED (%s): %s: %s; statistic %s against boundary ±%s%s (%d rounds counted)",
 		design, where, last.Decision, analysis.Num2(last.Stat), analysis.Num2(last.Boundary), rci, last.N)}
@@ -55,6 +58,20 @@ func (a Report) LooksTable() *document.Table {
 			analysis.CsvNum(l.Stat), analysis.CsvNum(l.Boundary), analysis.CsvNum(l.Crit), analysis.CsvNum(l.Delta), analysis.CsvNum(l.RCILo), analysis.CsvNum(l.RCIHi), l.Decision.String(), fmt.Sprint(l.Decided)})
 	}
 	return t
+}
+
+// boundedHeadline is the headline of a primary row whose campaign stopped
+// for "no change" (--stop-within): the equivalence interval it stopped on,
+// what it rules out and what it does not.
+func (a Report) boundedHeadline(m *analysis.MetricResult, facts string) string {
+	l := a.decidingLook(m)
+	if l == nil || a.Sequential == nil {
+		return fmt.Sprintf("NO CHANGE BEYOND THE BOUND: %s: Δ %s (%s)", m.Label, analysis.Pct(m.Delta), facts)
+	}
+	w := analysis.AbsPct(float64(a.Sequential.StopWithin))
+	return fmt.Sprintf("NO CHANGE OF %s OR MORE: %s: Δ %s; the 90%% repeated CI %s of look %d (%d rounds) lies within ±%s, "+
+		"so a change of %s or more either way is ruled out (at 5%% each way); one inside ±%s is not, and the ±%s margin was not reached (stopped by --stop-within; %s)",
+		w, m.Label, analysis.Pct(l.Delta), analysis.RciText(l.EqLo, l.EqHi), l.Look, l.N, w, w, w, analysis.AbsPct(a.Margin), facts)
 }
 
 // sequentialHeadline is the headline of an inconclusive primary row of a

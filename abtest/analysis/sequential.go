@@ -52,7 +52,7 @@ func NextLook(h journal.Header, hist *journal.History, prior []journal.LookRecor
 		return journal.LookRecord{}, false, nil
 	}
 	ns = append(ns, len(d))
-	l, err := stats.SequentialLook(d, ns, h.Config.Rounds, stats.Alpha, h.Config.Margin)
+	l, err := stats.SequentialLook(d, ns, h.Config.Rounds, stats.Alpha, h.Config.Margin, float64(h.Config.StopWithin))
 	if err != nil {
 		return journal.LookRecord{}, false, fmt.Errorf("look after round %d: %w", i, err)
 	}
@@ -64,6 +64,9 @@ func NextLook(h journal.Header, hist *journal.History, prior []journal.LookRecor
 	}
 	if l.Verdict.ExtraRounds > 0 {
 		rec.Extra = l.Verdict.ExtraRounds
+	}
+	if l.EqRCI != (stats.Interval{}) {
+		rec.EqLo, rec.EqHi = journal.Num(l.EqRCI.Lo), journal.Num(l.EqRCI.Hi)
 	}
 	return rec, true, nil
 }
@@ -94,6 +97,8 @@ func DecidedLook(looks []journal.LookRecord) *journal.LookRecord {
 type Sequential struct {
 	LookEvery int `json:"look_every"`
 	MaxRounds int `json:"max_rounds"`
+	// StopWithin is the design's --stop-within bound W (0: off).
+	StopWithin journal.Num `json:"stop_within,omitempty"`
 	// Looks are the journaled looks; the last one decides the primary
 	// metric's verdict.
 	Looks []journal.LookRecord `json:"looks"`
@@ -120,7 +125,7 @@ func analyseSequential(a *Analysis, j *journal.Journal) {
 	if cfg.LookEvery == 0 {
 		return
 	}
-	s := &Sequential{LookEvery: cfg.LookEvery, MaxRounds: cfg.Rounds, Looks: append([]journal.LookRecord{}, j.Looks...)}
+	s := &Sequential{LookEvery: cfg.LookEvery, MaxRounds: cfg.Rounds, StopWithin: cfg.StopWithin, Looks: append([]journal.LookRecord{}, j.Looks...)}
 	a.Sequential = s
 	p := a.PrimaryResult()
 	if len(s.Looks) == 0 {

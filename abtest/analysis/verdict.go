@@ -39,7 +39,7 @@ func VerdictOf(c stats.Call, k metric.MetricKind) Verdict {
 
 // String returns the words a report prints for v: "faster", "slower",
 // "fewer", "more", "fewer bytes", "more bytes", "less CPU", "more CPU",
-// "no change", "~ small", "inconclusive" or "n/a".
+// "no change", "~ small", "bounded", "inconclusive" or "n/a".
 func (v Verdict) String() string {
 	if v.NA {
 		return "n/a"
@@ -68,6 +68,10 @@ func (v Verdict) IsChange() bool { return v.IsIncrease() || v.IsDecrease() }
 // IsSmall reports whether v calls a change that is real but inside the
 // margin ("~ small").
 func (v Verdict) IsSmall() bool { return !v.NA && v.Call == stats.Small }
+
+// IsBounded reports whether v is a sequential campaign's stop for "no
+// change" of --stop-within's bound or more ("bounded").
+func (v Verdict) IsBounded() bool { return !v.NA && v.Call == stats.Bounded }
 
 // IsInconclusive reports whether v concludes nothing: an inconclusive
 // call, not a row without analysis.

@@ -216,3 +216,60 @@ func TestSequentialConfigRefused(t *testing.T) {
 	c.LookEvery, c.PerRank = 5, true
 	assert.ErrorContains(t, c.Validate(), "--per-rank")
 }
+
+// With --stop-within, identical arms at 5% noise per pass stop for "no
+// change of 5% or more" before the last round; a campaign killed after
+// any look reaches the same stop on --resume, and the equivalence
+// interval it stopped on is journaled with the look.
+func TestSequentialStopsWithinOnResume(t *testing.T) {
+	t.Parallel()
+	j := seqJournal(t, 40, 0)
+	j.Header.Config.Rounds = 40
+	j.Header.Config.StopWithin = stats.DefaultStopWithin
+	dir := t.TempDir()
+	all := filepath.Join(dir, "all.jsonl")
+	writeJournal(t, all, j, nil)
+	ref, _ := resumeLooks(t, all)
+	require.NotEmpty(t, ref.Looks)
+	last := ref.Looks[len(ref.Looks)-1]
+	require.True(t, last.Decided, "%+v", ref.Looks)
+	assert.Equal(t, stats.Bounded, last.Decision)
+	assert.Less(t, last.Round, 40)
+	assert.GreaterOrEqual(t, float64(last.EqLo), -stats.DefaultStopWithin)
+	assert.LessOrEqual(t, float64(last.EqHi), stats.DefaultStopWithin)
+	for _, l := range ref.Looks[:len(ref.Looks)-1] {
+		assert.False(t, -0.05 <= float64(l.EqLo) && float64(l.EqHi) <= 0.05, "an earlier look already within: %+v", l)
+	}
+	one := filepath.Join(dir, "one.jsonl")
+	writeJournal(t, one, j, ref.Looks[:1])
+	got, _ := resumeLooks(t, one)
+	assert.Equal(t, ref.Looks, got.Looks)
+
+	a := analysis.Analyze(got)
+	require.NotNil(t, a.Sequential)
+	assert.True(t, a.Sequential.Stopped)
+	assert.True(t, a.PrimaryResult().Verdict.IsBounded())
+	assert.False(t, a.PrimaryResult().Verdict.IsChange())
+	assert.Empty(t, a.NoVerdict(), "a stop for no change is a verdict")
+	assert.Contains(t, abreport.For(a).Headline(), "NO CHANGE OF 5.0% OR MORE: ")
+	for format, want := range map[string][]string{
+		"text":     {"NO CHANGE OF 5.0% OR MORE: ", "stops for no change of 5.0% or more", ": bounded; statistic"},
+		"markdown": {"NO CHANGE OF 5.0% OR MORE: ", "| bounded |", "bounded: --until-decided stopped for no change: its 90% repeated CI lies within ±5.0%"},
+		"json":     {`"stop_within": 0.05`, `"verdict": "bounded"`, `"eq_lo": `},
+		"csv":      {",bounded,true"},
+		"benchfmt": {`decision="bounded"`},
+	} {
+		var out bytes.Buffer
+		require.NoError(t, abreport.Write(&out, abreport.WriteOptions{Format: format}, a, got))
+		for _, w := range want {
+			assert.Contains(t, out.String(), w, format)
+		}
+	}
+
+	// Without the bound the same rounds run to the end.
+	j.Header.Config.StopWithin = 0
+	off := filepath.Join(dir, "off.jsonl")
+	writeJournal(t, off, j, nil)
+	noStop, _ := resumeLooks(t, off)
+	assert.Equal(t, 40, noStop.Looks[len(noStop.Looks)-1].Round)
+}

@@ -492,6 +492,9 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	case given("look-every") && jc.LookEvery != cfg.LookEvery:
 		diffs = append(diffs, fmt.Sprintf("--look-every: journal %d, given %d", jc.LookEvery, cfg.LookEvery))
 	}
+	if given("stop-within") && jc.StopWithin != cfg.StopWithin {
+		diffs = append(diffs, fmt.Sprintf("--stop-within: journal %s, given %s", analysis.AbsPct(float64(jc.StopWithin)), analysis.AbsPct(float64(cfg.StopWithin))))
+	}
 	arms := o.Arms
 	if len(h.AllArms) > 0 || len(o.AllArms) > 2 {
 		// A campaign of more than two arms: the lists, names included.

@@ -49,6 +49,11 @@ type Config struct {
 	// it may run) and stops when decided (sequential.go); 0 = a fixed
 	// design.
 	LookEvery int `json:"look_every,omitempty"`
+	// StopWithin is --until-decided's --stop-within W: a look whose
+	// equivalence interval lies within ±W stops the campaign with "no
+	// change of W or more" (stats.StopWithin); 0 = only a change or a
+	// change inside the margin stops it (every journal before the option).
+	StopWithin Num `json:"stop_within,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and

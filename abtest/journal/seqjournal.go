@@ -29,8 +29,13 @@ type LookRecord struct {
 	Delta Num `json:"delta"`
 	RCILo Num `json:"rci_lo"`
 	RCIHi Num `json:"rci_hi"`
+	// EqLo and EqHi are the equivalence interval of --stop-within (the
+	// repeated CI at level 1 − 2α); absent when the look did not test it.
+	EqLo Num `json:"eq_lo,omitempty"`
+	EqHi Num `json:"eq_hi,omitempty"`
 	// Decision is the verdict on the RCI (faster, slower, no change,
-	// ~ small, inconclusive); Decided says the campaign stopped here.
+	// ~ small, bounded, inconclusive); Decided says the campaign stopped
+	// here.
 	Decision stats.Call `json:"decision"`
 	Decided  bool       `json:"decided"`
 	// Extra is, for an inconclusive look, Decide's estimate of the rounds
@@ -70,6 +75,10 @@ func (c Config) validateSequential() error {
 	switch {
 	case c.LookEvery < 0:
 		return fmt.Errorf("--look-every %d: want 1 or more rounds between looks", c.LookEvery)
+	case !(c.StopWithin >= 0 && c.StopWithin < 1):
+		return fmt.Errorf("--stop-within %v: want a bound from 0 (off) to below 100%%", float64(c.StopWithin))
+	case c.LookEvery == 0 && c.StopWithin > 0:
+		return fmt.Errorf("--stop-within needs --until-decided")
 	case c.LookEvery == 0:
 		return nil
 	case c.Rounds < stats.MinLookRounds:

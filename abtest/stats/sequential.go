@@ -255,7 +255,10 @@ type Look struct {
 	Delta    float64  // exp(T) − 1
 	RCI      Interval // exp(T ± q_k·SE) − 1
 	SE       float64  // s_w/(0.6·√N), log scale
-	Verdict  Verdict  // Decide on the RCI
+	Verdict  Verdict  // Decide on the RCI, or Bounded (StopWithin)
+	// EqRCI is the look's repeated CI at level 1 − 2α, the equivalence
+	// test of StopWithin; zero when it was not tested.
+	EqRCI Interval
 }
 
 // Decided reports whether the look stops the campaign: its verdict is
@@ -265,9 +268,11 @@ func (l Look) Decided() bool { return l.Verdict.Call != Inconclusive }
 // SequentialLook analyses the log-ratios d at the last of the looks after
 // n rounds (n[len(n)−1] = len(d)) of a design of at most nMax rounds at
 // level alpha, against the equivalence margin: the boundary (Boundaries)
-// and then LookAt. It returns an error wrapping ErrBadArg or ErrTooFew
-// when the looks are invalid or d has fewer than MinLookRounds values.
-func SequentialLook(d []float64, n []int, nMax int, alpha, margin float64) (Look, error) {
+// and then LookAt; with a stop-within bound w > 0, an inconclusive look
+// is then tested for "no change of w or more" (StopWithin). It returns an
+// error wrapping ErrBadArg or ErrTooFew when the looks are invalid or d
+// has fewer than MinLookRounds values.
+func SequentialLook(d []float64, n []int, nMax int, alpha, margin, w float64) (Look, error) {
 	const op = "sequential look"
 	if len(n) == 0 || n[len(n)-1] != len(d) {
 		return Look{}, fmt.Errorf("%s: %w: the last look is not at the %d rounds given", op, ErrBadArg, len(d))
@@ -276,7 +281,51 @@ func SequentialLook(d []float64, n []int, nMax int, alpha, margin float64) (Look
 	if err != nil {
 		return Look{}, err
 	}
-	return LookAt(d, c[len(c)-1], margin)
+	l, err := LookAt(d, c[len(c)-1], margin)
+	if err != nil || l.Verdict.Call != Inconclusive || !(w > 0) {
+		return l, err
+	}
+	ceq, err := Boundaries(n, nMax, 2*alpha)
+	if err != nil {
+		return Look{}, err
+	}
+	eq, err := LookAt(d, ceq[len(ceq)-1], margin)
+	if err != nil {
+		return Look{}, err
+	}
+	return StopWithin(l, eq.RCI, w), nil
+}
+
+// DefaultStopWithin is --stop-within's default bound W: a campaign of
+// --until-decided stops for "no change" once it can rule out a change of
+// 5% or more (docs/ab.md "Stop when decided"; chosen by
+// TestSimulationSequentialStopsForNoChange).
+const DefaultStopWithin = 0.05
+
+// StopWithin is the stop for "no change" of `--until-decided` (docs/ab.md
+// "Stop when decided"): an inconclusive look l whose equivalence interval
+// eq lies within ±w (−w ≤ L and U ≤ w, on Δ's scale as Decide compares
+// the margin) is called Bounded, "no change of w or more", and stops the
+// campaign; l keeps eq as EqRCI either way.
+//
+// eq is the repeated CI of the same looks at level 1 − 2α, two one-sided
+// α tests of Δ ≤ −w and Δ ≥ w (Schuirmann 1987's TOST, in its repeated
+// form, Jennison & Turnbull 1993): the claim is wrong only when the true
+// Δ lies beyond one bound and eq's bound on that side misses it, which
+// happens at any look with probability at most α. The stop is
+// non-binding: a campaign that stops here forgoes later chances to call
+// faster or slower, which can only lower the rate of false ones, so the
+// efficacy boundaries are computed as if it did not exist. A look already
+// decided, or w ≤ 0 (off), returns l unchanged.
+func StopWithin(l Look, eq Interval, w float64) Look {
+	if l.Verdict.Call != Inconclusive || !(w > 0) {
+		return l
+	}
+	l.EqRCI = eq
+	if -w <= eq.Lo && eq.Hi <= w {
+		l.Verdict = Verdict{Call: Bounded}
+	}
+	return l
 }
 
 // LookAt analyses the log-ratios d at a look with z-scale boundary c

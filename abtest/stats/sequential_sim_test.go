@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"sync"
 	"testing"
 
@@ -48,8 +49,13 @@ type seqRates struct {
 	slower     float64 // share stopped slower
 	decided    float64 // share stopped before the last look or decided at it
 	meanRounds float64 // mean rounds used
-	rciCover   float64 // share whose RCI at the stopping look contains the true Δ
-	ciCover    float64 // share whose fixed-sample 95% CI at the stopping look contains it
+	medRounds  float64 // median rounds used
+	bounded    float64 // share stopped for "no change" (StopWithin)
+	// boundedWrong is the share stopped for "no change of W or more"
+	// whose true Δ is W or more away.
+	boundedWrong float64
+	rciCover     float64 // share whose RCI at the stopping look contains the true Δ
+	ciCover      float64 // share whose fixed-sample 95% CI at the stopping look contains it
 	// fixedRounds is the fewest rounds a fixed design (one 95% trimmed-t
 	// interval, the same margin rule) needs to call slower in as many of
 	// the same campaigns as the sequential one did.
@@ -81,16 +87,28 @@ const seqGenRounds = 80
 
 // seqSimulate runs the campaigns ds looking after seqLooks rounds with
 // boundaries c_k (the sequential design) or 1.96 at every look (naive
-// peeking): each stops at the first look whose verdict is not
-// inconclusive, and otherwise runs to the last. truth is the true Δ.
-func seqSimulate(ds [][]float64, truth float64, bounds []float64) seqRates {
+// peeking), stopping for "no change" within ±within (0: never): each
+// stops at the first look whose verdict is not inconclusive, and
+// otherwise runs to the last. truth is the true Δ.
+func seqSimulate(ds [][]float64, truth float64, bounds, eqBounds []float64, within float64) seqRates {
 	looks := seqLooks()
 	out := seqRates{n: len(ds)}
+	var used []float64
 	for _, d := range ds {
 		var l Look
 		var err error
 		for k, nk := range looks {
-			if l, err = LookAt(d[:nk], bounds[k], DefaultMargin); err != nil || l.Decided() {
+			if l, err = LookAt(d[:nk], bounds[k], DefaultMargin); err != nil {
+				break
+			}
+			if within > 0 && !l.Decided() {
+				eq, err := LookAt(d[:nk], eqBounds[k], DefaultMargin)
+				if err != nil {
+					break
+				}
+				l = StopWithin(l, eq.RCI, within)
+			}
+			if l.Decided() {
 				break
 			}
 		}
@@ -107,7 +125,14 @@ func seqSimulate(ds [][]float64, truth float64, bounds []float64) seqRates {
 		if l.Decided() {
 			out.decided++
 		}
+		if l.Verdict.Call == Bounded {
+			out.bounded++
+			if math.Abs(truth) >= within {
+				out.boundedWrong++
+			}
+		}
 		out.meanRounds += float64(l.N)
+		used = append(used, float64(l.N))
 		if l.RCI.Contains(truth) {
 			out.rciCover++
 		}
@@ -116,8 +141,11 @@ func seqSimulate(ds [][]float64, truth float64, bounds []float64) seqRates {
 		}
 	}
 	fn := float64(len(ds))
-	for _, v := range []*float64{&out.faster, &out.slower, &out.decided, &out.meanRounds, &out.rciCover, &out.ciCover} {
+	for _, v := range []*float64{&out.faster, &out.slower, &out.decided, &out.meanRounds, &out.rciCover, &out.ciCover, &out.bounded, &out.boundedWrong} {
 		*v /= fn
+	}
+	if len(used) > 0 {
+		out.medRounds = median(sortedCopy(used))
 	}
 	out.fixedRounds = fixedRoundsFor(ds, out.slower)
 	return out
@@ -159,6 +187,10 @@ var seqFigures = sync.OnceValues(func() (map[string]seqRates, error) {
 	if err != nil {
 		return nil, err
 	}
+	eq, err := Boundaries(looks, seqMaxRounds, 2*Alpha)
+	if err != nil {
+		return nil, err
+	}
 	naive := make([]float64, len(looks))
 	for k := range naive {
 		naive[k] = fixedZ
@@ -171,13 +203,21 @@ var seqFigures = sync.OnceValues(func() (map[string]seqRates, error) {
 	if err != nil {
 		return nil, err
 	}
+	slow10, err := seqDraw(seqModel(0.10), seqCampaigns, 902)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]seqRates{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for key, run := range map[string]func() seqRates{
-		"aa/sequential":  func() seqRates { return seqSimulate(aa, 0, obf) },
-		"aa/naive":       func() seqRates { return seqSimulate(aa, 0, naive) },
-		"+5%/sequential": func() seqRates { return seqSimulate(slow, 0.05, obf) },
+		"aa/sequential":   func() seqRates { return seqSimulate(aa, 0, obf, eq, 0) },
+		"aa/naive":        func() seqRates { return seqSimulate(aa, 0, naive, eq, 0) },
+		"+5%/sequential":  func() seqRates { return seqSimulate(slow, 0.05, obf, eq, 0) },
+		"+10%/sequential": func() seqRates { return seqSimulate(slow10, 0.10, obf, eq, 0) },
+		"aa/within":       func() seqRates { return seqSimulate(aa, 0, obf, eq, DefaultStopWithin) },
+		"+5%/within":      func() seqRates { return seqSimulate(slow, 0.05, obf, eq, DefaultStopWithin) },
+		"+10%/within":     func() seqRates { return seqSimulate(slow10, 0.10, obf, eq, DefaultStopWithin) },
 	} {
 		wg.Go(func() {
 			r := run()
@@ -196,8 +236,8 @@ func seqFigure(t *testing.T, key string) seqRates {
 	require.NoError(t, err)
 	r := f[key]
 	require.Zero(t, r.errs, "%s: campaigns whose analysis failed", key)
-	t.Logf("%-16s faster %.2f%% slower %.2f%% decided %.1f%% mean rounds %.1f RCI cover %.1f%% CI cover %.1f%%",
-		key, 100*r.faster, 100*r.slower, 100*r.decided, r.meanRounds, 100*r.rciCover, 100*r.ciCover)
+	t.Logf("%-16s faster %.2f%% slower %.2f%% bounded %.1f%% (wrong %.2f%%) decided %.1f%% rounds mean %.1f median %.0f RCI cover %.1f%% CI cover %.1f%%",
+		key, 100*r.faster, 100*r.slower, 100*r.bounded, 100*r.boundedWrong, 100*r.decided, r.meanRounds, r.medRounds, 100*r.rciCover, 100*r.ciCover)
 	return r
 }
 
@@ -237,5 +277,29 @@ func TestSimulationSequentialCoverage(t *testing.T) {
 		assert.GreaterOrEqual(t, r.rciCover, 0.95, key)
 		assert.GreaterOrEqual(t, r.ciCover, 0.93, key)
 		assert.LessOrEqual(t, r.ciCover, 0.97, key)
+	}
+}
+
+// Stopping for "no change" within ±DefaultStopWithin (StopWithin): A/A
+// campaigns stop in a median of at most 20 of the 40 rounds, none wrongly
+// (an A/A Δ is 0, inside any bound) and with no more faster or slower
+// calls than without it; a 10% slowdown is called slower as often as
+// without it, to within one campaign in a hundred, and a stop for "no
+// change of 5% or more" on a true +10% is at most α.
+func TestSimulationSequentialStopsForNoChange(t *testing.T) {
+	t.Parallel()
+	aa, aaOff := seqFigure(t, "aa/within"), seqFigure(t, "aa/sequential")
+	assert.LessOrEqual(t, aa.medRounds, 20.0, "A/A median rounds with the stop for no change")
+	assert.Equal(t, float64(seqMaxRounds), aaOff.medRounds, "A/A median rounds without it")
+	assert.LessOrEqual(t, aa.faster+aa.slower, aaOff.faster+aaOff.slower)
+	assert.LessOrEqual(t, aa.faster+aa.slower, 0.05)
+	assert.Zero(t, aa.boundedWrong)
+	slow, slowOff := seqFigure(t, "+10%/within"), seqFigure(t, "+10%/sequential")
+	assert.GreaterOrEqual(t, slow.slower, slowOff.slower-0.01, "+10% found with the stop for no change")
+	assert.LessOrEqual(t, slow.boundedWrong, 0.05)
+	five := seqFigure(t, "+5%/within")
+	assert.LessOrEqual(t, five.boundedWrong, 0.05, "+5% called no change of 5% or more")
+	for _, key := range []string{"aa/within", "+5%/within", "+10%/within"} {
+		assert.GreaterOrEqual(t, seqFigure(t, key).rciCover, 0.95, key)
 	}
 }

@@ -110,3 +110,52 @@ func TestLookAt(t *testing.T) {
 	_, err = LookAt([]float64{1, 2, math.NaN(), 3, 4}, 3, 0.01)
 	assert.ErrorIs(t, err, ErrNotFinite)
 }
+
+// StopWithin calls an inconclusive look Bounded when its equivalence
+// interval lies within ±w, and leaves every other look as it was.
+func TestStopWithin(t *testing.T) {
+	t.Parallel()
+	inc := Look{N: 10, Verdict: Verdict{Call: Inconclusive, ExtraRounds: 4}, RCI: Interval{-0.06, 0.05}}
+	for _, tc := range []struct {
+		name string
+		l    Look
+		eq   Interval
+		w    float64
+		want Call
+	}{
+		{"inside", inc, Interval{-0.04, 0.03}, 0.05, Bounded},
+		{"on the bound", inc, Interval{-0.05, 0.05}, 0.05, Bounded},
+		{"past the upper bound", inc, Interval{-0.04, 0.051}, 0.05, Inconclusive},
+		{"past the lower bound", inc, Interval{-0.06, 0.01}, 0.05, Inconclusive},
+		{"off", inc, Interval{-0.001, 0.001}, 0, Inconclusive},
+		{"slower stays slower", Look{Verdict: Verdict{Call: Slower}}, Interval{0.02, 0.03}, 0.05, Slower},
+		{"no change stays no change", Look{Verdict: Verdict{Call: NoChange}}, Interval{-0.005, 0.005}, 0.05, NoChange},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := StopWithin(tc.l, tc.eq, tc.w)
+			assert.Equal(t, tc.want, got.Verdict.Call)
+			assert.Equal(t, tc.want != Inconclusive, got.Decided())
+		})
+	}
+}
+
+// SequentialLook tests "no change of w or more" on the repeated CI at
+// level 1 − 2α, which is narrower than the efficacy RCI it decides on.
+func TestSequentialLookStopsWithin(t *testing.T) {
+	t.Parallel()
+	d := make([]float64, 20)
+	for i := range d {
+		d[i] = 0.02 * float64(i%5-2) // mean 0, SD about 3%
+	}
+	n := []int{5, 10, 15, 20}
+	off, err := SequentialLook(d, n, 40, Alpha, DefaultMargin, 0)
+	require.NoError(t, err)
+	assert.Equal(t, Inconclusive, off.Verdict.Call)
+	assert.Zero(t, off.EqRCI)
+	on, err := SequentialLook(d, n, 40, Alpha, DefaultMargin, 0.05)
+	require.NoError(t, err)
+	assert.Equal(t, Bounded, on.Verdict.Call)
+	assert.Less(t, on.EqRCI.Hi, on.RCI.Hi, "the 1 − 2α interval is the narrower")
+	assert.Greater(t, on.EqRCI.Lo, on.RCI.Lo)
+	assert.Equal(t, off.RCI, on.RCI, "the efficacy RCI is the same")
+}

@@ -34,10 +34,14 @@ const (
 	Slower                   // L > M: B is slower by more than the margin
 	NoChange                 // −M ≤ L, U ≤ M and the interval contains 0
 	Small                    // −M ≤ L, U ≤ M and the interval excludes 0: real but below the margin
+	// Bounded is a sequential look's call only (StopWithin): the repeated
+	// interval straddles a margin but lies within ±W, the bound the
+	// campaign stops for "no change" at: no change of W or more.
+	Bounded
 )
 
 // String returns the word a report prints for c: "faster", "slower",
-// "no change", "~ small" or "inconclusive".
+// "no change", "~ small", "bounded" or "inconclusive".
 func (c Call) String() string {
 	switch c {
 	case Faster:
@@ -48,13 +52,15 @@ func (c Call) String() string {
 		return "no change"
 	case Small:
 		return "~ small"
+	case Bounded:
+		return "bounded"
 	default:
 		return "inconclusive"
 	}
 }
 
 // Calls returns every call, in the order of their constants.
-func Calls() []Call { return []Call{Inconclusive, Faster, Slower, NoChange, Small} }
+func Calls() []Call { return []Call{Inconclusive, Faster, Slower, NoChange, Small, Bounded} }
 
 // MarshalText writes c's word (String), as a journal's look line holds it.
 func (c Call) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
@@ -67,7 +73,7 @@ func (c *Call) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("call %q: want faster, slower, no change, ~ small or inconclusive", b)
+	return fmt.Errorf("call %q: want faster, slower, no change, ~ small, bounded or inconclusive", b)
 }
 
 // A Verdict is the call on one metric with, for an inconclusive one, an

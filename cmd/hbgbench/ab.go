@@ -61,8 +61,8 @@ type AbOptions struct {
 	UntilDecided         bool
 	MaxRounds, LookEvery int
 
-	margin, maxFail string // --margin and --max-fail as given
-	keepFirst       bool
+	margin, maxFail, stopWithin string // --margin, --max-fail and --stop-within as given
+	keepFirst                   bool
 }
 
 // newAbOptions are the options of ab and aa before their flags are read;
@@ -215,6 +215,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
 	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (--rounds or 40)")
 	f.IntVar(&opts.LookEvery, "look-every", defaultLookEvery, "`K` rounds between --until-decided's looks")
+	f.StringVar(&opts.stopWithin, "stop-within", "5%", "stop on \"no change of `W` or more\"")
 }
 
 // complete fills the options from the flags, the recipe and aa's ARM,
@@ -328,7 +329,8 @@ func listMetrics(w io.Writer) error {
 // defaultLookEvery is --look-every's default: a look every 5 rounds.
 const defaultLookEvery = 5
 
-// untilDecided wires --until-decided, --max-rounds and --look-every to
+// untilDecided wires --until-decided, --max-rounds, --look-every and
+// --stop-within to
 // the config: the most rounds are --max-rounds, or --rounds (--trials)
 // when only it is given, else defaultMaxRounds. On
 // --resume the journal's design holds, and --max-rounds N is --rounds N:
@@ -336,7 +338,7 @@ const defaultLookEvery = 5
 func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 	fl := cmd.Flags()
 	if !opts.UntilDecided && !opts.Resume {
-		for _, name := range []string{"max-rounds", "look-every"} {
+		for _, name := range []string{"max-rounds", "look-every", "stop-within"} {
 			if fl.Changed(name) {
 				return fmt.Errorf("--%s needs --until-decided", name)
 			}
@@ -348,6 +350,13 @@ func untilDecided(cmd *cobra.Command, opts *AbOptions) error {
 	}
 	if opts.UntilDecided || fl.Changed("look-every") {
 		opts.Config.LookEvery = opts.LookEvery
+	}
+	if opts.UntilDecided || fl.Changed("stop-within") {
+		w, err := journal.ParseShare(opts.stopWithin)
+		if err != nil {
+			return fmt.Errorf("--stop-within %v", err)
+		}
+		opts.Config.StopWithin = journal.Num(w)
 	}
 	rounds := fl.Changed("rounds") || fl.Changed("trials")
 	switch {
