@@ -50,6 +50,9 @@ func aaDocument(a *analysis.Analysis, full *document.Document) *document.Documen
 		}
 		lines = append(lines, fmt.Sprintf("σ_d %.2f%% per round; minimum detectable effect at 80%% power in %d rounds: %s",
 			100*float64(a.Noise.SigmaD), p.Rounds, mde))
+		if l := For(a).DetectableLine(); l != "" {
+			lines = append(lines, l)
+		}
 		if m := a.SuggestedMargin(); m == m {
 			lines = append(lines, fmt.Sprintf("suggested: hbgbench ab --margin %.1f%% --rounds %d%s (smaller changes cannot be resolved in as many rounds here)", 100*m, p.Rounds, designFlags(a.Header.Config)))
 			if iv, df, pin, ok := a.MarginUncertainty(); ok {

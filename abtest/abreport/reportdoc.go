@@ -361,6 +361,9 @@ func (a Report) NoiseLines() []string {
 	out = append(out, fmt.Sprintf("lag-1 autocorrelation of passes: base %s, head %s; drift per round: base %s, head %s",
 		analysis.Num2(n.Lag1[journal.Base]), analysis.Num2(n.Lag1[journal.Head]), analysis.Pct(n.Drift[journal.Base]), analysis.Pct(n.Drift[journal.Head])))
 	out = append(out, fmt.Sprintf("failed blocks: base %d, head %d; rounds dropped: %d", n.Failures[journal.Base], n.Failures[journal.Head], n.Dropped))
+	if l := a.CostLine(); l != "" {
+		out = append(out, l)
+	}
 	if a.AA {
 		out = append(out, "A/A: "+a.AAReason)
 	}

@@ -40,8 +40,12 @@ func (a Report) SequentialLines() []string {
 	out := []string{fmt.Sprintf("UNTIL DECIDED (%s): %s: %s; statistic %s against boundary ±%s%s (%d rounds counted)",
 		design, where, last.Decision, analysis.Num2(last.Stat), analysis.Num2(last.Boundary), rci, last.N)}
 	if s.FixedRounds > 0 {
-		out = append(out, fmt.Sprintf("a fixed design of equal power (%.1f%% at Δ %s) needs about %d rounds; this campaign used %d",
-			100*float64(s.FixedPower), analysis.Pct(last.Delta), s.FixedRounds, last.Round))
+		l := fmt.Sprintf("a fixed design of equal power (%.1f%% at Δ %s) needs about %d rounds; this campaign used %d",
+			100*float64(s.FixedPower), analysis.Pct(last.Delta), s.FixedRounds, last.Round)
+		if c := a.Cost; c != nil && c.FixedSeconds > 0 {
+			l += fmt.Sprintf(" (about %s of card time against %s)", seconds(float64(c.FixedSeconds)), seconds(float64(c.RoundSeconds)*float64(last.Round)))
+		}
+		out = append(out, l)
 	}
 	return out
 }

@@ -183,6 +183,9 @@ type Analysis struct {
 	// Sequential is the design and looks of an --until-decided campaign
 	// (sequential.go); absent for a fixed design.
 	Sequential *Sequential `json:"sequential,omitempty"`
+	// Cost is the machine time the campaign spent on its arms (cost.go);
+	// absent when its blocks carry no wall time (compare's logs).
+	Cost *Cost `json:"cost,omitempty"`
 	// Comparisons are, in a campaign of more than two arms, the analysis
 	// of each other arm against the base (AnalyzeArms); Metrics is then
 	// empty.
@@ -307,6 +310,7 @@ func Analyze(j *journal.Journal) *Analysis {
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
 	a.Qualifiers = qualifiers(a, j)
+	a.Cost = costOf(a, j)
 	return a
 }
 
