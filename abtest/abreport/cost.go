@@ -45,12 +45,14 @@ func (a Report) DetectableLine() string {
 	return "the smallest change this host can detect at 80% power with this spread: " + strings.Join(parts, ", ")
 }
 
-// seconds formats a duration in seconds for a reader: 0.42 s, 12.3 s,
-// 4 min 05 s.
+// seconds formats a duration in seconds for a reader: 1.2 ms, 420 ms,
+// 4.25 s, 12.3 s, 4 min 05 s.
 func seconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
 		return "unknown"
+	case s < 1:
+		return fmt.Sprintf("%.3g ms", 1000*s)
 	case s < 10:
 		return fmt.Sprintf("%.2f s", s)
 	case s < 120:

@@ -42,6 +42,9 @@ type Recipe struct {
 	Artifact  string            `toml:"artifact"`
 	Lock      string            `toml:"lock"`
 	CPUs      string            `toml:"cpus"` // "0", "0-1", "0,2-3"
+	// Tuned says where block and block_stat came from when `hbgbench aa
+	// --tune --write` wrote them; the report names it.
+	Tuned string `toml:"tuned"`
 }
 
 // recipeKeys returns the keys a recipe knows, in the order of Recipe's

@@ -225,7 +225,7 @@ func TestSequentialStopsWithinOnResume(t *testing.T) {
 	t.Parallel()
 	j := seqJournal(t, 40, 0)
 	j.Header.Config.Rounds = 40
-	j.Header.Config.StopWithin = stats.DefaultStopWithin
+	j.Header.Config.StopWithin = 0.05
 	dir := t.TempDir()
 	all := filepath.Join(dir, "all.jsonl")
 	writeJournal(t, all, j, nil)
@@ -235,8 +235,8 @@ func TestSequentialStopsWithinOnResume(t *testing.T) {
 	require.True(t, last.Decided, "%+v", ref.Looks)
 	assert.Equal(t, stats.Bounded, last.Decision)
 	assert.Less(t, last.Round, 40)
-	assert.GreaterOrEqual(t, float64(last.EqLo), -stats.DefaultStopWithin)
-	assert.LessOrEqual(t, float64(last.EqHi), stats.DefaultStopWithin)
+	assert.GreaterOrEqual(t, float64(last.EqLo), -0.05)
+	assert.LessOrEqual(t, float64(last.EqHi), 0.05)
 	for _, l := range ref.Looks[:len(ref.Looks)-1] {
 		assert.False(t, -0.05 <= float64(l.EqLo) && float64(l.EqHi) <= 0.05, "an earlier look already within: %+v", l)
 	}

@@ -112,6 +112,10 @@ var orchKinds = []string{"submit_task", "alloc_tensors", "record_node", "graph_s
 // MetricHost is the name of the chip.run host wall metric.
 const MetricHost = "Host"
 
+// MetricRecCPU is the name of the recorder threads' CPU time of a pass
+// (rec_cpu_ns).
+const MetricRecCPU = "rec_cpu_ns"
+
 // phasePrefix starts the name of a raw segment metric: "phase.host_orch".
 const phasePrefix = "phase."
 

@@ -61,8 +61,12 @@ type AbOptions struct {
 	UntilDecided         bool
 	MaxRounds, LookEvery int
 
-	margin, maxFail, stopWithin string // --margin, --max-fail and --stop-within as given
-	keepFirst                   bool
+	// Tune, Effect and WriteTuned are aa's --tune, --effect and --write.
+	Tune, WriteTuned bool
+	Effect           float64
+
+	margin, maxFail, stopWithin, effect string // --margin, --max-fail, --stop-within and --effect as given
+	keepFirst                           bool
 }
 
 // newAbOptions are the options of ab and aa before their flags are read;
@@ -166,11 +170,15 @@ supplies them too), or, with --cmd, a command.`,
   hbgbench aa embedded:mirror=retained --rounds 20
   hbgbench aa main --build make --run './run.sh {rounds} {out}'
   hbgbench aa --cmd './run.sh {rounds} {out}' --rounds 12
-  hbgbench aa --cpus 1 --rounds 12`,
+  hbgbench aa --cpus 1 --rounds 12
+  hbgbench aa main --tune --effect 5% --write`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return opts.complete(cmd, args, runF) },
 	}
 	cmd.Flags().StringVar(&opts.BaseCmd, "cmd", "", "`CMD` template to run on both sides")
+	cmd.Flags().BoolVar(&opts.Tune, "tune", false, "measure block lengths and statistics; recommend one")
+	cmd.Flags().StringVar(&opts.effect, "effect", "10%", "the change --tune designs for")
+	cmd.Flags().BoolVar(&opts.WriteTuned, "write", false, "--tune: write the design into hbgbench.toml")
 	campaignFlags(cmd.Flags(), opts)
 	return cmd
 }
@@ -215,7 +223,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.BoolVar(&opts.UntilDecided, "until-decided", false, "look every --look-every rounds; stop when decided")
 	f.IntVar(&opts.MaxRounds, "max-rounds", 0, "`N` most rounds of --until-decided (--rounds or 40)")
 	f.IntVar(&opts.LookEvery, "look-every", defaultLookEvery, "`K` rounds between --until-decided's looks")
-	f.StringVar(&opts.stopWithin, "stop-within", "5%", "stop on \"no change of `W` or more\"")
+	f.StringVar(&opts.stopWithin, "stop-within", "7.5%", "stop on \"no change of `W` or more\"")
 }
 
 // complete fills the options from the flags, the recipe and aa's ARM,
@@ -226,6 +234,9 @@ func (opts *AbOptions) complete(cmd *cobra.Command, args []string, runF func(*Ab
 	}
 	if len(args) == 1 { // aa's ARM
 		opts.Base = args[0]
+	}
+	if err := opts.tuneFlags(cmd); err != nil {
+		return usagef(cmd, "%v", err)
 	}
 	if err := loadRecipe(cmd, opts); err != nil {
 		return err
@@ -451,8 +462,79 @@ func abRun(opts *AbOptions) error {
 			return err
 		}
 	}
+	if opts.Tune && end.report && end.code != exitFailed {
+		if err := tune(opts, a, j); err != nil {
+			return err
+		}
+	}
 	fmt.Fprint(opts.Err, end.after)
 	return end.err(runErr)
+}
+
+// tuneFlags checks aa's --tune, --effect and --write and gives a tuning
+// campaign its long blocks (40 passes, truncated to each candidate) and 20
+// rounds, unless the command line gives them: before the recipe, so that
+// a tuned recipe's block does not shorten the next tuning.
+func (opts *AbOptions) tuneFlags(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	if fl.Lookup("tune") == nil {
+		return nil
+	}
+	if !opts.Tune {
+		for _, name := range []string{"effect", "write"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --tune", name)
+			}
+		}
+		return nil
+	}
+	e, err := journal.ParseShare(opts.effect)
+	if err != nil {
+		return fmt.Errorf("--effect %v", err)
+	}
+	if opts.Effect = e; !(e > 0 && e < 1) {
+		return fmt.Errorf("--effect %s: want a change between 0 and 100%%", opts.effect)
+	}
+	switch {
+	case opts.UntilDecided:
+		return fmt.Errorf("--tune with --until-decided: tuning measures a fixed number of A/A rounds")
+	case opts.Resume:
+		return fmt.Errorf("--tune with --resume: tune a fresh A/A campaign")
+	}
+	for name, v := range map[string]string{"block": "40", "rounds": "20"} {
+		if !fl.Changed(name) && !(name == "rounds" && fl.Changed("trials")) {
+			if err := fl.Set(name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tune writes aa --tune's candidate table after the A/A report and, with
+// --write, the recommended design into the repository's hbgbench.toml.
+func tune(opts *AbOptions, a *analysis.Analysis, j *journal.Journal) error {
+	t, err := analysis.Tune(j, opts.Effect)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.Out)
+	if err := abreport.WriteTuning(opts.Out, opts.Format, t, a.Complete); err != nil || !opts.WriteTuned {
+		return err
+	}
+	if t.Best < 0 {
+		return fmt.Errorf("--write: no design to write (see the table above)")
+	}
+	path, err := campaign.RecipePath(opts.Repo)
+	if err != nil {
+		return fmt.Errorf("--write: %w", err)
+	}
+	b := t.Candidates[t.Best]
+	if err := campaign.WriteTuned(path, b.Block, string(b.BlockStat), abreport.TunedNote(t, a)); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.Err, "hbgbench: wrote block = %d, block_stat = %q and where they came from (tuned) to %s\n", b.Block, b.BlockStat, path)
+	return nil
 }
 
 // watch sets the campaign's progress callbacks: the progress line on a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
@@ -30,6 +31,11 @@ func applyRecipe(cmd *cobra.Command, r *campaign.Recipe, path string) (set []str
 		if err := setFlag(p[0], p[1]); err != nil {
 			return nil, nil, err
 		}
+	}
+	if r.Tuned != "" && slices.ContainsFunc(set, func(s string) bool {
+		return strings.HasPrefix(s, "block = ") || strings.HasPrefix(s, "block_stat = ")
+	}) {
+		set = append(set, "tuned: "+r.Tuned)
 	}
 	if !cmd.Flags().Changed("env") && len(r.Env) > 0 {
 		if env, err = r.EnvSwitches(path); err != nil {
