@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAaTuneWritesTheRecipe: aa --tune on the embedded model prints the
+// TestAaTuneWritesTheRecipe: aa --tune on the default embedded arm prints the
 // candidate table and a recommendation, and --write puts it into the
 // repository's hbgbench.toml, which then reads as a recipe naming where
 // the design came from.
@@ -20,7 +20,7 @@ func TestAaTuneWritesTheRecipe(t *testing.T) {
 	repo := t.TempDir()
 	gittest.Git(t, repo, "init", "-q")
 	j := filepath.Join(t.TempDir(), "tune.jsonl")
-	code, out, errText := runCLI("aa", "embedded:mirror=retained", "--tune", "--rounds", "6", "--block", "10", "--journal", j, "--repo", repo, "--write", "--seed", "5")
+	code, out, errText := runCLI("aa", "--tune", "--rounds", "6", "--block", "10", "--journal", j, "--repo", repo, "--write", "--seed", "5")
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "A/A calibration of ControlPlane")
 	assert.Regexp(t, `design for detecting 10\.0% on ControlPlane: --block (5|10) --block-stat (min|median), about [0-9]+ rounds`, out)
