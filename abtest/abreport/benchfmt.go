@@ -47,6 +47,7 @@ func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error 
 	if s := a.Sequential; s != nil {
 		ew.Printf("until-decided: %s\n", benchLine(s))
 	}
+	benchfmtWarnings(ew, a, oneLine)
 	ew.Printf("\n")
 	names, metrics := h.ArmNames(), For(a).benchfmtMetrics()
 	for _, cb := range j.Counted() {

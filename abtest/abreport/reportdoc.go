@@ -945,6 +945,9 @@ func (a Report) CSVTables(j *journal.Journal) []*document.Table {
 		}
 	}
 	out := []*document.Table{m, passes}
+	if t := a.warningsCSV(); t != nil {
+		out = append([]*document.Table{t}, out...)
+	}
 	if t := a.roundsCSV(); t != nil {
 		out = append(out, t)
 	}

@@ -29,10 +29,35 @@ func qualifiers(a *Analysis, j *journal.Journal) []string {
 		out = append(out, fmt.Sprintf("extended: planned %d rounds, extended to %d after %d had run (--resume --rounds); the CI and p are not adjusted for the look that decided to extend",
 			e.From, e.To, e.After))
 	}
+	a.Switches = ArmSwitchesOf(h)
+	for _, s := range a.Switches {
+		out = append(out, s.Text())
+	}
+	return out
+}
+
+// ArmSwitches are the correctness-disabling switches one arm runs with
+// (journal.Arm.Switches).
+type ArmSwitches struct {
+	Arm      string   `json:"arm"`
+	Switches []string `json:"switches"`
+}
+
+// Text says what the switches mean and what to do: run the arm with a
+// correctness check (--check) and without the switch.
+func (s ArmSwitches) Text() string {
+	return fmt.Sprintf("%s runs with %s, which turns a correctness check off: a faster arm may be wrong; "+
+		"give the campaign a correctness check (--check CMD, or check in hbgbench.toml) and check its results without the switch before trusting its timing",
+		s.Arm, strings.Join(s.Switches, ", "))
+}
+
+// ArmSwitchesOf returns the arms of header h that run with a known
+// correctness-disabling switch, in arm order.
+func ArmSwitchesOf(h *journal.Header) []ArmSwitches {
+	var out []ArmSwitches
 	for arm, x := range h.ArmList() {
 		if s := x.Switches(); len(s) > 0 {
-			out = append(out, fmt.Sprintf("%s runs with %s, which turns a correctness check off: a faster arm may be wrong; check its results without the switch before trusting its timing",
-				h.ArmNames()[arm], strings.Join(s, ", ")))
+			out = append(out, ArmSwitches{Arm: h.ArmNames()[arm], Switches: s})
 		}
 	}
 	return out
