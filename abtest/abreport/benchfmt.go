@@ -35,6 +35,7 @@ func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error 
 	h := a.Header
 	ew := &document.ErrWriter{W: w}
 	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	benchfmtCheck(ew, a, oneLine)
 	ew.Printf("hbgkit: %s\n", oneLine(h.Hbgkit))
 	ew.Printf("design: %s\n", a.Design)
 	ew.Printf("primary: %s\n", a.Primary)

@@ -8,10 +8,11 @@ import (
 )
 
 // warningsCSV is the csv report's first table when anything qualifies the
-// verdict: every line the text report lists as a WARNING (the
-// qualifiers, then the warnings), one a row; nil when there is none.
+// verdict: a failed correctness check first (CheckLine), then every line
+// the text report lists as a WARNING (the qualifiers, then the
+// warnings), one a row; nil when there is none.
 func (a Report) warningsCSV() *document.Table {
-	var rows [][]string
+	rows := checkRows(a.Analysis)
 	for _, g := range [][]string{a.Qualifiers, a.Warnings} {
 		for _, w := range g {
 			rows = append(rows, []string{w})
@@ -29,7 +30,11 @@ func (a Report) warningsCSV() *document.Table {
 // (keys are per arm, since a later line of one key replaces an earlier).
 func benchfmtWarnings(ew *document.ErrWriter, a *analysis.Analysis, oneLine func(string) string) {
 	for _, s := range a.Switches {
-		ew.Printf("correctness-switch-%s: %s (a faster arm may be wrong: run it with --check, without the switch)\n",
-			s.Arm, oneLine(strings.Join(s.Switches, ", ")))
+		advice := "run it with --check, without the switch"
+		if s.Checked {
+			advice = "its --check checks its results apart"
+		}
+		ew.Printf("correctness-switch-%s: %s (a faster arm may be wrong: %s)\n",
+			s.Arm, oneLine(strings.Join(s.Switches, ", ")), advice)
 	}
 }

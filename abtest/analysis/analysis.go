@@ -161,7 +161,10 @@ const (
 // An Analysis is a campaign's analysed state: what ran, each metric's
 // paired result and verdict, the noise footer and the warnings.
 type Analysis struct {
-	Schema int `json:"schema"` // AnalysisSchema
+	// CheckFailed says, first, which arm's correctness check failed, and
+	// so why no arm of it has a verdict (checks.go); "" when none failed.
+	CheckFailed string `json:"check_failed,omitempty"`
+	Schema      int    `json:"schema"` // AnalysisSchema
 	// Design is DesignInterleaved, DesignUnpaired or DesignDescriptive.
 	Design Design `json:"design"`
 	// Test names the test behind P: "wilcoxon signed-rank" (rounds),
@@ -195,6 +198,8 @@ type Analysis struct {
 	// statistic and the log-ratio the paired analysis reads (under
 	// --per-rank the first primary row's); absent when nothing paired.
 	RoundTable []RoundRow `json:"round_table,omitempty"`
+	// Checks are each arm's latest correctness check, as journaled.
+	Checks []journal.CheckRecord `json:"checks,omitempty"`
 	// Switches are the arms that run with a switch known to turn a
 	// correctness check off (journal.CorrectnessSwitches), each with its
 	// switches; Qualifiers say it in words.
@@ -315,6 +320,7 @@ func Analyze(j *journal.Journal) *Analysis {
 	analyseSequential(a, j)
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
+	applyChecks(a, j)
 	a.Qualifiers = qualifiers(a, j)
 	return a
 }
