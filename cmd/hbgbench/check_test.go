@@ -146,6 +146,11 @@ func TestAbKilledDuringACheckResumes(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, jr.Checks, 4)
 	assert.Equal(t, 4, jr.Checks[3].Rounds)
+
+	// The journal's check is the campaign's: another one is refused.
+	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--check", "true")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errText, "--check: journal echo")
 }
 
 // TestRecipeCheckRunsInTheWorktrees: hbgbench.toml's check runs in each
