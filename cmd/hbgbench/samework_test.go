@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
 )
 
 // writeHarnessLogs runs `hbgbench harness` once per name into dir, with
@@ -107,4 +113,37 @@ func TestCompareCallsADeterministicCount(t *testing.T) {
 	require.True(t, found, out)
 	code, _, errText = runCLI(append(args, "--expect-same-work")...)
 	assert.Equal(t, exitFailOn, code, errText)
+}
+
+// TestAbSeesOneDemotedPass runs abRun over a fake session that journaled
+// a synthetic campaign in which one warm pass of base did 465 host tasks
+// where every other pass did 129: the report's first line names it, and
+// --expect-same-work exits 3 on it.
+func TestAbSeesOneDemotedPass(t *testing.T) {
+	t.Parallel()
+	for _, expect := range []bool{false, true} {
+		j := journaltest.Twin(t, 1, func(round, arm, _, pass int, v map[string]float64) {
+			v["work.host_orch.tasks"] = 129
+			if round == 5 && arm == journal.Base && pass == 2 {
+				v["work.host_orch.tasks"] = 465
+			}
+		})
+		s := &fakeSession{j: j}
+		var out, errb bytes.Buffer
+		opts := newAbOptions([]string{"hbgbench", "ab"})
+		opts.Out, opts.Err, opts.Format, opts.ExpectSameWork = &out, &errb, "text", expect
+		opts.Context = func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
+		opts.Open = func(context.Context, campaign.Options) (Session, error) { return s, nil }
+		err := abRun(opts)
+		first, _, _ := strings.Cut(out.String(), "\n")
+		assert.Equal(t, "DIFFERENT WORK: not every warm pass did the same work, so the verdict below compares different jobs: "+
+			"work.host_orch.tasks: base 129 on 23 of 24 passes, 465 on 1 (pass 3 of round 5); head 129 on 24 of 24 passes", first)
+		if !expect {
+			require.NoError(t, err)
+			continue
+		}
+		require.Error(t, err)
+		assert.Equal(t, (&exitError{code: exitFailOn}).Error(), err.Error())
+		assert.Contains(t, errb.String(), "hbgbench: --expect-same-work: DIFFERENT WORK: not every warm pass")
+	}
 }
