@@ -123,6 +123,7 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 	}
 	decideAll(a.Metrics, cfg.Margin)
 	callDetermined(a, cfg.Margin)
+	stampSwitches(a)
 	a.Noise = unpairedNoise(a, logs, cfg)
 	withholdEstimates(a)
 	return a

@@ -93,3 +93,22 @@ func duringLoad(rounds []journal.RoundRecord, ncpu int) string {
 	return fmt.Sprintf("during the campaign: load average %.2f to %.2f on %d CPUs and CPU pressure %.1f%% to %.1f%% when rounds closed; %d of %d rounds closed with other work competing with the arms",
 		slices.Min(loads), slices.Max(loads), ncpu, slices.Min(pressures), slices.Max(pressures), busy, n)
 }
+
+// stampSwitches sets the Switches of compare's analysis a from the
+// [stamp] lines of each arm's logs (the command that wrote them), and
+// says them among its qualifiers: a captured log taken with
+// --skip-golden is as suspect as an arm run with it.
+func stampSwitches(a *Analysis) {
+	for arm, logs := range a.Logs {
+		var stamps []string
+		for _, l := range logs {
+			stamps = append(stamps, l.Stamp)
+		}
+		if s := journal.SwitchesIn(stamps...); len(s) > 0 {
+			sw := ArmSwitches{Arm: journal.ArmNames[arm], Switches: s}
+			a.Switches = append(a.Switches, sw)
+			a.Qualifiers = append(a.Qualifiers, fmt.Sprintf("%s's logs were taken with %s (their [stamp] lines say so), which turns a correctness check off: a faster arm may be wrong; check its results without the switch (in a campaign, hbgbench ab --check runs such a check per arm) before trusting its timing",
+				sw.Arm, strings.Join(s, ", ")))
+		}
+	}
+}

@@ -147,3 +147,20 @@ func TestAbSeesOneDemotedPass(t *testing.T) {
 		assert.Contains(t, errb.String(), "hbgbench: --expect-same-work: DIFFERENT WORK: not every warm pass")
 	}
 }
+
+// TestCompareWarnsOfASwitchInTheStamp: logs whose [stamp] says they were
+// taken with --skip-golden are warned about in every format; harness logs
+// (no switch in their stamps) are not.
+func TestCompareWarnsOfASwitchInTheStamp(t *testing.T) {
+	t.Parallel()
+	e1 := fixtureLog(t, "hbg-e1.log")
+	plain := writeHarnessLogs(t, t.TempDir(), []string{"--rounds", "4"}, "a.log")[0]
+	for _, f := range []string{"text", "markdown", "json", "csv", "benchfmt"} {
+		code, out, errText := runCLI("compare", "--base", e1, "--head", e1, "--format", f)
+		require.Equal(t, 0, code, errText)
+		assert.Contains(t, out, "--skip-golden", f)
+		code, out, errText = runCLI("compare", "--base", plain, "--head", plain, "--format", f)
+		require.Equal(t, 0, code, errText)
+		assert.NotContains(t, out, "correctness", f)
+	}
+}
