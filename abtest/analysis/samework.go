@@ -200,7 +200,9 @@ func spreadsOf(blocks [][]metric.Pass, where []string, k metric.Key, cold int) (
 				g.s.Values = append(g.s.Values, WorkValue{Value: journal.Num(v)})
 			}
 			g.s.Values[j].Passes++
-			g.s.Values[j].Where = append(g.s.Values[j].Where, passWhere(p, where, i))
+			if len(g.s.Values[j].Where) < maxWhere { // a report names no more
+				g.s.Values[j].Where = append(g.s.Values[j].Where, passWhere(p, where, i))
+			}
 		}
 	}
 	slices.Sort(ranks)
@@ -208,13 +210,7 @@ func spreadsOf(blocks [][]metric.Pass, where []string, k metric.Key, cold int) (
 	for _, r := range ranks {
 		s := groups[r].s
 		slices.SortStableFunc(s.Values, func(a, b WorkValue) int { return cmp.Compare(b.Passes, a.Passes) })
-		for i := range s.Values {
-			if i == 0 {
-				s.Values[i].Where = nil
-			} else if len(s.Values[i].Where) > maxWhere {
-				s.Values[i].Where = s.Values[i].Where[:maxWhere]
-			}
-		}
+		s.Values[0].Where = nil // the arm's usual value
 		out = append(out, s)
 	}
 	return out, all

@@ -104,3 +104,19 @@ func TestWorkDiffsCompareWithinARank(t *testing.T) {
 	assert.Contains(t, d[0].Text, "; head rank 1 1130 on 23 of 24 passes, 2000 on 1 (pass 4 of round 2)")
 	assert.Contains(t, d[0].Text, "base rank 0 1131 on 24 of 24 passes")
 }
+
+// TestWorkDiffsNameAtMostFivePasses: a value many passes took is named by
+// its first five passes and "...".
+func TestWorkDiffsNameAtMostFivePasses(t *testing.T) {
+	t.Parallel()
+	j := journaltest.Twin(t, 1, func(round, arm, _, pass int, v map[string]float64) {
+		v["work.host_orch.tasks"] = 129
+		if arm == journal.Head && round <= 3 {
+			v["work.host_orch.tasks"] = 465
+		}
+	})
+	d := analysis.Analyze(j).WorkDiffs
+	require.Len(t, d, 1)
+	assert.Contains(t, d[0].Text, "; head 129 on 15 of 24 passes, 465 on 9 (pass 2 of round 1, pass 3 of round 1, pass 4 of round 1, pass 2 of round 2, pass 3 of round 2, ...)")
+	assert.Len(t, d[0].Passes[1].Values[1].Where, 5)
+}
