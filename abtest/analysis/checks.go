@@ -23,7 +23,29 @@ func applyChecks(a *Analysis, j *journal.Journal) {
 	if len(failed) == 0 {
 		return
 	}
-	a.CheckFailed = "correctness check failed: " + strings.Join(failed, "; ") + "; no verdict, for a faster arm may be wrong"
+	withhold(a, "correctness check failed: "+strings.Join(failed, "; ")+"; no verdict, for a faster arm may be wrong")
+}
+
+// mergeChecks withholds the verdicts of the pooled analysis of shards js
+// (analysed as shardAs) when a shard's check failed: a check that failed
+// on one card fails the campaign.
+func mergeChecks(pooled *Analysis, js []*journal.Journal, shardAs []*Analysis) {
+	var failed []string
+	for k, a := range shardAs {
+		if a.CheckFailed != "" {
+			failed = append(failed, "shard "+js[k].Header.Shard.Label()+": "+strings.TrimPrefix(a.CheckFailed, "correctness check failed: "))
+			pooled.Checks = append(pooled.Checks, a.Checks...)
+		}
+	}
+	if len(failed) > 0 {
+		withhold(pooled, "correctness check failed: "+strings.Join(failed, "; "))
+	}
+}
+
+// withhold sets a's CheckFailed to why and makes every row's verdict
+// n/a, the numbers kept.
+func withhold(a *Analysis, why string) {
+	a.CheckFailed = why
 	for i := range a.Metrics {
 		m := &a.Metrics[i]
 		m.Verdict, m.Extra, m.Gated, m.Determined = NoVerdict, 0, false, false

@@ -33,3 +33,22 @@ func TestFailedCheckOfOneOfThreeArms(t *testing.T) {
 	require.Len(t, a.FailedChecks(), 1)
 	assert.Equal(t, "b", a.FailedChecks()[0].Arm)
 }
+
+// TestFailedCheckOfOneShard: head's check failed on one of two shards;
+// the merged report has no verdict either, and says which shard.
+func TestFailedCheckOfOneShard(t *testing.T) {
+	t.Parallel()
+	a, b := SynthShard(t, 0, "node-a", 1.5), SynthShard(t, 1, "node-b", 1.5)
+	b.Checks = []journal.CheckRecord{{Type: journal.LineCheck, Arm: "head", Command: "./golden.sh", Rounds: b.Header.Config.Rounds, Exit: 1}}
+	m, err := Merge([]*journal.Journal{a, b})
+	require.NoError(t, err)
+	assert.Contains(t, m.Pooled.CheckFailed, "shard "+b.Header.Shard.Label()+": head's check `./golden.sh` ended with exit 1")
+	p := m.Pooled.PrimaryResult()
+	require.NotNil(t, p)
+	assert.Equal(t, NoVerdict, p.Verdict)
+
+	m, err = Merge([]*journal.Journal{SynthShard(t, 0, "node-a", 1.5), SynthShard(t, 1, "node-b", 1.5)})
+	require.NoError(t, err)
+	assert.Empty(t, m.Pooled.CheckFailed)
+	assert.True(t, m.Pooled.PrimaryResult().Verdict.IsIncrease())
+}
