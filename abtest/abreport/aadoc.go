@@ -36,6 +36,9 @@ func designFlags(c journal.Config) string {
 // the noise figures and the suggested margin in place of its headline.
 func aaDocument(a *analysis.Analysis, full *document.Document) *document.Document {
 	d := &document.Document{}
+	if l := For(a).CheckLine(); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	p := a.PrimaryResult()
 	lines := []string{}
 	if p != nil && p.Error == "" {
@@ -63,12 +66,15 @@ func aaDocument(a *analysis.Analysis, full *document.Document) *document.Documen
 	} else {
 		lines = append(lines, "A/A calibration: "+For(a).Headline())
 	}
-	// full opens with the different-work line, when there is one, and
-	// the headline this replaces.
+	// full opens with the failed-check line and the different-work line,
+	// when there are, and the headline this replaces.
 	skip := 1
+	if For(a).CheckLine() != "" {
+		skip++
+	}
 	if w := For(a).SameWorkLine(); w != "" {
 		lines = append([]string{w}, lines...)
-		skip = 2
+		skip++
 	}
 	d.Add(&document.Paragraph{Text: strings.Join(lines, "\n")})
 	d.Add(full.Blocks[skip:]...)

@@ -35,6 +35,7 @@ func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error 
 	h := a.Header
 	ew := &document.ErrWriter{W: w}
 	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	benchfmtCheck(ew, a, oneLine)
 	ew.Printf("hbgkit: %s\n", oneLine(h.Hbgkit))
 	ew.Printf("design: %s\n", a.Design)
 	ew.Printf("primary: %s\n", a.Primary)
@@ -47,6 +48,7 @@ func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error 
 	if s := a.Sequential; s != nil {
 		ew.Printf("until-decided: %s\n", benchLine(s))
 	}
+	benchfmtWarnings(ew, a, oneLine)
 	ew.Printf("\n")
 	names, metrics := h.ArmNames(), For(a).benchfmtMetrics()
 	for _, cb := range j.Counted() {

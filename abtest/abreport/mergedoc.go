@@ -89,6 +89,9 @@ func (m MergedReport) envLines() []string {
 
 func (m MergedReport) open() *document.Document {
 	d := &document.Document{}
+	if l := For(m.Pooled).CheckLine(); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	d.Add(&document.Paragraph{Text: m.Headline()})
 	for _, h := range For(m.Pooled).Headlines() {
 		d.Add(&document.Paragraph{Text: "pooled: " + h})

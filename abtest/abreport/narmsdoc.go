@@ -77,6 +77,9 @@ func (a Report) armsRule() string {
 // different work, their verdicts, the rule and whether it is partial.
 func (a Report) openArmsDocument() *document.Document {
 	d := &document.Document{}
+	if l := a.CheckLine(); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	names := a.Header.ArmNames()
 	for k, c := range a.Comparisons {
 		if w := For(c).SameWorkLine(); w != "" {

@@ -163,6 +163,11 @@ func Redacted(a *analysis.Analysis) *analysis.Analysis {
 		for i := range x.Metrics {
 			x.Metrics[i].Error = r.str(x.Metrics[i].Error)
 		}
+		x.CheckFailed = r.str(x.CheckFailed)
+		for i := range x.Checks {
+			c := &x.Checks[i]
+			c.Command, c.Dir, c.Log, c.Error, c.Tail = r.str(c.Command), r.str(c.Dir), r.str(c.Log), r.str(c.Error), r.strs(c.Tail)
+		}
 	}
 	// s_w and the key are not in the JSON (the key is there as the name);
 	// aa's margin interval rests on s_w, benchfmt's values on the key.

@@ -438,6 +438,7 @@ func (a Report) methodLines(md bool) []string {
 		perArm,
 		fmt.Sprintf("primary metric: %s (* in the tables); %s", orNone(h.Primary.String(), "none yet: no block recorded one"), a.besideMethod()),
 	)
+	out = append(out, a.checkLines()...)
 	if !md && a.anyGated() {
 		out = append(out, a.gatedNote())
 	}
@@ -800,6 +801,9 @@ func (a Report) designNote() string {
 // partial.
 func (a Report) openDocument() *document.Document {
 	d := &document.Document{}
+	if l := a.CheckLine(); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	if w := a.SameWorkLine(); w != "" {
 		d.Add(&document.Paragraph{Text: w})
 	}
@@ -950,6 +954,9 @@ func (a Report) CSVTables(j *journal.Journal) []*document.Table {
 		}
 	}
 	out := []*document.Table{m, passes}
+	if t := a.warningsCSV(); t != nil {
+		out = append([]*document.Table{t}, out...)
+	}
 	if t := a.roundsCSV(); t != nil {
 		out = append(out, t)
 	}

@@ -99,6 +99,10 @@ type MetricResult struct {
 	// Constant is true when every warm pass of both arms had the same
 	// value: the same work, to the unit.
 	Constant bool `json:"constant,omitempty"`
+	// Determined is true when the verdict is not a test's but the work
+	// count's own: one value on every warm pass of each arm, another
+	// between them (callDetermined).
+	Determined bool `json:"determined,omitempty"`
 
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
 	// interval and the MDE rest on, and so the rounds-for-margin estimate.
@@ -157,7 +161,10 @@ const (
 // An Analysis is a campaign's analysed state: what ran, each metric's
 // paired result and verdict, the noise footer and the warnings.
 type Analysis struct {
-	Schema int `json:"schema"` // AnalysisSchema
+	// CheckFailed says, first, which arm's correctness check failed, and
+	// so why no arm of it has a verdict (checks.go); "" when none failed.
+	CheckFailed string `json:"check_failed,omitempty"`
+	Schema      int    `json:"schema"` // AnalysisSchema
 	// Design is DesignInterleaved, DesignUnpaired or DesignDescriptive.
 	Design Design `json:"design"`
 	// Test names the test behind P: "wilcoxon signed-rank" (rounds),
@@ -194,6 +201,12 @@ type Analysis struct {
 	// statistic and the log-ratio the paired analysis reads (under
 	// --per-rank the first primary row's); absent when nothing paired.
 	RoundTable []RoundRow `json:"round_table,omitempty"`
+	// Checks are each arm's latest correctness check, as journaled.
+	Checks []journal.CheckRecord `json:"checks,omitempty"`
+	// Switches are the arms that run with a switch known to turn a
+	// correctness check off (journal.CorrectnessSwitches), each with its
+	// switches; Qualifiers say it in words.
+	Switches []ArmSwitches `json:"correctness_switches,omitempty"`
 	// Qualifiers are what qualifies the verdict (qualifiers.go): the load,
 	// failures, an extension, a correctness switch; a report shows them
 	// above its table.
@@ -295,7 +308,7 @@ func Analyze(j *journal.Journal) *Analysis {
 	}
 
 	logs := pairLogs(pairs)
-	a.WorkDiffs = WorkDiffs(logs, cfg.Cold)
+	a.WorkDiffs = WorkDiffs(logs, pairWhere(pairs), cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
 	for i, m := range names {
 		res := analyseMetric(m, pairs, cfg, isPrimary(m.Key, a.Primary, cfg.PerRank))
@@ -303,12 +316,14 @@ func Analyze(j *journal.Journal) *Analysis {
 		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
+	callDetermined(a, cfg.Margin)
 	if p := a.PrimaryResult(); p != nil {
 		a.RoundTable = roundTable(pairs, p, cfg)
 	}
 	analyseSequential(a, j)
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
+	applyChecks(a, j)
 	a.Qualifiers = qualifiers(a, j)
 	a.Cost = costOf(a, j)
 	return a
@@ -355,6 +370,18 @@ func pairLogs(pairs []roundPair) [2][][]metric.Pass {
 		}
 	}
 	return logs
+}
+
+// pairWhere names the rounds of pairs for each arm, as pairLogs lists
+// their blocks: "round 3".
+func pairWhere(pairs []roundPair) [2][]string {
+	var out [2][]string
+	for _, p := range pairs {
+		for arm := range 2 {
+			out[arm] = append(out[arm], fmt.Sprintf("round %d", p.round))
+		}
+	}
+	return out
 }
 
 // metricsOfLogs lists the metrics both arms recorded in at least one of

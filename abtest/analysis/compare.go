@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -92,11 +93,17 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 	h := j.Header
 	cfg := h.Config
 	var logs [2][][]metric.Pass
+	var where [2][]string
 	a := &Analysis{Schema: AnalysisSchema, Design: DesignUnpaired, Test: RankSumTest, Header: h,
 		Primary: h.Primary, Margin: cfg.Margin, Logs: make([][]LogInfo, 2)}
 	a.Warnings = append(a.Warnings, j.Warnings...)
 	for _, cb := range j.Counted() {
 		logs[cb.Arm] = append(logs[cb.Arm], cb.Block.Passes)
+		w := fmt.Sprintf("log %d", len(logs[cb.Arm]))
+		if cb.Block.Log != "" {
+			w += " (" + filepath.Base(cb.Block.Log) + ")"
+		}
+		where[cb.Arm] = append(where[cb.Arm], w)
 		a.Logs[cb.Arm] = append(a.Logs[cb.Arm], LogInfo{Path: cb.Block.Log, Stamp: cb.Block.Stamp, Passes: len(cb.Block.Passes)})
 	}
 	n := min(len(logs[journal.Base]), len(logs[journal.Head]))
@@ -107,7 +114,7 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("only %d base and %d head logs: with fewer than 4 per arm no rank-sum p can fall below 0.05, and %s",
 			len(logs[journal.Base]), len(logs[journal.Head]), intervalWarning(n)))
 	}
-	a.WorkDiffs = WorkDiffs(logs, cfg.Cold)
+	a.WorkDiffs = WorkDiffs(logs, where, cfg.Cold)
 	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
 	for i, m := range names {
 		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Key, h.Primary, cfg.PerRank), a.Design)
@@ -115,6 +122,8 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 		a.Metrics = append(a.Metrics, res)
 	}
 	decideAll(a.Metrics, cfg.Margin)
+	callDetermined(a, cfg.Margin)
+	stampSwitches(a)
 	a.Noise = unpairedNoise(a, logs, cfg)
 	withholdEstimates(a)
 	return a

@@ -224,6 +224,7 @@ func Merge(js []*journal.Journal) (*Merged, error) {
 		pooled.Metrics = append(pooled.Metrics, res)
 	}
 	decideAll(pooled.Metrics, cfg.Margin)
+	mergeChecks(pooled, js, shardAs)
 	pooled.Noise.SigmaD, pooled.Noise.MDE = nan(), nan()
 	pooled.Noise.Lag1, pooled.Noise.Drift = [2]journal.Num{nan(), nan()}, [2]journal.Num{nan(), nan()}
 	if h := m.Heterogeneity; !math.IsNaN(float64(h.P)) {

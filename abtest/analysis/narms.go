@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/stats"
@@ -31,6 +33,13 @@ func analyzeArms(j *journal.Journal) *Analysis {
 		a.Comparisons = append(a.Comparisons, Analyze(ArmView(j, k)))
 	}
 	holmArms(a.Comparisons, a.Margin)
+	var failed []string
+	for _, c := range a.Comparisons {
+		if c.CheckFailed != "" && !slices.Contains(failed, c.CheckFailed) {
+			failed = append(failed, c.CheckFailed)
+		}
+	}
+	a.CheckFailed = strings.Join(failed, "; ")
 	first := a.Comparisons[0]
 	a.Complete, a.Partial, a.Primary = first.Complete, first.Partial, first.Primary
 	// The noise figures are per comparison; here only the failed blocks
@@ -62,6 +71,17 @@ func ArmView(j *journal.Journal, k int) *journal.Journal {
 	h := j.Header
 	names := h.ArmNames()
 	v := &journal.Journal{Path: j.Path, Header: h, Rounds: j.Rounds, Good: j.Good}
+	for _, c := range j.Checks {
+		switch c.Arm {
+		case names[journal.Base]:
+			c.Arm = journal.ArmNames[journal.Base]
+		case names[k]:
+			c.Arm = journal.ArmNames[journal.Head]
+		default:
+			continue
+		}
+		v.Checks = append(v.Checks, c)
+	}
 	v.Header.AllArms = nil
 	v.Header.Arms = [2]journal.Arm{h.AllArms[journal.Base], h.AllArms[k]}
 	v.Header.Schedule.Arms, v.Header.Schedule.Orders = 0, nil

@@ -29,10 +29,42 @@ func qualifiers(a *Analysis, j *journal.Journal) []string {
 		out = append(out, fmt.Sprintf("extended: planned %d rounds, extended to %d after %d had run (--resume --rounds); the CI and p are not adjusted for the look that decided to extend",
 			e.From, e.To, e.After))
 	}
+	a.Switches = ArmSwitchesOf(h)
+	for _, s := range a.Switches {
+		out = append(out, s.Text())
+	}
+	return out
+}
+
+// ArmSwitches are the correctness-disabling switches one arm runs with
+// (journal.Arm.Switches).
+type ArmSwitches struct {
+	Arm      string   `json:"arm"`
+	Switches []string `json:"switches"`
+	// Checked says the arm has a correctness check (--check) of its own,
+	// whose outcome the report gives apart.
+	Checked bool `json:"checked,omitempty"`
+}
+
+// Text says what the switches mean and what to do: run the arm with a
+// correctness check (--check) and without the switch.
+func (s ArmSwitches) Text() string {
+	if s.Checked {
+		return fmt.Sprintf("%s runs its blocks with %s, which turns a correctness check off: a faster arm may be wrong; its results are checked by its --check, apart from the timed blocks",
+			s.Arm, strings.Join(s.Switches, ", "))
+	}
+	return fmt.Sprintf("%s runs with %s, which turns a correctness check off: a faster arm may be wrong; "+
+		"give the campaign a correctness check (--check CMD, or check in hbgbench.toml) and check its results without the switch before trusting its timing",
+		s.Arm, strings.Join(s.Switches, ", "))
+}
+
+// ArmSwitchesOf returns the arms of header h that run with a known
+// correctness-disabling switch, in arm order.
+func ArmSwitchesOf(h *journal.Header) []ArmSwitches {
+	var out []ArmSwitches
 	for arm, x := range h.ArmList() {
 		if s := x.Switches(); len(s) > 0 {
-			out = append(out, fmt.Sprintf("%s runs with %s, which turns a correctness check off: a faster arm may be wrong; check its results without the switch before trusting its timing",
-				h.ArmNames()[arm], strings.Join(s, ", ")))
+			out = append(out, ArmSwitches{Arm: h.ArmNames()[arm], Switches: s, Checked: x.Check != ""})
 		}
 	}
 	return out
@@ -60,4 +92,23 @@ func duringLoad(rounds []journal.RoundRecord, ncpu int) string {
 	}
 	return fmt.Sprintf("during the campaign: load average %.2f to %.2f on %d CPUs and CPU pressure %.1f%% to %.1f%% when rounds closed; %d of %d rounds closed with other work competing with the arms",
 		slices.Min(loads), slices.Max(loads), ncpu, slices.Min(pressures), slices.Max(pressures), busy, n)
+}
+
+// stampSwitches sets the Switches of compare's analysis a from the
+// [stamp] lines of each arm's logs (the command that wrote them), and
+// says them among its qualifiers: a captured log taken with
+// --skip-golden is as suspect as an arm run with it.
+func stampSwitches(a *Analysis) {
+	for arm, logs := range a.Logs {
+		var stamps []string
+		for _, l := range logs {
+			stamps = append(stamps, l.Stamp)
+		}
+		if s := journal.SwitchesIn(stamps...); len(s) > 0 {
+			sw := ArmSwitches{Arm: journal.ArmNames[arm], Switches: s}
+			a.Switches = append(a.Switches, sw)
+			a.Qualifiers = append(a.Qualifiers, fmt.Sprintf("%s's logs were taken with %s (their [stamp] lines say so), which turns a correctness check off: a faster arm may be wrong; check its results without the switch (in a campaign, hbgbench ab --check runs such a check per arm) before trusting its timing",
+				sw.Arm, strings.Join(s, ", ")))
+		}
+	}
 }

@@ -341,13 +341,13 @@ func TestWorkDiffs(t *testing.T) {
 			name: "fewer submissions",
 			base: map[string]float64{"work.graph_upload.submissions": 82, "work.host_orch.tasks": 1131},
 			head: map[string]float64{"work.graph_upload.submissions": 79, "work.host_orch.tasks": 1131},
-			want: []string{"head submits 79 Graphs per bind, base 82"},
+			want: []string{"head submits 79 Graphs per bind, base 82 on every pass"},
 		},
 		{
 			name: "a count without a phrase, heap_used exempt, one-sided counts ignored",
 			base: map[string]float64{"work.arena_h2d.copied": 704, "work.host_orch.heap_used": 1, "work.args.bytes": 8},
 			head: map[string]float64{"work.arena_h2d.copied": 960, "work.host_orch.heap_used": 2},
-			want: []string{"head's work.arena_h2d.copied is 960 per bind, base's 704"},
+			want: []string{"head's work.arena_h2d.copied is 960 per bind, base's 704 on every pass"},
 		},
 		{
 			name: "no work counts at all",
@@ -359,11 +359,11 @@ func TestWorkDiffs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			logs := [2][][]metric.Pass{{passes(tc.base, 4), passes(tc.base, 4)}, {passes(tc.head, 4)}}
 			var got []string
-			for _, d := range analysis.WorkDiffs(logs, 2) {
+			for _, d := range analysis.WorkDiffs(logs, [2][]string{}, 2) {
 				got = append(got, d.Text)
 			}
 			assert.Equal(t, tc.want, got)
-			a := &analysis.Analysis{WorkDiffs: analysis.WorkDiffs(logs, 2)}
+			a := &analysis.Analysis{WorkDiffs: analysis.WorkDiffs(logs, [2][]string{}, 2)}
 			if len(tc.want) == 0 {
 				assert.Empty(t, abreport.For(a).SameWorkLine())
 			} else {

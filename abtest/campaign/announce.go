@@ -5,13 +5,16 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 )
 
 // Announce says on w what the campaign of header h, journaled at path,
 // runs, before it runs: its arms, rounds and journal, and the command
 // each block of a git or command arm runs (it may come from a recipe).
-// Its lines carry no program name, as Options.Warn's.
+// An arm that runs with a switch known to turn a correctness check off
+// is named, with its switches, on a WARNING line of its own, before a
+// block runs. Its lines carry no program name, as Options.Warn's.
 func Announce(w io.Writer, h journal.Header, path string) {
 	labels := make([]string, len(h.ArmList()))
 	for i, a := range h.ArmList() {
@@ -29,5 +32,8 @@ func Announce(w io.Writer, h journal.Header, path string) {
 		case journal.KindCommand:
 			fmt.Fprintf(w, "each %s block runs: %s\n", h.ArmNames()[i], a.Spec)
 		}
+	}
+	for _, s := range analysis.ArmSwitchesOf(&h) {
+		fmt.Fprintf(w, "WARNING: %s\n", s.Text())
 	}
 }

@@ -25,6 +25,9 @@ type ArmSpecs struct {
 	Build, Run       string   // a git arm's build command and block command
 	Env              []string // KEY=VALUE switches of command and git arms
 	RecipeEnv        []string // hbgbench.toml's [env]: git arms' when Env is empty
+	// Check is every arm's correctness check (--check), a shell command
+	// run in the arm's worktree and environment (check.go).
+	Check string
 }
 
 // Resolve sets o.Arms from the specs, and o.AllArms for named arms; a
@@ -32,14 +35,23 @@ type ArmSpecs struct {
 // repository's root. o.AA makes one arm both sides.
 func (s *ArmSpecs) Resolve(o *Options) error {
 	r := resolver{s, o}
+	var err error
 	if !s.named() {
-		var err error
 		o.Arms, err = r.pair()
-		return err
+	} else {
+		var all []journal.Arm
+		all, err = r.namedArms()
+		if len(all) >= 2 {
+			o.Arms, o.AllArms = [2]journal.Arm{all[0], all[1]}, all
+		}
 	}
-	all, err := r.namedArms()
-	if len(all) >= 2 {
-		o.Arms, o.AllArms = [2]journal.Arm{all[0], all[1]}, all
+	if err == nil && strings.TrimSpace(s.Check) != "" {
+		for i := range o.Arms {
+			o.Arms[i].Check = s.Check
+		}
+		for i := range o.AllArms {
+			o.AllArms[i].Check = s.Check
+		}
 	}
 	return err
 }

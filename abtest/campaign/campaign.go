@@ -70,6 +70,8 @@ type state struct {
 	rulerOK bool
 	// looks are a sequential campaign's looks so far (sequential.go).
 	looks []journal.LookRecord
+	// checks are the arms' correctness checks so far (check.go).
+	checks []journal.CheckRecord
 }
 
 // Run runs the campaign to its end, or to the first abort, or until ctx is
@@ -87,9 +89,13 @@ func Run(ctx context.Context, c *Campaign) error {
 		st.done = c.doneBlocks(st.h)
 		st.dropped = st.h.Dropped()
 		st.looks = c.Resumed.Looks
+		st.checks = c.Resumed.Checks
 	}
 	st.rulerOK = !c.Header.Primary.IsZero() && c.Header.Ruler != ""
 	cfg := c.Header.Config
+	if err := st.runChecks(ctx); err != nil {
+		return err
+	}
 	for arm := range names {
 		for w := st.h.WarmupsDone(names[arm]) + 1; w <= cfg.Warmup; w++ {
 			b, err := st.runBlock(ctx, arm, 0, w, 1, 0)

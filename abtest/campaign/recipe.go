@@ -42,6 +42,8 @@ type Recipe struct {
 	Artifact  string            `toml:"artifact"`
 	Lock      string            `toml:"lock"`
 	CPUs      string            `toml:"cpus"` // "0", "0-1", "0,2-3"
+	// Check is the correctness check of every arm (--check).
+	Check string `toml:"check"`
 	// Tuned says where block and block_stat came from when `hbgbench aa
 	// --tune --write` wrote them; the report names it.
 	Tuned string `toml:"tuned"`
@@ -156,7 +158,7 @@ func (r *Recipe) Flags() [][2]string {
 		{"cold", num(r.Cold)}, {"warmup", num(r.Warmup)}, {"metric", r.Metric}, {"margin", share(r.Margin)},
 		{"order", r.Order}, {"block-stat", r.BlockStat}, {"trim", num(r.Trim)}, {"timeout", r.Timeout},
 		{"retries", num(r.Retries)}, {"max-fail", share(r.MaxFail)}, {"artifact", r.Artifact}, {"lock", r.Lock},
-		{"cpus", r.CPUs},
+		{"cpus", r.CPUs}, {"check", r.Check},
 	}
 }
 

@@ -484,6 +484,9 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	check("cpus", jc.CPUs, cfg.CPUs)
 	check("seed", h.Schedule.Seed, o.Seed)
 	diffs = append(diffs, journal.CheckShard(h.Shard, o.Shard)...)
+	// A check is each arm's, and the same for all: the journal's is what
+	// a resumed campaign runs, so another one given is refused.
+	check("check", h.ArmList()[0].Check, o.Arms[0].Check)
 	switch {
 	case given("until-decided") && jc.LookEvery == 0:
 		diffs = append(diffs, "--until-decided: the journal is a fixed design")

@@ -48,6 +48,10 @@ type Arm struct {
 	// Sweep is the KEY=VALUE of Env that --sweep set: it names the arm,
 	// so the ruler sets it aside as it does the spec.
 	Sweep string `json:"sweep,omitempty"`
+	// Check is the arm's correctness check, a shell command (--check,
+	// the recipe's check): "" for none. It is not part of what the arm
+	// measures, so Equal leaves it out.
+	Check string `json:"check,omitempty"`
 }
 
 // DefaultBase and DefaultHead are the arms of `hbgbench ab` with none

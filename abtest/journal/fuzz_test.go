@@ -39,6 +39,8 @@ func FuzzJournal(f *testing.F) {
 	}
 	f.Add(firstLines(arms, 6))
 	f.Add([]byte(`{"type":"header","format":1,"config":{"rounds":3}}` + "\n" + `{"type":"round","round":1,"attempt":1,"status":"ok"}` + "\n"))
+	// A real header and an arm's correctness check.
+	f.Add(append(firstLines(good, 1), []byte(`{"type":"check","arm":"head","command":"./golden.sh","rounds":6,"exit":1,"tail":["differs"]}`+"\n")...))
 	f.Add([]byte(`{"type":"header","format":1,"config":{"rounds":2}}` + "\n" + `{"type":"block","round":1,"arm":"base","passes":[{"ns":{"ControlPlane":-1}}]}`))
 	// A sequential campaign: the whole journal with --look-every 5 and a
 	// look line after round 5.

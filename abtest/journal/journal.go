@@ -171,6 +171,8 @@ type Journal struct {
 	Blocks []BlockRecord
 	Rounds []RoundRecord
 	Looks  []LookRecord // a sequential campaign's looks (sequential.go)
+	// Checks are the arms' correctness checks, in order (check.go).
+	Checks []CheckRecord
 	// Extensions are the campaign's extend lines, in order.
 	Extensions []Extension
 	Warnings   []string
@@ -336,6 +338,8 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 			return fmt.Errorf("look line: %w", err)
 		}
 		j.Looks = append(j.Looks, l)
+	case LineCheck:
+		return j.addCheck(line)
 	case LineRuler:
 		var r RulerRecord
 		if err := json.Unmarshal(line, &r); err != nil {

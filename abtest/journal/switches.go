@@ -19,13 +19,21 @@ var skipVar = regexp.MustCompile(`(^|[\s;&|'"(])((?:[A-Za-z_][A-Za-z0-9_]*)?SKIP
 // runs: its command or embedded spec, its build and run templates and its
 // --env settings, each named once, in the order found.
 func (a Arm) Switches() []string {
+	return SwitchesIn(append([]string{a.Spec, a.Build, a.Run}, a.Env...)...)
+}
+
+// SwitchesIn returns the correctness-disabling switches in texts (an
+// arm's commands and environment, or the [stamp] lines of captured
+// logs), each named once, in the order found: the one place that knows
+// them (CorrectnessSwitches and any *SKIP* variable).
+func SwitchesIn(texts ...string) []string {
 	var out []string
 	add := func(s string) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
-	for _, text := range append([]string{a.Spec, a.Build, a.Run}, a.Env...) {
+	for _, text := range texts {
 		for _, s := range CorrectnessSwitches {
 			if strings.Contains(text, s) {
 				add(s)

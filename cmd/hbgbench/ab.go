@@ -114,9 +114,14 @@ seeded random order, and every arm is compared with the base, the primary
 metric's p Holm-adjusted over the arms (docs/ab-reference.md "More than
 two arms").
 
+--check CMD runs CMD (/bin/sh) once per arm in its worktree and
+environment before its first block, and again after an extension; an
+arm whose check fails gets no verdict (docs/ab.md "Correctness").
+
 Exit status: 0 whatever the verdict; 3 when --fail-on matches it or,
-with --expect-same-work, when the arms' work counts differ; 1 on
-an error or abort; 2 on a usage error; 130 after Ctrl-C (partial report).`,
+with --expect-same-work, when some pass's work counts differ; 4 with no
+verdict; 5 when an arm's --check failed; 1 on an error or abort; 2 on
+a usage error; 130 after Ctrl-C (partial report).`,
 		Example: `  hbgbench ab
   hbgbench ab --base main --head pr        # with an hbgbench.toml
   hbgbench ab --base main --head HEAD --build 'make' \
@@ -190,6 +195,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.StringVar(&opts.Repo, "repo", "", "git `DIR` of ref arms (default: this one)")
 	f.StringVar(&opts.Build, "build", "", "`CMD` run once per ref in its worktree")
 	f.StringVar(&opts.Run, "run", "", "`CMD` per block: {worktree} {rounds} {out}")
+	f.StringVar(&opts.Check, "check", "", "correctness `CMD` run per arm before its blocks")
 	f.StringVar(&opts.Cache, "cache", "", "worktree `DIR` (default ~/.cache/hbgkit/...)")
 	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
@@ -557,6 +563,7 @@ const (
 	exitUsage       = 2   // settings that cannot run
 	exitFailOn      = 3   // --fail-on matched a verdict, or --expect-same-work a difference
 	exitNoVerdict   = 4   // the campaign ran but its primary metric has no verdict
+	exitCheckFailed = 5   // an arm's correctness check (--check) failed: no verdict
 	exitInterrupted = 130 // SIGINT or SIGTERM: the partial report was printed
 )
 
@@ -591,6 +598,13 @@ func exitPolicy(err error, a *analysis.Analysis, opts *AbOptions, journalPath st
 	if n := a.SettleRounds(); n > 0 {
 		end.after = fmt.Sprintf("hbgbench: to settle it, extend this campaign: hbgbench %s --resume --journal %s --rounds %d\n",
 			opts.command(), runtimeharness.ShellQuote(journalPath), n)
+	}
+	// A faster arm that computes the wrong result is no win: a failed
+	// correctness check ends the run before any verdict is read.
+	if a.CheckFailed != "" {
+		end.code = exitCheckFailed
+		end.after = "hbgbench: " + a.CheckFailed + "\n"
+		return end
 	}
 	for _, v := range a.Views() {
 		if opts.ExpectSameWork && len(v.WorkDiffs) > 0 {

@@ -501,7 +501,7 @@ func TestAbSameWorkGuard(t *testing.T) {
 			require.True(t, strings.HasPrefix(out, "DIFFERENT WORK: "), out)
 			first, _, _ := strings.Cut(out, "\n")
 			assert.Contains(t, first, tc.want)
-			assert.Contains(t, first, "head records 129 tasks per bind, base 1131")
+			assert.Contains(t, first, "head submits 129 host tasks per bind, base 1131")
 			assert.Contains(t, errText, "hbgbench: --expect-same-work: DIFFERENT WORK")
 			// Without the flag the report still says so, and exits 0.
 			code, out, errText = runCLI("ab", "--resume", "--journal", j)

@@ -21,6 +21,9 @@ type CompareOptions struct {
 	Format     string
 	Redact     bool
 	FullTable  bool
+	// ExpectSameWork fails the run (exit 3, as ab's) when some warm pass
+	// did other work than another.
+	ExpectSameWork bool
 }
 
 // NewCmdCompare builds the compare command; argv is the command line, for
@@ -45,7 +48,9 @@ arms' trimmed geometric means of block statistics with Yuen's 95% CI on
 the log scale, and p the Wilcoxon rank-sum (Mann–Whitney) test. It is
 weaker than an interleaved campaign: drift and machine state between the
 captures are not cancelled. With one log on an arm it describes the
-passes only: no interval can be computed honestly.`,
+passes only: no interval can be computed honestly. With
+--expect-same-work it exits 3 when some warm pass did other work (a
+work count differs from another pass's, of either arm).`,
 		Example: `  hbgbench compare --base main-*.log --head pr-*.log
   hbgbench compare --base a1.log a2.log a3.log a4.log \
       --head b1.log b2.log b3.log b4.log --format markdown
@@ -113,6 +118,7 @@ passes only: no interval can be computed honestly.`,
 	f.StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.BoolVar(&opts.FullTable, "full-table", false, "markdown: the full table inline, not the short one")
+	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when some pass's work counts differ")
 	f.BoolP("help", "h", false, "help for compare")
 	return cmd
 }
@@ -170,5 +176,12 @@ func compareRun(opts *CompareOptions) error {
 	for _, w := range ws {
 		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
 	}
-	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, FullTable: opts.FullTable}, a, j)
+	if err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, FullTable: opts.FullTable}, a, j); err != nil {
+		return err
+	}
+	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
+		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", abreport.For(a).SameWorkLine())
+		return &exitError{code: exitFailOn}
+	}
+	return nil
 }

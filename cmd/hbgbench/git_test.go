@@ -232,7 +232,7 @@ func TestRecipeErrors(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"unknown key", "run = \"x {rounds} {out}\"\nroundz = 3\n", "hbgbench.toml:2: roundz: unknown key (known: build, run, env, rounds, block, cold, warmup, metric, margin, order, block_stat, trim, timeout, retries, max_fail, artifact, lock, cpus)"},
+		{"unknown key", "run = \"x {rounds} {out}\"\nroundz = 3\n", "hbgbench.toml:2: roundz: unknown key (known: build, run, env, rounds, block, cold, warmup, metric, margin, order, block_stat, trim, timeout, retries, max_fail, artifact, lock, cpus, check, tuned)"},
 		{"wrong type", "rounds = \"ten\"\n", "hbgbench.toml:1: "},
 		{"syntax", "rounds = \n", "hbgbench.toml:1: "},
 		{"bad margin", "margin = [1]\n", "hbgbench.toml:1: margin: want a share"},

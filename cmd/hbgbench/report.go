@@ -102,6 +102,11 @@ func reportRun(opts *ReportOptions) error {
 		return err
 	}
 	a := analysis.Analyze(j)
+	// Inside the repository, a git arm whose ref has moved since the
+	// campaign is said to be stale, in every format.
+	for _, s := range campaign.StaleRefs(&j.Header, ".") {
+		a.Warnings = append(a.Warnings, s.Text())
+	}
 	// The journal's warnings lead the analysis's (Analyze copies them).
 	ws := j.Warnings
 	if opts.Redact {
