@@ -432,8 +432,12 @@ func (a Report) methodLines(md bool) []string {
 	if a.Design == analysis.DesignUnpaired || a.Design == analysis.DesignDescriptive {
 		return a.unpairedMethod(first, trim, perArm, md)
 	}
+	rounds := fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed)
+	if a.Captured() {
+		rounds = a.capturedRounds()
+	}
 	out := append(a.armLines(),
-		fmt.Sprintf("%d of %d rounds × %d passes per block, %d warm-up block(s) per arm; order %s, seed %d", a.Complete, a.Planned, c.Block, c.Warmup, c.Order, h.Schedule.Seed),
+		rounds,
 		fmt.Sprintf("per pass: %s; block statistic: %s of warm passes; Δ = exp(20%%-trimmed mean of ln(head/base)) − 1 with a trimmed-t 95%% CI; p: Wilcoxon signed-rank (secondary rows Holm-adjusted within their family)", first, c.BlockStat),
 		perArm,
 		fmt.Sprintf("primary metric: %s (* in the tables); %s", orNone(h.Primary.String(), "none yet: no block recorded one"), a.besideMethod()),
@@ -492,6 +496,9 @@ func (a Report) WhatRan() string {
 		// Two embedded specs differ in a setting or two: name those, and
 		// leave the full specs to the details.
 		arms = fmt.Sprintf("base: embedded %s; head: embedded %s (the same otherwise: the full specs are in the details)", d, e)
+	}
+	if a.Captured() {
+		return arms + "; logs captured by hand, paired as rounds (the host is not recorded)"
 	}
 	return fmt.Sprintf("%s; on %s, %d CPUs (host %s)",
 		arms, orNone(h.Env.CPUModel, "an unrecorded CPU"), h.Env.NCPU, orNone(h.Env.Host, "unrecorded"))
@@ -637,7 +644,7 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",
 		"p: Wilcoxon rank-sum (Mann–Whitney) test of the block statistics, exact without ties below 50 logs per arm, else the normal approximation with tie and continuity correction; secondary rows Holm-adjusted within their family",
 		"why unpaired: captured logs are not rounds; nothing pairs a base log with a head log, so a paired test would invent the pairs; the rank-sum test assumes only independent logs and is robust to outliers",
-		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ",
+		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ; logs that were captured interleaved, base and head in turn, are analysed as paired rounds by compare --paired",
 		perArm,
 		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima", a.Primary))
 }
@@ -646,6 +653,9 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 func (a Report) EnvLines() []string {
 	if a.Design == analysis.DesignUnpaired || a.Design == analysis.DesignDescriptive {
 		return a.logEnvLines()
+	}
+	if a.Captured() {
+		return []string{"host: not recorded (the logs were captured by hand elsewhere; their [stamp] lines name what ran)", rulerLine(&a.Header), version(&a.Header)}
 	}
 	e := a.Header.Env
 	return []string{

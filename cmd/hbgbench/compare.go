@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/abreport"
 	"github.com/hbgkit/hbgkit/abtest/analysis"
+	"github.com/hbgkit/hbgkit/abtest/captured"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/spf13/cobra"
@@ -24,6 +26,11 @@ type CompareOptions struct {
 	// ExpectSameWork fails the run (exit 3, as ab's) when some warm pass
 	// did other work than another.
 	ExpectSameWork bool
+	// Paired analyses the logs as rounds (--paired): Sources says which
+	// pair, the Config's LookEvery, Rounds and StopWithin a sequential
+	// look (--until-decided).
+	Paired  bool
+	Sources captured.Sources
 }
 
 // NewCmdCompare builds the compare command; argv is the command line, for
@@ -34,12 +41,12 @@ type CompareOptions struct {
 // the shell expands it. The other flags are cobra's.
 func NewCmdCompare(argv []string, runF func(*CompareOptions) error) *cobra.Command {
 	opts := &CompareOptions{Argv: argv, Config: journal.DefaultConfig()}
-	var margin string
-	var keepFirst bool
+	var margin, stopWithin string
+	var keepFirst, until bool
 	var baseHelp, headHelp []string
 	cmd := &cobra.Command{
 		Use:   "compare --base LOG... --head LOG... [flags]",
-		Short: "Compare logs captured elsewhere, unpaired, with a verdict",
+		Short: "Compare logs captured elsewhere, unpaired or paired by hand",
 		Long: `compare applies the analysis of ab to logs already captured (on an
 Ascend box, say). Each LOG is one block: its first --cold passes per pid
 are dropped and the median of the rest is the log's block statistic.
@@ -50,8 +57,15 @@ weaker than an interleaved campaign: drift and machine state between the
 captures are not cancelled. With one log on an arm it describes the
 passes only: no interval can be computed honestly. With
 --expect-same-work it exits 3 when some warm pass did other work (a
-work count differs from another pass's, of either arm).`,
+work count differs from another pass's, of either arm).
+
+With --paired the logs were captured interleaved by hand and are analysed
+as rounds, as ab analyses its blocks: given as --base and --head in the
+same order, as files named ARM-ROUND.log (or their directory), or in a
+--manifest of ROUND ARM PATH lines (scripts/capture-ab.sh writes one).`,
 		Example: `  hbgbench compare --base main-*.log --head pr-*.log
+  hbgbench compare --paired captured/
+  hbgbench compare --paired --manifest captured/manifest.txt --until-decided
   hbgbench compare --base a1.log a2.log a3.log a4.log \
       --head b1.log b2.log b3.log b4.log --format markdown
   hbgbench compare --base old.log --head new.log --metric Host`,
@@ -70,12 +84,15 @@ work count differs from another pass's, of either arm).`,
 			if opts.Config.Metric == metricList {
 				return listMetrics(cmd.OutOrStdout())
 			}
-			if cmd.Flags().NArg() > 0 {
-				return usagef(cmd, "unexpected argument %q: logs follow --base or --head", cmd.Flags().Arg(0))
-			}
 			opts.Base = append(base, baseHelp...)
 			opts.Head = append(head, headHelp...)
-			if len(opts.Base) == 0 || len(opts.Head) == 0 {
+			if err := opts.pairedFlags(cmd, until, stopWithin); err != nil {
+				return usagef(cmd, "%v", err)
+			}
+			if !opts.Paired && cmd.Flags().NArg() > 0 {
+				return usagef(cmd, "unexpected argument %q: logs follow --base or --head", cmd.Flags().Arg(0))
+			}
+			if !opts.Paired && (len(opts.Base) == 0 || len(opts.Head) == 0) {
 				return usagef(cmd, "give at least one log after --base and one after --head")
 			}
 			if keepFirst {
@@ -92,6 +109,7 @@ work count differs from another pass's, of either arm).`,
 			}
 			c := opts.Config
 			c.Block = c.Cold + 1 // Validate asks for a warm pass per block
+			c.BlockStat = cmp.Or(c.BlockStat, journal.BlockMedian)
 			if err := c.Validate(); err != nil {
 				return usagef(cmd, "%v", err)
 			}
@@ -119,6 +137,14 @@ work count differs from another pass's, of either arm).`,
 	f.BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	f.BoolVar(&opts.FullTable, "full-table", false, "markdown: the full table inline, not the short one")
 	f.BoolVar(&opts.ExpectSameWork, "expect-same-work", false, "exit 3 when some pass's work counts differ")
+	f.BoolVar(&opts.Paired, "paired", false, "logs interleaved by hand: analyse them as rounds")
+	f.StringVar(&opts.Sources.Manifest, "manifest", "", "--paired: `FILE` of ROUND ARM PATH lines")
+	f.IntVar(&opts.Sources.DropFirst, "drop-first", 0, "--paired: leave out the first `N` rounds")
+	f.IntVar(&opts.Sources.DropLast, "drop-last", 0, "--paired: leave out the last `N` rounds")
+	f.BoolVar(&until, "until-decided", false, "--paired: look as ab --until-decided does")
+	f.IntVar(&opts.Config.Rounds, "max-rounds", 40, "`N` most rounds of --until-decided")
+	f.IntVar(&opts.Config.LookEvery, "look-every", defaultLookEvery, "`K` rounds between looks")
+	f.StringVar(&stopWithin, "stop-within", "7.5%", "stop on \"no change of `W` or more\"")
 	f.BoolP("help", "h", false, "help for compare")
 	return cmd
 }
@@ -161,14 +187,63 @@ func splitLogArgs(args []string) (base, head, rest []string, err error) {
 	return base, head, rest, nil
 }
 
-// compareRun reads the logs, analyses them unpaired and writes the report.
+// pairedFlags checks --paired and its flags: the sources of the rounds,
+// the block statistic (ab's default unless given) and the sequential
+// look's settings.
+func (opts *CompareOptions) pairedFlags(cmd *cobra.Command, until bool, stopWithin string) error {
+	fl := cmd.Flags()
+	if !until {
+		opts.Config.LookEvery = 0
+	}
+	if !opts.Paired {
+		for _, name := range []string{"manifest", "drop-first", "drop-last", "until-decided", "max-rounds", "look-every", "stop-within"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --paired", name)
+			}
+		}
+		return nil
+	}
+	opts.Sources.Base, opts.Sources.Head, opts.Sources.Names = opts.Base, opts.Head, fl.Args()
+	if !fl.Changed("block-stat") {
+		opts.Config.BlockStat = ""
+	}
+	if !until {
+		for _, name := range []string{"max-rounds", "look-every", "stop-within"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --until-decided", name)
+			}
+		}
+		return nil
+	}
+	w, err := journal.ParseShare(stopWithin)
+	if err != nil {
+		return fmt.Errorf("--stop-within %v", err)
+	}
+	opts.Config.StopWithin = journal.Num(w)
+	return nil
+}
+
+// compareRun reads the logs, analyses them (paired as rounds, or
+// unpaired) and writes the report.
 func compareRun(opts *CompareOptions) error {
-	j, err := analysis.ReadLogs(analysis.CompareOptions{Base: opts.Base, Head: opts.Head, Config: opts.Config,
-		Version: buildinfo.Read().String(), Command: opts.Argv})
+	var j *journal.Journal
+	var a *analysis.Analysis
+	var err error
+	if opts.Paired {
+		var p *captured.Plan
+		if p, err = captured.PlanOf(opts.Sources); err == nil {
+			j, err = captured.Journal(p, captured.Options{Config: opts.Config, Version: buildinfo.Read().String(), Command: opts.Argv})
+		}
+		if err == nil {
+			a = analysis.Analyze(j)
+		}
+	} else if j, err = analysis.ReadLogs(analysis.CompareOptions{Base: opts.Base, Head: opts.Head, Config: opts.Config,
+		Version: buildinfo.Read().String(), Command: opts.Argv}); err == nil {
+		a = analysis.AnalyzeUnpaired(j)
+	}
 	if err != nil {
 		return err
 	}
-	a := analysis.AnalyzeUnpaired(j)
 	ws := a.Warnings
 	if opts.Redact {
 		ws = abreport.Redacted(a).Warnings
@@ -178,6 +253,9 @@ func compareRun(opts *CompareOptions) error {
 	}
 	if err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, FullTable: opts.FullTable}, a, j); err != nil {
 		return err
+	}
+	if l := abreport.For(a).CapturedNext(); l != "" {
+		fmt.Fprintf(opts.Err, "hbgbench: %s\n", l)
 	}
 	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
 		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", abreport.For(a).SameWorkLine())
