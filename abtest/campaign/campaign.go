@@ -20,6 +20,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/runtimeharness"
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // ErrInterrupted is returned by Run when its context was cancelled (SIGINT):
@@ -277,6 +278,15 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 		b.Stamp = res.Stamp
 		return nil
 	}
+	// A line past the reader's bound is the arm's output, not this host:
+	// reading it again fails the same way, so it is the block's failure
+	// (retried, then counted as the arm's, as a failing command is).
+	var long *trace.LineTooLongError
+	if errors.As(readErr, &long) {
+		b.Error = fmt.Sprintf("its log %s: line %d is longer than %d MiB, the longest line hbgbench reads; the arm's output is the cause: make the arm print shorter lines (or send that output to another file than its log and {out}/host.*.log)",
+			keptName(long.File), long.Line, long.Limit>>20)
+		return nil
+	}
 	if readErr != nil {
 		return fmt.Errorf("block %s: reading its log: %w; --resume runs the round again", label, readErr)
 	}
@@ -357,6 +367,9 @@ func worktreeOf(r runtimeharness.Runner) string {
 	return ""
 }
 
+// keptName is the name a block log read at path is kept under.
+func keptName(path string) string { return path + gzSuffix }
+
 // gzSuffix ends the name of a kept block log: the trace engine reads gzip.
 const gzSuffix = ".gz"
 
@@ -384,8 +397,18 @@ func logTail(path string, n int) string {
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return " is empty"
 	}
-	return " ends:\n    | " + strings.Join(lastLines(string(data), n), "\n    | ")
+	lines := lastLines(string(data), n)
+	for i, l := range lines {
+		// A runaway line shows its start, not 64 KB of it.
+		if len(l) > tailLineBytes {
+			lines[i] = fmt.Sprintf("%s… (line cut: %d more bytes)", strings.ToValidUTF8(l[:tailLineBytes], ""), len(l)-tailLineBytes)
+		}
+	}
+	return " ends:\n    | " + strings.Join(lines, "\n    | ")
 }
+
+// tailLineBytes is the most of one line a failed block's message shows.
+const tailLineBytes = 200
 
 // keepLogs replaces each log by its gzip-compressed copy (NAME.gz), then
 // removes the block's output directory when nothing else is left in it.

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -418,4 +419,28 @@ func TestFormat3DropsTheHeadersLooks(t *testing.T) {
 	assert.Equal(t, 1, j.Header.Format)
 	assert.Empty(t, j.Warnings)
 	assert.NotEmpty(t, j.Rounds)
+}
+
+// TestJournalLongLine: a journal line past MaxLineBytes (a hostile or
+// corrupted file) is a *LineTooLongError naming the file and line, found
+// while reading line by line, not after the whole file is in memory.
+func TestJournalLongLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Close())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(bytes.Repeat([]byte("x"), MaxLineBytes+10))
+	require.NoError(t, err)
+	_, err = f.WriteString("\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, err = ReadJournal(path)
+	var long *LineTooLongError
+	require.ErrorAs(t, err, &long)
+	assert.Equal(t, 2, long.Line)
+	assert.EqualError(t, err, path+":2: line is longer than 64 MiB, the longest journal line hbgbench reads: this is not a journal hbgbench wrote")
 }
