@@ -67,9 +67,9 @@ func WorkDiffs(logs [2][][]metric.Pass, cold int) []WorkDiff {
 func workText(metric string, med [2]float64) string {
 	num := func(x float64) string {
 		if x == math.Trunc(x) {
-			return fmt.Sprintf("%.0f", x)
+			return Fixed(x, 0, false)
 		}
-		return fmt.Sprintf("%.1f", x)
+		return Fixed(x, 1, false)
 	}
 	if p, ok := workPhrases[metric]; ok {
 		return fmt.Sprintf("head "+p+" per bind, base %s", num(med[journal.Head]), num(med[journal.Base]))
