@@ -328,6 +328,9 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if err := j.Header.checkArms(); err != nil {
 			return fmt.Errorf("header: %w", err)
 		}
+		if err := j.Header.Shard.check(); err != nil {
+			return fmt.Errorf("header: %w", err)
+		}
 	case LineBlock:
 		var b BlockRecord
 		if err := json.Unmarshal(line, &b); err != nil {
@@ -335,6 +338,20 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		}
 		if !slices.Contains(j.Header.ArmNames(), b.Arm) {
 			return fmt.Errorf("block line: arm %q", b.Arm)
+		}
+		// A counted block holds its passes (the campaign journals a block
+		// without one as failed): one without would count as a round the
+		// verdict cannot use, so the report's "N of N rounds" would not be
+		// the verdict's N.
+		// From format 2 the ruler line comes before the first counted
+		// block (format 1 held it in the header): a counted block without
+		// one is a journal whose ruler line was removed, which would merge
+		// or resume without the ruler check.
+		if b.OK() && j.Header.Format >= 2 && j.Header.Ruler == "" {
+			return fmt.Errorf("block line: %s of round %d is counted, but no ruler line comes before it (format %d writes one before the first counted block): the ruler line was removed, and without it the blocks cannot be checked to be measured the same way", b.Arm, b.Round, j.Header.Format)
+		}
+		if b.OK() && len(b.Passes) == 0 {
+			return fmt.Errorf("block line: %s of round %d has no error and no passes (\"passes\" missing, null or empty); hbgbench journals such a block as failed", b.Arm, b.Round)
 		}
 		j.Blocks = append(j.Blocks, b)
 	case LineRound:

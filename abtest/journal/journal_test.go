@@ -444,3 +444,37 @@ func TestJournalLongLine(t *testing.T) {
 	assert.Equal(t, 2, long.Line)
 	assert.EqualError(t, err, path+":2: line is longer than 64 MiB, the longest journal line hbgbench reads: this is not a journal hbgbench wrote")
 }
+
+// TestJournalBlockWithoutPasses: a counted block line (no error) whose
+// passes are missing, null or empty is refused with the file and line:
+// read as is, its round would be counted in "N of N rounds" while the
+// verdict, which has no value of it, uses one round fewer.
+func TestJournalBlockWithoutPasses(t *testing.T) {
+	t.Parallel()
+	for name, passes := range map[string]string{"null": `,"passes":null`, "empty": `,"passes":[]`, "missing": ``} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "j.jsonl")
+			w, err := CreateJournal(path)
+			require.NoError(t, err)
+			require.NoError(t, w.Append(testHeader(t)))
+			require.NoError(t, w.Close())
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.WriteString(`{"type":"block","round":1,"arm":"base","attempt":1,"try":1` + passes + "}\n")
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+			_, err = ReadJournal(path)
+			assert.EqualError(t, err, path+`:2: block line: base of round 1 has no error and no passes ("passes" missing, null or empty); hbgbench journals such a block as failed`)
+		})
+	}
+	// A failed block has no passes, and is read.
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Append(BlockRecord{Type: LineBlock, Round: 1, Arm: "base", Attempt: 1, Try: 1, Error: "block exited with status 3"}))
+	require.NoError(t, w.Close())
+	_, err = ReadJournal(path)
+	assert.NoError(t, err)
+}
