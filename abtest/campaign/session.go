@@ -94,7 +94,10 @@ type Session struct {
 	lock    *os.File
 	dirLock *os.File
 	wt      *Worktrees
-	runners []runtimeharness.Runner
+	// finished: a resumed campaign with nothing left to run (its report
+	// is read back; no worktree, build or runner was made).
+	finished bool
+	runners  []runtimeharness.Runner
 }
 
 // resolve makes every path of o absolute, once: the journal (a new one in
@@ -248,6 +251,13 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		}
 		for _, m := range s.Resumed.Warnings {
 			fmt.Fprintf(o.Warn, "warning: %s\n", m)
+		}
+		if finished(s.Resumed) {
+			// Nothing is left to run: the report is read from the
+			// journal, so nothing is checked out, built or started.
+			fmt.Fprintf(o.Warn, "%s is finished: nothing to check out, build or run; its report follows (--rounds N extends it)\n", o.Journal)
+			s.finished = true
+			return s, nil
 		}
 	} else {
 		if _, err := os.Lstat(o.Journal); err == nil && !journal.EmptyFile(o.Journal) {
@@ -451,6 +461,26 @@ func (o *Options) extends(h journal.Header) bool {
 	return o.Resume && given && o.Config.Rounds > h.Config.Rounds
 }
 
+// finished reports whether a campaign has nothing left to run: its
+// warm-ups and rounds are all journaled, or a look decided it.
+func finished(j *journal.Journal) bool {
+	if analysis.DecidedLook(j.Looks) != nil {
+		return true
+	}
+	h, cfg := j.History(), j.Header.Config
+	for _, name := range j.Header.ArmNames() {
+		if h.WarmupsDone(name) < cfg.Warmup {
+			return false
+		}
+	}
+	for i := 1; i <= cfg.Rounds; i++ {
+		if h.DoneRound(i) == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // checkResume refuses to resume a journal of another campaign: a flag
 // given now that disagrees with the journal's config or arms, or a host
 // whose must-match facts changed.
@@ -464,8 +494,8 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 		}
 	}
 	jc := h.Config
-	if !o.extends(h) {
-		check("rounds", jc.Rounds, cfg.Rounds)
+	if given("rounds") && cfg.Rounds < jc.Rounds {
+		return &SettingsError{fmt.Errorf("--resume --rounds %d: the campaign has %d rounds, and a campaign is never shrunk: leave --rounds out to resume it, or give more to extend it; `hbgbench report` reads the rounds it has", cfg.Rounds, jc.Rounds)}
 	}
 	check("block", jc.Block, cfg.Block)
 	check("warmup", jc.Warmup, cfg.Warmup)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,4 +29,55 @@ func TestAbLongLineIsTheArms(t *testing.T) {
 	assert.Contains(t, errText, "warm-up block 1 of base failed")
 	assert.NotContains(t, errText, "this host's failure")
 	assert.NotContains(t, errText, "--resume runs the round again")
+}
+
+// lineCount is the number of lines of a file, 0 when it does not exist.
+func lineCount(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	require.NoError(t, err)
+	return strings.Count(string(b), "\n")
+}
+
+// TestAbResumeFinishedGitCampaign: --resume of a finished campaign of two
+// commits prints its report again and neither checks out (a post-checkout
+// hook counts the checkouts) nor builds (the build appends to a file).
+// Given the same arms again, --resume is accepted, and a --rounds below
+// the journal's is refused as a shrink.
+func TestAbResumeFinishedGitCampaign(t *testing.T) {
+	t.Parallel()
+	repo, _, _ := testRepo(t)
+	tmp := t.TempDir()
+	builds, checkouts := filepath.Join(tmp, "builds"), filepath.Join(tmp, "checkouts")
+	hook := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho checkout >> "+checkouts+"\n"), 0o755))
+	build := "echo built >> " + builds
+	j := filepath.Join(tmp, "c.jsonl")
+	args := []string{"ab", "--repo", repo, "--base", "main", "--head", "pr", "--build", build,
+		"--run", "./run.sh {rounds} {out}", "--journal", j, "--cache", filepath.Join(tmp, "cache")}
+	code, _, errText := runCLI(append(args, "--rounds", "3", "--block", "3", "--warmup", "0", "--seed", "4")...)
+	require.Equal(t, 0, code, errText)
+	require.Equal(t, 2, lineCount(t, builds), "one build per commit")
+	nCheckouts := lineCount(t, checkouts)
+	require.NotZero(t, nCheckouts, "the hook counts checkouts")
+
+	code, out, errText := runCLI("ab", "--resume", "--journal", j)
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, errText, "finished: nothing to check out, build or run")
+	assert.Contains(t, out, "ControlPlane")
+	assert.Equal(t, 2, lineCount(t, builds), "a finished campaign is not built again")
+	assert.Equal(t, nCheckouts, lineCount(t, checkouts), "a finished campaign is not checked out again")
+
+	// The same arms again, as the first command line gave them.
+	code, _, errText = runCLI(append(args, "--resume")...)
+	require.Equal(t, 0, code, errText)
+	assert.Equal(t, 2, lineCount(t, builds))
+
+	code, _, errText = runCLI(append(args, "--resume", "--rounds", "2")...)
+	assert.Equal(t, exitUsage, code, errText)
+	assert.Contains(t, errText, "--resume --rounds 2: the campaign has 3 rounds, and a campaign is never shrunk")
+	assert.NotContains(t, errText, "another campaign")
 }
