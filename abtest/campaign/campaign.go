@@ -98,8 +98,8 @@ func Run(ctx context.Context, c *Campaign) error {
 				return err
 			}
 			if !b.OK() {
-				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s (its log: %s)",
-					w, names[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log))}
+				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s (its log: %s)%s",
+					w, names[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log), st.again(b))}
 			}
 		}
 	}
@@ -117,12 +117,14 @@ func Run(ctx context.Context, c *Campaign) error {
 			fmt.Fprintf(c.Warn, "round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
 		}
 		rec := journal.RoundRecord{Type: journal.LineRound, Round: i, Attempt: attempt, Status: journal.RoundOK}
+		var last *journal.BlockRecord // the block that dropped the round
 		for pos, arm := range c.Header.Schedule.RoundOrder(i) {
 			b, err := st.runBlock(ctx, arm, i, 0, attempt, pos)
 			if err != nil {
 				return err
 			}
 			if !b.OK() {
+				last = b
 				rec.Status = journal.RoundDropped
 				rec.Reason = fmt.Sprintf("%s block failed after %d tries: %s", names[arm], cfg.Retries+1, b.Error)
 				break
@@ -141,8 +143,8 @@ func Run(ctx context.Context, c *Campaign) error {
 			st.dropped++
 			fmt.Fprintf(c.Warn, "round %d dropped: %s\n", i, rec.Reason)
 			if st.dropped > cfg.MaxDropped() {
-				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s",
-					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason)}
+				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s%s",
+					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason, st.again(last))}
 			}
 		}
 		if stop, err := st.look(i); err != nil || stop {
@@ -150,6 +152,26 @@ func Run(ctx context.Context, c *Campaign) error {
 		}
 	}
 	return nil
+}
+
+// again is what a resumed campaign adds to the error that stops it when
+// a block of the same arm failed the same way before it was resumed (the
+// journal keeps every block's error): resuming only repeats such an error,
+// so it says what to change. "" otherwise. Each block's own log name is
+// set aside, since a rerun's differs.
+func (st *state) again(b *journal.BlockRecord) string {
+	if st.c.Resumed == nil || b == nil {
+		return ""
+	}
+	cause := func(x *journal.BlockRecord) string { return strings.ReplaceAll(x.Error, x.Log, "") }
+	for i := len(st.c.Resumed.Blocks) - 1; i >= 0; i-- {
+		p := &st.c.Resumed.Blocks[i]
+		if p.Arm == b.Arm && !p.OK() && cause(p) == cause(b) {
+			return fmt.Sprintf("; the same error stopped this campaign before it was resumed (its log %s): --resume repeats it until what it names is changed (the arm's command or its output, or this host); else start a new campaign",
+				filepath.Join(st.c.Dir, p.Log))
+		}
+	}
+	return ""
 }
 
 // doneBlocks counts the blocks of a resumed campaign that the progress

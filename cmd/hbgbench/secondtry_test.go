@@ -29,6 +29,13 @@ func TestAbLongLineIsTheArms(t *testing.T) {
 	assert.Contains(t, errText, "warm-up block 1 of base failed")
 	assert.NotContains(t, errText, "this host's failure")
 	assert.NotContains(t, errText, "--resume runs the round again")
+
+	// Resumed unchanged, the campaign fails the same way, and says so.
+	code, _, errText = runCLI("ab", "--resume")
+	require.Equal(t, 1, code, errText)
+	assert.Regexp(t, `line \d+ is longer than 64 MiB`, errText)
+	assert.Contains(t, errText, "the same error stopped this campaign before it was resumed (its log ")
+	assert.Contains(t, errText, "--resume repeats it until what it names is changed")
 }
 
 // lineCount is the number of lines of a file, 0 when it does not exist.
