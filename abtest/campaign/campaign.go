@@ -318,7 +318,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	}
 	b.Passes = bp.Passes
 	if len(b.Passes) == 0 {
-		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log+gzSuffix)
+		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log+gzSuffix) + ignoredLogs(spec.Out)
 		return nil
 	}
 	primary := c.Header.Primary
@@ -387,6 +387,28 @@ func worktreeOf(r runtimeharness.Runner) string {
 		return cr.Worktree
 	}
 	return ""
+}
+
+// ignoredLogs names the logs a block left in its output directory under
+// another name than host.*.log, which are not read: "" when there are
+// none. Only host.*.log is read, so that a block's other files (a
+// profile, a copy of its input) are never taken for its log.
+func ignoredLogs(out string) string {
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.Contains(n, ".log") && !(strings.HasPrefix(n, "host.") && strings.Contains(n, ".log")) {
+			names = append(names, filepath.Join(out, n))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; {out} holds %s, which is not read: hbgbench reads the block's output and {out}/host.*.log, so name it host.NAME.log", listSome(names, 4))
 }
 
 // keptName is the name a block log read at path is kept under.

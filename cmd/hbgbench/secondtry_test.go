@@ -88,3 +88,18 @@ func TestAbResumeFinishedGitCampaign(t *testing.T) {
 	assert.Contains(t, errText, "--resume --rounds 2: the campaign has 3 rounds, and a campaign is never shrunk")
 	assert.NotContains(t, errText, "another campaign")
 }
+
+// TestAbIgnoredLogIsNamed: a block that writes its log into {out} as
+// run.log (not host.*.log) fails as a block with no passes, and the error
+// names the file that was not read and the name to give it.
+func TestAbIgnoredLogIsNamed(t *testing.T) {
+	t.Chdir(t.TempDir())
+	script := strings.Replace(outScript("0"), `$2/host.run.log`, `$2/run.log`, 1)
+	require.NotEqual(t, outScript("0"), script)
+	require.NoError(t, os.WriteFile("run.sh", []byte(script), 0o755))
+	code, _, errText := runCLI("ab", "--base-cmd", "./run.sh {rounds} {out}", "--head-cmd", "./run.sh {rounds} {out}",
+		"--rounds", "3", "--block", "3", "--warmup", "1", "--retries", "0")
+	require.Equal(t, 1, code, errText)
+	assert.Regexp(t, `has no passes \(no chip.run span and no bind phase= line\); \{out\} holds \S+/w01-base-t1/run\.log, which is not read: `+
+		`hbgbench reads the block's output and \{out\}/host\.\*\.log, so name it host\.NAME\.log`, errText)
+}
