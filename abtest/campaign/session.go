@@ -353,6 +353,11 @@ func (s *Session) Close() {
 	if s.wt != nil {
 		s.wt.Close()
 		s.wt = nil
+		if s.opts.Shard != nil {
+			// A shard's cache of its own (resolve) goes with its
+			// worktrees; it stays when something else is in it.
+			_ = os.Remove(s.opts.Cache)
+		}
 	}
 	if s.lock != nil {
 		s.lock.Close()
