@@ -466,6 +466,26 @@ func (o *Options) extends(h journal.Header) bool {
 	return o.Resume && given && o.Config.Rounds > h.Config.Rounds
 }
 
+// sameArm reports whether arm g, given again to resume, is the journal's
+// arm j. A git arm is its ref and commit, and its build, run and env
+// only when they are given again: a resume does not read the recipe that
+// may have set them, so the first command line given again is accepted.
+func (o *Options) sameArm(j, g journal.Arm) bool {
+	if j.Kind == journal.KindGit && g.Kind == journal.KindGit {
+		given := func(name string) bool { _, ok := o.Given[name]; return ok }
+		if !given("build") {
+			g.Build = j.Build
+		}
+		if !given("run") {
+			g.Run = j.Run
+		}
+		if !given("env") {
+			g.Env = j.Env
+		}
+	}
+	return j.Equal(g)
+}
+
 // finished reports whether a campaign has nothing left to run: its
 // warm-ups and rounds are all journaled, or a look decided it.
 func finished(j *journal.Journal) bool {
@@ -536,8 +556,8 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 		}
 	} else if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") {
 		// "arm" is aa's ARM argument, or ab's --arm.
-		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
-			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
+		if !o.sameArm(h.Arms[0], arms[0]) || !o.sameArm(h.Arms[1], arms[1]) {
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Label(), h.Arms[1].Label(), arms[0].Label(), arms[1].Label()))
 		}
 	}
 	if !o.AA && h.Arms[0].Same(h.Arms[1]) && (given("base") || given("head")) {

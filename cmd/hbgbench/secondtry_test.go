@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/abtest/campaign"
+	"github.com/hbgkit/hbgkit/internal/gittest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -102,4 +105,37 @@ func TestAbIgnoredLogIsNamed(t *testing.T) {
 	require.Equal(t, 1, code, errText)
 	assert.Regexp(t, `has no passes \(no chip.run span and no bind phase= line\); \{out\} holds \S+/w01-base-t1/run\.log, which is not read: `+
 		`hbgbench reads the block's output and \{out\}/host\.\*\.log, so name it host\.NAME\.log`, errText)
+}
+
+// TestAbResumeSameArmsWithRecipe: a campaign whose arms took their build,
+// run and [env] from the repository's hbgbench.toml is resumed with its
+// first command line again (the same --base and --head, which alone do
+// not say the recipe's settings): accepted, not refused as another
+// campaign, and nothing is built again.
+func TestAbResumeSameArmsWithRecipe(t *testing.T) {
+	t.Parallel()
+	repo, _, _ := testRepo(t)
+	tmp := t.TempDir()
+	builds := filepath.Join(tmp, "builds")
+	recipe := "build = \"echo built >> " + builds + "\"\nrun = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n\n[env]\nSIMPLER_LOG_LEVEL = \"TIMING\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gittest.Git(t, repo, "add", campaign.RecipeFile)
+	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	j := filepath.Join(tmp, "j.jsonl")
+	args := []string{"ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", filepath.Join(tmp, "cache")}
+	code, _, errText := runCLI(args...)
+	require.Equal(t, 0, code, errText)
+	require.Equal(t, 2, lineCount(t, builds))
+
+	code, out, errText := runCLI(append(args, "--resume")...)
+	require.Equal(t, 0, code, errText)
+	assert.NotContains(t, errText, "another campaign")
+	assert.Contains(t, out, "ControlPlane")
+	assert.Equal(t, 2, lineCount(t, builds))
+
+	// Another commit is another campaign, named by its commit.
+	other := []string{"ab", "--repo", repo, "--base", "main", "--head", "main", "--journal", j, "--resume"}
+	code, _, errText = runCLI(other...)
+	assert.Equal(t, 1, code, errText)
+	assert.Regexp(t, `is a journal of another campaign:\n  arms: journal main \(\w{12}\) vs pr \(\w{12}\), given main \(\w{12}\) vs main \(\w{12}\)`, errText)
 }
