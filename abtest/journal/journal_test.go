@@ -478,3 +478,39 @@ func TestJournalBlockWithoutPasses(t *testing.T) {
 	_, err = ReadJournal(path)
 	assert.NoError(t, err)
 }
+
+// TestJournalLinesPastTheBuffer: the line-by-line reader reads a line
+// longer than its 64 KB buffer whole, and refuses one past the limit at
+// exactly the limit (readJournal with a small limit).
+func TestJournalLinesPastTheBuffer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	b := BlockRecord{Type: LineBlock, Round: 1, Arm: "base", Attempt: 1, Try: 1}
+	for i := range 3000 {
+		b.Passes = append(b.Passes, metric.Pass{Pid: 1, Inv: uint64(i + 1), Index: i, Values: map[string]float64{"ControlPlane": float64(i)}})
+	}
+	require.NoError(t, w.Append(b))
+	require.NoError(t, w.Append(b))
+	require.NoError(t, w.Close())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	require.Greater(t, len(lines[1]), 128<<10, "the block line spans several buffers")
+
+	j, err := ReadJournal(path)
+	require.NoError(t, err)
+	require.Len(t, j.Blocks, 2)
+	assert.Len(t, j.Blocks[1].Passes, 3000)
+	assert.Equal(t, int64(len(data)), j.Good)
+
+	longest := len(lines[1]) - 1 // without its LF
+	_, err = readJournal(path, bytes.NewReader(data), longest)
+	assert.NoError(t, err, "a line of exactly the limit is read")
+	_, err = readJournal(path, bytes.NewReader(data), longest-1)
+	var long *LineTooLongError
+	require.ErrorAs(t, err, &long)
+	assert.Equal(t, 2, long.Line)
+}
