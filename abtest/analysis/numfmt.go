@@ -25,12 +25,12 @@ func AbsPct(x float64) string { return Fixed(100*math.Abs(x), 1, false) + "%" }
 // MaxFixed is the largest magnitude a report writes in fixed notation.
 // A measured figure never comes near it; a hand-edited or foreign journal
 // can hold 1e300, which is written "1e+300", not as 300 digits.
-const MaxFixed = 1e9
+const MaxFixed = 1e15
 
 // Fixed formats f with prec decimals ("+" first when sign), or, past
 // MaxFixed, in scientific notation with 3 significant digits: every
 // figure of every report is formatted through it, so none is wider
-// than 16 characters.
+// than 20 characters.
 func Fixed(f float64, prec int, sign bool) string {
 	verb := "f"
 	if math.Abs(f) >= MaxFixed && !math.IsInf(f, 0) {
