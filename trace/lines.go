@@ -60,7 +60,21 @@ type lineTooLong struct {
 func (e *lineTooLong) Error() string { return "reading " + e.name + ": line too long" }
 
 func (e *lineTooLong) at(line int) error {
-	return fmt.Errorf("reading %s: line %d is longer than %d MiB", e.name, line, e.limit>>20)
+	return &LineTooLongError{File: e.name, Line: line, Limit: e.limit}
+}
+
+// A LineTooLongError is a Reader's error for a physical line longer than
+// Limit bytes (MaxLineBytes): the line is not read, nor anything after it.
+// Callers tell it from an I/O error with errors.As: it is the content's
+// fault, and reading the same input again fails the same way.
+type LineTooLongError struct {
+	File  string // the source's name
+	Line  int    // the long line's number, 1 first
+	Limit int    // the longest line accepted, in bytes
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("reading %s: line %d is longer than %d MiB", e.File, e.Line, e.Limit>>20)
 }
 
 func (f *feeder) limit() int {

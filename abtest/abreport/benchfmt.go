@@ -2,6 +2,7 @@ package abreport
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -62,7 +63,7 @@ func WriteBenchfmt(w io.Writer, a *analysis.Analysis, j *journal.Journal) error 
 				if !ok {
 					continue
 				}
-				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), names[cb.Arm], strconv.FormatFloat(v, 'f', -1, 64), benchUnit(m.Kind))
+				ew.Printf("%s/arm=%s 1 %s %s\n", BenchName(m.Name), names[cb.Arm], benchValue(v), benchUnit(m.Kind))
 			}
 		}
 	}
@@ -80,4 +81,14 @@ func benchUnit(k metric.MetricKind) string {
 		return "B/op"
 	}
 	return "ns/op"
+}
+
+// benchValue writes a value exactly, as the fewest digits that read back
+// as it; past analysis.MaxFixed in e-notation (which benchfmt readers
+// parse), not as hundreds of digits.
+func benchValue(v float64) string {
+	if math.Abs(v) >= analysis.MaxFixed {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }

@@ -130,7 +130,7 @@ func nbsp(s string) string { return strings.ReplaceAll(s, " ", "\u00a0") }
 // narrow when a loaded machine stretches the binds.
 func shortValue(x journal.Num, k metric.MetricKind) string {
 	if f := float64(x); math.Abs(f) >= 10000 && !math.IsInf(f, 0) {
-		return fmt.Sprintf("%.0f", f)
+		return analysis.Fixed(f, 0, false)
 	}
 	return analysis.Value(x, k)
 }
@@ -169,7 +169,7 @@ func ciCell(lo, hi journal.Num) string {
 // percents from +100% on, where a tenth only widens the column.
 func boundCell(x journal.Num) string {
 	if f := float64(x); f >= 1 && !math.IsInf(f, 0) {
-		return fmt.Sprintf("%+.0f%%", 100*f)
+		return analysis.Fixed(100*f, 0, true) + "%"
 	}
 	return analysis.Pct(x)
 }
@@ -193,9 +193,9 @@ func pctCell(x journal.Num) string {
 func timesCell(x journal.Num) string {
 	k := 1 + float64(x)
 	if k >= 100 {
-		return fmt.Sprintf("×%.0f", k)
+		return "×" + analysis.Fixed(k, 0, false)
 	}
-	return fmt.Sprintf("×%.1f", k)
+	return "×" + analysis.Fixed(k, 1, false)
 }
 
 // verdictCell is a row's verdict as the table for a pull request prints
@@ -237,7 +237,7 @@ func prRow(m *analysis.MetricResult, full bool) []string {
 	base, head = shortValue(m.Level[journal.Base], m.Kind), shortValue(m.Level[journal.Head], m.Kind)
 	ch := change(m)
 	if d := float64(m.Level[journal.Head] - m.Level[journal.Base]); math.Abs(d) >= 10000 {
-		ch = fmt.Sprintf("%+.0f", d)
+		ch = analysis.Fixed(d, 0, true)
 	}
 	if u := unitOf(m); ch != "-" && m.Kind != metric.KindCount {
 		ch += " " + u

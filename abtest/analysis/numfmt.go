@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -15,26 +16,47 @@ func Pct(x journal.Num) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "-"
 	}
-	return fmt.Sprintf("%+.1f%%", 100*f)
+	return Fixed(100*f, 1, true) + "%"
 }
 
 // absPct formats the size of a relative change: "3.1%".
-func AbsPct(x float64) string { return fmt.Sprintf("%.1f%%", 100*math.Abs(x)) }
+func AbsPct(x float64) string { return Fixed(100*math.Abs(x), 1, false) + "%" }
+
+// MaxFixed is the largest magnitude a report writes in fixed notation.
+// A measured figure never comes near it; a hand-edited or foreign journal
+// can hold 1e300, which is written "1e+300", not as 300 digits.
+const MaxFixed = 1e15
+
+// Fixed formats f with prec decimals ("+" first when sign), or, past
+// MaxFixed, in scientific notation with 3 significant digits: every
+// figure of every report is formatted through it, so none is wider
+// than 20 characters.
+func Fixed(f float64, prec int, sign bool) string {
+	verb := "f"
+	if math.Abs(f) >= MaxFixed && !math.IsInf(f, 0) {
+		verb, prec = "g", 3
+	}
+	flag := "%"
+	if sign {
+		flag = "%+"
+	}
+	return fmt.Sprintf(flag+"."+strconv.Itoa(prec)+verb, f)
+}
 
 func us(x journal.Num) string {
 	f := float64(x)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f", f)
+	return Fixed(f, 1, false)
 }
 
 // value formats an arm's figure in its kind's unit: µs with one decimal,
 // a count or bytes whole when it is whole.
 func Value(x journal.Num, k metric.MetricKind) string {
 	f := float64(x)
-	if (k == metric.KindCount || k == metric.KindBytes) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		return fmt.Sprintf("%.0f", f)
+	if (k == metric.KindCount || k == metric.KindBytes) && !math.IsNaN(f) && f == math.Trunc(f) {
+		return Fixed(f, 0, false)
 	}
 	return us(x)
 }
@@ -71,7 +93,7 @@ func Num2(x journal.Num) string {
 	if math.IsNaN(float64(x)) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", float64(x))
+	return Fixed(float64(x), 2, false)
 }
 
 // csvNum is a number as csv writes it: empty when not finite.

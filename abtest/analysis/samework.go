@@ -264,7 +264,7 @@ func spreadText(metric string, spreads []WorkSpread, ranks bool) string {
 // workNum writes a work count: whole when it is, else to one decimal.
 func workNum(x float64) string {
 	if x == math.Trunc(x) {
-		return fmt.Sprintf("%.0f", x)
+		return Fixed(x, 0, false)
 	}
-	return fmt.Sprintf("%.1f", x)
+	return Fixed(x, 1, false)
 }

@@ -165,6 +165,16 @@ func (r resolver) gitArm(ref string) (journal.Arm, error) {
 		return journal.Arm{}, err
 	}
 	r.o.Repo = repo
+	if r.Run == "" && r.o.Resume {
+		// A resumed campaign's run, build and env are its journal's
+		// (the recipe is not read again): the ref is resolved only to be
+		// checked against the journal's commit (checkResume).
+		sha, err := ResolveRef(repo, ref)
+		if err != nil {
+			return journal.Arm{}, err
+		}
+		return journal.Arm{Kind: journal.KindGit, Spec: ref, Sha: sha, Build: r.Build, Env: r.Env}, nil
+	}
 	if r.Run == "" {
 		return journal.Arm{}, fmt.Errorf("arm %q is a git ref: give --run 'CMD {rounds} {out}' (or run = in %s)", ref, RecipeFile)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/runtimeharness"
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // ErrInterrupted is returned by Run when its context was cancelled (SIGINT):
@@ -103,8 +104,8 @@ func Run(ctx context.Context, c *Campaign) error {
 				return err
 			}
 			if !b.OK() {
-				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s (its log: %s)",
-					w, names[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log))}
+				return &AbortError{fmt.Errorf("warm-up block %d of %s failed after %d tries: %s (its log: %s)%s",
+					w, names[arm], cfg.Retries+1, b.Error, filepath.Join(c.Dir, b.Log), st.again(b))}
 			}
 		}
 	}
@@ -122,12 +123,14 @@ func Run(ctx context.Context, c *Campaign) error {
 			fmt.Fprintf(c.Warn, "round %d was interrupted; running it again whole (attempt %d)\n", i, attempt)
 		}
 		rec := journal.RoundRecord{Type: journal.LineRound, Round: i, Attempt: attempt, Status: journal.RoundOK}
+		var last *journal.BlockRecord // the block that dropped the round
 		for pos, arm := range c.Header.Schedule.RoundOrder(i) {
 			b, err := st.runBlock(ctx, arm, i, 0, attempt, pos)
 			if err != nil {
 				return err
 			}
 			if !b.OK() {
+				last = b
 				rec.Status = journal.RoundDropped
 				rec.Reason = fmt.Sprintf("%s block failed after %d tries: %s", names[arm], cfg.Retries+1, b.Error)
 				break
@@ -146,8 +149,8 @@ func Run(ctx context.Context, c *Campaign) error {
 			st.dropped++
 			fmt.Fprintf(c.Warn, "round %d dropped: %s\n", i, rec.Reason)
 			if st.dropped > cfg.MaxDropped() {
-				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s",
-					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason)}
+				return &AbortError{fmt.Errorf("%d of %d rounds dropped, more than --max-fail %.0f%% allows; last: %s%s",
+					st.dropped, cfg.Rounds, cfg.MaxFail*100, rec.Reason, st.again(last))}
 			}
 		}
 		if stop, err := st.look(i); err != nil || stop {
@@ -155,6 +158,26 @@ func Run(ctx context.Context, c *Campaign) error {
 		}
 	}
 	return nil
+}
+
+// again is what a resumed campaign adds to the error that stops it when
+// a block of the same arm failed the same way before it was resumed (the
+// journal keeps every block's error): resuming only repeats such an error,
+// so it says what to change. "" otherwise. Each block's own log name is
+// set aside, since a rerun's differs.
+func (st *state) again(b *journal.BlockRecord) string {
+	if st.c.Resumed == nil || b == nil {
+		return ""
+	}
+	cause := func(x *journal.BlockRecord) string { return strings.ReplaceAll(x.Error, x.Log, "") }
+	for i := len(st.c.Resumed.Blocks) - 1; i >= 0; i-- {
+		p := &st.c.Resumed.Blocks[i]
+		if p.Arm == b.Arm && !p.OK() && cause(p) == cause(b) {
+			return fmt.Sprintf("; the same error stopped this campaign before it was resumed (its log %s): --resume repeats it until what it names is changed (the arm's command or its output, or this host); else start a new campaign",
+				filepath.Join(st.c.Dir, p.Log))
+		}
+	}
+	return ""
 }
 
 // doneBlocks counts the blocks of a resumed campaign that the progress
@@ -283,6 +306,15 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 		b.Stamp = res.Stamp
 		return nil
 	}
+	// A line past the reader's bound is the arm's output, not this host:
+	// reading it again fails the same way, so it is the block's failure
+	// (retried, then counted as the arm's, as a failing command is).
+	var long *trace.LineTooLongError
+	if errors.As(readErr, &long) {
+		b.Error = fmt.Sprintf("its log %s: line %d is longer than %d MiB, the longest line hbgbench reads; the arm's output is the cause: make the arm print shorter lines (or send that output to another file than its log and {out}/host.*.log)",
+			keptName(long.File), long.Line, long.Limit>>20)
+		return nil
+	}
 	if readErr != nil {
 		return fmt.Errorf("block %s: reading its log: %w; --resume runs the round again", label, readErr)
 	}
@@ -292,7 +324,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	}
 	b.Passes = bp.Passes
 	if len(b.Passes) == 0 {
-		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log+gzSuffix)
+		b.Error = fmt.Sprintf("its log %s has no passes (no chip.run span and no bind phase= line)", spec.Log+gzSuffix) + ignoredLogs(spec.Out)
 		return nil
 	}
 	primary := c.Header.Primary
@@ -363,6 +395,31 @@ func worktreeOf(r runtimeharness.Runner) string {
 	return ""
 }
 
+// ignoredLogs names the logs a block left in its output directory under
+// another name than host.*.log, which are not read: "" when there are
+// none. Only host.*.log is read, so that a block's other files (a
+// profile, a copy of its input) are never taken for its log.
+func ignoredLogs(out string) string {
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.Contains(n, ".log") && !(strings.HasPrefix(n, "host.") && strings.Contains(n, ".log")) {
+			names = append(names, filepath.Join(out, n))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; {out} holds %s, which is not read: hbgbench reads the block's output and {out}/host.*.log, so name it host.NAME.log", listSome(names, 4))
+}
+
+// keptName is the name a block log read at path is kept under.
+func keptName(path string) string { return path + gzSuffix }
+
 // gzSuffix ends the name of a kept block log: the trace engine reads gzip.
 const gzSuffix = ".gz"
 
@@ -390,8 +447,18 @@ func logTail(path string, n int) string {
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return " is empty"
 	}
-	return " ends:\n    | " + strings.Join(lastLines(string(data), n), "\n    | ")
+	lines := lastLines(string(data), n)
+	for i, l := range lines {
+		// A runaway line shows its start, not 64 KB of it.
+		if len(l) > tailLineBytes {
+			lines[i] = fmt.Sprintf("%s… (line cut: %d more bytes)", strings.ToValidUTF8(l[:tailLineBytes], ""), len(l)-tailLineBytes)
+		}
+	}
+	return " ends:\n    | " + strings.Join(lines, "\n    | ")
 }
+
+// tailLineBytes is the most of one line a failed block's message shows.
+const tailLineBytes = 200
 
 // keepLogs replaces each log by its gzip-compressed copy (NAME.gz), then
 // removes the block's output directory when nothing else is left in it.

@@ -84,6 +84,7 @@ func keyLine(data []byte, key string) int {
 	}
 	re := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(last) + `"?\s*=`)
 	s := bufio.NewScanner(strings.NewReader(string(data)))
+	s.Buffer(nil, MaxRecipeBytes+1)
 	for n := 1; s.Scan(); n++ {
 		if re.MatchString(s.Text()) {
 			return n
@@ -94,10 +95,32 @@ func keyLine(data []byte, key string) int {
 
 var tomlLine = regexp.MustCompile(`line (\d+)`)
 
+// MaxRecipeBytes is the largest recipe LoadRecipe reads: a recipe is a
+// few lines; a larger file is refused before it is parsed.
+const MaxRecipeBytes = 1 << 20
+
+// readBounded reads a file of at most limit bytes; a larger one is a
+// *RecipeError naming it and the limit.
+func readBounded(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) > limit {
+		return nil, &RecipeError{File: path, Key: "file", Msg: fmt.Sprintf("longer than %d MiB, the largest recipe hbgbench reads", limit>>20)}
+	}
+	return data, nil
+}
+
 // LoadRecipe reads a recipe. An unknown key, a wrong type or a syntax
 // error is an error naming the file, line and key, before any work.
 func LoadRecipe(path string) (*Recipe, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxRecipeBytes)
 	if err != nil {
 		return nil, err
 	}

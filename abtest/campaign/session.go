@@ -94,7 +94,10 @@ type Session struct {
 	lock    *os.File
 	dirLock *os.File
 	wt      *Worktrees
-	runners []runtimeharness.Runner
+	// finished: a resumed campaign with nothing left to run (its report
+	// is read back; no worktree, build or runner was made).
+	finished bool
+	runners  []runtimeharness.Runner
 }
 
 // resolve makes every path of o absolute, once: the journal (a new one in
@@ -249,6 +252,13 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 		for _, m := range s.Resumed.Warnings {
 			fmt.Fprintf(o.Warn, "warning: %s\n", m)
 		}
+		if finished(s.Resumed) {
+			// Nothing is left to run: the report is read from the
+			// journal, so nothing is checked out, built or started.
+			fmt.Fprintf(o.Warn, "%s is finished: nothing to check out, build or run; its report follows (--rounds N extends it)\n", o.Journal)
+			s.finished = true
+			return s, nil
+		}
 	} else {
 		if _, err := os.Lstat(o.Journal); err == nil && !journal.EmptyFile(o.Journal) {
 			return s, fmt.Errorf("journal %s exists: resume it with --resume, or name another with --journal", o.Journal)
@@ -343,6 +353,11 @@ func (s *Session) Close() {
 	if s.wt != nil {
 		s.wt.Close()
 		s.wt = nil
+		if s.opts.Shard != nil {
+			// A shard's cache of its own (resolve) goes with its
+			// worktrees; it stays when something else is in it.
+			_ = os.Remove(s.opts.Cache)
+		}
 	}
 	if s.lock != nil {
 		s.lock.Close()
@@ -451,6 +466,46 @@ func (o *Options) extends(h journal.Header) bool {
 	return o.Resume && given && o.Config.Rounds > h.Config.Rounds
 }
 
+// sameArm reports whether arm g, given again to resume, is the journal's
+// arm j. A git arm is its ref and commit, and its build, run and env
+// only when they are given again: a resume does not read the recipe that
+// may have set them, so the first command line given again is accepted.
+func (o *Options) sameArm(j, g journal.Arm) bool {
+	if j.Kind == journal.KindGit && g.Kind == journal.KindGit {
+		given := func(name string) bool { _, ok := o.Given[name]; return ok }
+		if !given("build") {
+			g.Build = j.Build
+		}
+		if !given("run") {
+			g.Run = j.Run
+		}
+		if !given("env") {
+			g.Env = j.Env
+		}
+	}
+	return j.Equal(g)
+}
+
+// finished reports whether a campaign has nothing left to run: its
+// warm-ups and rounds are all journaled, or a look decided it.
+func finished(j *journal.Journal) bool {
+	if analysis.DecidedLook(j.Looks) != nil {
+		return true
+	}
+	h, cfg := j.History(), j.Header.Config
+	for _, name := range j.Header.ArmNames() {
+		if h.WarmupsDone(name) < cfg.Warmup {
+			return false
+		}
+	}
+	for i := 1; i <= cfg.Rounds; i++ {
+		if h.DoneRound(i) == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // checkResume refuses to resume a journal of another campaign: a flag
 // given now that disagrees with the journal's config or arms, or a host
 // whose must-match facts changed.
@@ -464,8 +519,8 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 		}
 	}
 	jc := h.Config
-	if !o.extends(h) {
-		check("rounds", jc.Rounds, cfg.Rounds)
+	if given("rounds") && cfg.Rounds < jc.Rounds {
+		return &SettingsError{fmt.Errorf("--resume --rounds %d: the campaign has %d rounds, and a campaign is never shrunk: leave --rounds out to resume it, or give more to extend it; `hbgbench report` reads the rounds it has", cfg.Rounds, jc.Rounds)}
 	}
 	check("block", jc.Block, cfg.Block)
 	check("warmup", jc.Warmup, cfg.Warmup)
@@ -507,8 +562,8 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 		}
 	} else if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") {
 		// "arm" is aa's ARM argument, or ab's --arm.
-		if !arms[0].Equal(h.Arms[0]) || !arms[1].Equal(h.Arms[1]) {
-			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Spec, h.Arms[1].Spec, arms[0].Spec, arms[1].Spec))
+		if !o.sameArm(h.Arms[0], arms[0]) || !o.sameArm(h.Arms[1], arms[1]) {
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Label(), h.Arms[1].Label(), arms[0].Label(), arms[1].Label()))
 		}
 	}
 	if !o.AA && h.Arms[0].Same(h.Arms[1]) && (given("base") || given("head")) {

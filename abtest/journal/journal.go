@@ -7,6 +7,7 @@
 package journal
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -211,28 +212,70 @@ func (j *Journal) Counted() []CountedBlock { return j.History().Counted() }
 
 // ReadJournal reads a journal. A last line cut short by a crash (no
 // newline, or not JSON) is ignored with a warning; a bad line elsewhere is
-// an error naming its line.
+// an error naming its line. A line longer than MaxLineBytes is a
+// *LineTooLongError: the journal is read line by line, so a hostile or
+// corrupted file costs at most that much memory beyond its records.
 func ReadJournal(path string) (*Journal, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading journal: %w", err)
 	}
-	return parseJournal(path, data)
+	defer f.Close()
+	return readJournal(path, f, MaxLineBytes)
+}
+
+// MaxLineBytes is the longest journal line ReadJournal reads: a block line
+// of 10,000 passes of 100 metrics is under 30 MB.
+const MaxLineBytes = 64 << 20
+
+// A LineTooLongError is a journal line longer than Limit bytes.
+type LineTooLongError struct {
+	File  string
+	Line  int
+	Limit int
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("%s:%d: line is longer than %d MiB, the longest journal line hbgbench reads: this is not a journal hbgbench wrote", e.File, e.Line, e.Limit>>20)
 }
 
 func parseJournal(path string, data []byte) (*Journal, error) {
+	return readJournal(path, bytes.NewReader(data), MaxLineBytes)
+}
+
+// readJournal reads a journal from r, one line of at most maxLine bytes
+// at a time.
+func readJournal(path string, r io.Reader, maxLine int) (*Journal, error) {
 	j := &Journal{Path: path}
-	off := 0
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	var off int64
 	lineNo := 0
-	for off < len(data) {
+	for {
+		buf = buf[:0]
+		var rerr error
+		for {
+			var frag []byte
+			frag, rerr = br.ReadSlice('\n')
+			if len(buf)+len(frag) > maxLine+1 {
+				return nil, &LineTooLongError{File: path, Line: lineNo + 1, Limit: maxLine}
+			}
+			buf = append(buf, frag...)
+			if rerr != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("reading journal %s: %w", path, rerr)
+		}
+		if len(buf) == 0 {
+			break
+		}
 		lineNo++
-		nl := bytes.IndexByte(data[off:], '\n')
-		last := nl < 0
-		var line []byte
-		if last {
-			line = data[off:]
-		} else {
-			line = data[off : off+nl]
+		last := buf[len(buf)-1] != '\n'
+		line := buf
+		if !last {
+			line = buf[:len(buf)-1]
 		}
 		err := j.addLine(line, lineNo)
 		if err != nil {
@@ -249,8 +292,8 @@ func parseJournal(path string, data []byte) (*Journal, error) {
 			j.Warnings = append(j.Warnings, fmt.Sprintf("%s:%d: last line has no newline", path, lineNo))
 			break
 		}
-		off += nl + 1
-		j.Good = int64(off)
+		off += int64(len(buf))
+		j.Good = off
 	}
 	if lineNo == 0 || j.Header.Type != LineHeader {
 		return nil, fmt.Errorf("%s: not an hbgbench journal: no header line", path)
@@ -287,6 +330,9 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		if err := j.Header.checkArms(); err != nil {
 			return fmt.Errorf("header: %w", err)
 		}
+		if err := j.Header.Shard.check(); err != nil {
+			return fmt.Errorf("header: %w", err)
+		}
 	case LineBlock:
 		var b BlockRecord
 		if err := json.Unmarshal(line, &b); err != nil {
@@ -294,6 +340,20 @@ func (j *Journal) addLine(line []byte, lineNo int) error {
 		}
 		if !slices.Contains(j.Header.ArmNames(), b.Arm) {
 			return fmt.Errorf("block line: arm %q", b.Arm)
+		}
+		// A counted block holds its passes (the campaign journals a block
+		// without one as failed): one without would count as a round the
+		// verdict cannot use, so the report's "N of N rounds" would not be
+		// the verdict's N.
+		// From format 2 the ruler line comes before the first counted
+		// block (format 1 held it in the header): a counted block without
+		// one is a journal whose ruler line was removed, which would merge
+		// or resume without the ruler check.
+		if b.OK() && j.Header.Format >= 2 && j.Header.Ruler == "" {
+			return fmt.Errorf("block line: %s of round %d is counted, but no ruler line comes before it (format %d writes one before the first counted block): the ruler line was removed, and without it the blocks cannot be checked to be measured the same way", b.Arm, b.Round, j.Header.Format)
+		}
+		if b.OK() && len(b.Passes) == 0 {
+			return fmt.Errorf("block line: %s of round %d has no error and no passes (\"passes\" missing, null or empty); hbgbench journals such a block as failed", b.Arm, b.Round)
 		}
 		j.Blocks = append(j.Blocks, b)
 	case LineRound:

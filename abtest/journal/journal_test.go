@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -418,4 +419,98 @@ func TestFormat3DropsTheHeadersLooks(t *testing.T) {
 	assert.Equal(t, 1, j.Header.Format)
 	assert.Empty(t, j.Warnings)
 	assert.NotEmpty(t, j.Rounds)
+}
+
+// TestJournalLongLine: a journal line past MaxLineBytes (a hostile or
+// corrupted file) is a *LineTooLongError naming the file and line, found
+// while reading line by line, not after the whole file is in memory.
+func TestJournalLongLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Close())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(bytes.Repeat([]byte("x"), MaxLineBytes+10))
+	require.NoError(t, err)
+	_, err = f.WriteString("\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, err = ReadJournal(path)
+	var long *LineTooLongError
+	require.ErrorAs(t, err, &long)
+	assert.Equal(t, 2, long.Line)
+	assert.EqualError(t, err, path+":2: line is longer than 64 MiB, the longest journal line hbgbench reads: this is not a journal hbgbench wrote")
+}
+
+// TestJournalBlockWithoutPasses: a counted block line (no error) whose
+// passes are missing, null or empty is refused with the file and line:
+// read as is, its round would be counted in "N of N rounds" while the
+// verdict, which has no value of it, uses one round fewer.
+func TestJournalBlockWithoutPasses(t *testing.T) {
+	t.Parallel()
+	for name, passes := range map[string]string{"null": `,"passes":null`, "empty": `,"passes":[]`, "missing": ``} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "j.jsonl")
+			w, err := CreateJournal(path)
+			require.NoError(t, err)
+			require.NoError(t, w.Append(testHeader(t)))
+			require.NoError(t, w.Close())
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.WriteString(`{"type":"block","round":1,"arm":"base","attempt":1,"try":1` + passes + "}\n")
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+			_, err = ReadJournal(path)
+			assert.EqualError(t, err, path+`:2: block line: base of round 1 has no error and no passes ("passes" missing, null or empty); hbgbench journals such a block as failed`)
+		})
+	}
+	// A failed block has no passes, and is read.
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	require.NoError(t, w.Append(BlockRecord{Type: LineBlock, Round: 1, Arm: "base", Attempt: 1, Try: 1, Error: "block exited with status 3"}))
+	require.NoError(t, w.Close())
+	_, err = ReadJournal(path)
+	assert.NoError(t, err)
+}
+
+// TestJournalLinesPastTheBuffer: the line-by-line reader reads a line
+// longer than its 64 KB buffer whole, and refuses one past the limit at
+// exactly the limit (readJournal with a small limit).
+func TestJournalLinesPastTheBuffer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	w, err := CreateJournal(path)
+	require.NoError(t, err)
+	require.NoError(t, w.Append(testHeader(t)))
+	b := BlockRecord{Type: LineBlock, Round: 1, Arm: "base", Attempt: 1, Try: 1}
+	for i := range 3000 {
+		b.Passes = append(b.Passes, metric.Pass{Pid: 1, Inv: uint64(i + 1), Index: i, Values: map[string]float64{"ControlPlane": float64(i)}})
+	}
+	require.NoError(t, w.Append(b))
+	require.NoError(t, w.Append(b))
+	require.NoError(t, w.Close())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	require.Greater(t, len(lines[1]), 128<<10, "the block line spans several buffers")
+
+	j, err := ReadJournal(path)
+	require.NoError(t, err)
+	require.Len(t, j.Blocks, 2)
+	assert.Len(t, j.Blocks[1].Passes, 3000)
+	assert.Equal(t, int64(len(data)), j.Good)
+
+	longest := len(lines[1]) - 1 // without its LF
+	_, err = readJournal(path, bytes.NewReader(data), longest)
+	assert.NoError(t, err, "a line of exactly the limit is read")
+	_, err = readJournal(path, bytes.NewReader(data), longest-1)
+	var long *LineTooLongError
+	require.ErrorAs(t, err, &long)
+	assert.Equal(t, 2, long.Line)
 }

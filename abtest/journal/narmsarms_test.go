@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +57,8 @@ func TestJournalNArms(t *testing.T) {
 	h := armsHeader(t, "a", "b", "c")
 	line := func(v any) string { b, err := json.Marshal(v); require.NoError(t, err); return string(b) + "\n" }
 	block := func(arm string) string {
-		return line(BlockRecord{Type: LineBlock, Round: 1, Arm: arm, Attempt: 1, Try: 1})
+		return line(BlockRecord{Type: LineBlock, Round: 1, Arm: arm, Attempt: 1, Try: 1,
+			Passes: []metric.Pass{{Pid: 1, Inv: 1, Values: map[string]float64{"ControlPlane": 1}}}})
 	}
 	j, err := parseJournal("j", []byte(line(h)+block("c")))
 	require.NoError(t, err)

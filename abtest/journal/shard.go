@@ -46,6 +46,21 @@ type ShardInfo struct {
 	Card         string `json:"card,omitempty"`
 }
 
+// check refuses a shard a journal cannot hold: --shard's own rules, so a
+// hand-edited index of 5 of 3 (or -1) is never merged as one of the 3.
+func (s *ShardInfo) check() error {
+	if s == nil {
+		return nil
+	}
+	switch {
+	case s.Count < 1 || s.Count > MaxShards:
+		return fmt.Errorf("shard.count %d: want 1 to %d", s.Count, MaxShards)
+	case s.Index < 0 || s.Index >= s.Count:
+		return fmt.Errorf("shard.index %d: want 0 to %d (shard.count is %d)", s.Index, s.Count-1, s.Count)
+	}
+	return nil
+}
+
 // Label names the shard in reports: "1/2 host-a card 3".
 func (s *ShardInfo) Label() string {
 	l := fmt.Sprintf("%d/%d %s", s.Index, s.Count, s.Host)

@@ -237,6 +237,7 @@ func TestRecipeErrors(t *testing.T) {
 		{"syntax", "rounds = \n", "hbgbench.toml:1: "},
 		{"bad margin", "margin = [1]\n", "hbgbench.toml:1: margin: want a share"},
 		{"bad duration", "timeout = \"soon\"\n", "hbgbench.toml:1: timeout: \"soon\" is not a duration"},
+		{"too large", "# " + strings.Repeat("x", campaign.MaxRecipeBytes) + "\nrounds = 3\n", "hbgbench.toml: file: longer than 1 MiB, the largest recipe hbgbench reads"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

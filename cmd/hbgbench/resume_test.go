@@ -266,10 +266,10 @@ func TestAbExtend(t *testing.T) {
 	}
 	assert.Equal(t, before.Header.Ruler, after.Header.Ruler)
 
-	// Shrinking is refused, naming the flag.
+	// Shrinking is refused as a shrink, naming the flag.
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "7")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errText, "--rounds: journal 8, given 7")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errText, "--resume --rounds 7: the campaign has 8 rounds, and a campaign is never shrunk")
 }
 
 // killMidRound waits until the campaign of journal j is in the middle of a

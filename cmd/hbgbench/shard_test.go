@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
@@ -117,6 +118,39 @@ func TestShardsMergeAsOneCampaign(t *testing.T) {
 	assert.Contains(t, errText, "shard 0/2 given twice")
 	assert.Contains(t, errText, "copy.jsonl")
 
+	// A hand-edited shard is refused with its file and line: an index
+	// past the count or below 0 (which merged as "2 of 2 shards" beside
+	// "missing: 1/2"), and a removed ruler line (which merged without the
+	// ruler check).
+	dataB, err := os.ReadFile(jb)
+	require.NoError(t, err)
+	edited := func(name, body string) string {
+		p := filepath.Join(t.TempDir(), name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	for _, idx := range []string{"5", "-1"} {
+		bad := edited("shard.jsonl", strings.Replace(string(dataB), `"index":1,`, `"index":`+idx+`,`, 1))
+		code, _, errText = runCLI("report", ja, bad)
+		assert.Equal(t, 1, code, errText)
+		assert.Contains(t, errText, bad+":1: header: shard.index "+idx+": want 0 to 1 (shard.count is 2)")
+	}
+	var kept []string
+	rulerAt := 0
+	for i, l := range strings.SplitAfter(string(dataB), "\n") {
+		if strings.Contains(l, `"type":"ruler"`) {
+			rulerAt = i + 1
+			continue
+		}
+		kept = append(kept, l)
+	}
+	require.NotZero(t, rulerAt)
+	bad := edited("noruler.jsonl", strings.Join(kept, ""))
+	code, _, errText = runCLI("report", ja, bad)
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, fmt.Sprintf("%s:%d: block line: ", bad, rulerAt))
+	assert.Contains(t, errText, "no ruler line comes before it")
+
 	// One journal alone is the single-campaign report, as before.
 	code, out, errText = runCLI("report", ja)
 	require.Equal(t, 0, code, errText)
@@ -155,7 +189,9 @@ func TestShardsOfGitArms(t *testing.T) {
 	m := mergedReport(t, filepath.Join(repo, campaign.HomeDir, "g25"))
 	require.Len(t, m.Shards, 2)
 	assert.Equal(t, "slower", m.Pooled.PrimaryResult().Verdict.String())
-	assert.Empty(t, cacheEntries(t, filepath.Join(cache, "g25-0of2")))
+	ents, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	assert.Empty(t, ents, "each shard's cache directory is removed with its worktrees")
 	assert.Equal(t, 1, worktreeCount(t, repo), "a worktree was left")
 }
 
