@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,6 +271,19 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 		}
 		require.NoError(t, os.WriteFile(name, data, 0o644))
 	}
+	// The logs of the --paired examples, named by arm and round, and
+	// their manifest.
+	require.NoError(t, os.Mkdir("captured", 0o755))
+	var manifest strings.Builder
+	for i, name := range []string{"base-1.log", "head-1.log", "head-2.log", "base-2.log"} {
+		data := src
+		if i%2 == 1 {
+			data = other
+		}
+		require.NoError(t, os.WriteFile(filepath.Join("captured", name), data, 0o644))
+		fmt.Fprintf(&manifest, "%c %s %s\n", name[5], name[:4], name)
+	}
+	require.NoError(t, os.WriteFile("captured/manifest.txt", []byte(manifest.String()), 0o644))
 	require.NoError(t, os.WriteFile("c.jsonl", journal, 0o644))
 	require.NoError(t, os.Mkdir(".hbgbench", 0o755))
 	require.NoError(t, os.WriteFile(".hbgbench/hbgbench-20261202T010000Z.jsonl", journal, 0o644))
@@ -284,7 +298,7 @@ func TestCompareAndReportExamplesRun(t *testing.T) {
 	var cmds [][]string
 	cmds = append(cmds, exampleLines(t, NewCmdCompare(nil, nil).Example, dir)...)
 	cmds = append(cmds, exampleLines(t, NewCmdReport(nil).Example, dir)...)
-	require.Len(t, cmds, 9)
+	require.Len(t, cmds, 11)
 	for _, args := range cmds {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, out, errText := runCLI(args...)
