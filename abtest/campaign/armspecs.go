@@ -232,6 +232,11 @@ func (r resolver) namedArms() ([]journal.Arm, error) {
 	if len(arms) > 2 && r.o.Artifact != "" {
 		return nil, errors.New("--artifact compares the builds of two arms; it is not available with more than two")
 	}
+	if r.o.Artifact != "" {
+		if err := InsidePath(r.o.Artifact); err != nil {
+			return nil, fmt.Errorf("--artifact: %w (the worktree's)", err)
+		}
+	}
 	return arms, nil
 }
 

@@ -346,11 +346,26 @@ func (w *Worktrees) Close() {
 // HashArtifacts hashes the files glob matches under dir (names and
 // contents, in name order); "" when nothing matches.
 func HashArtifacts(dir, glob string) (string, error) {
+	if err := InsidePath(glob); err != nil {
+		return "", fmt.Errorf("--artifact: %w", err)
+	}
 	matches, err := filepath.Glob(filepath.Join(dir, glob))
 	if err != nil {
 		return "", fmt.Errorf("--artifact %q: %w", glob, err)
 	}
 	sort.Strings(matches)
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, m := range matches {
+		// A link in the worktree may point out of it, at files both arms
+		// share: hashing them would call different builds identical.
+		real, err := filepath.EvalSymlinks(m)
+		if err == nil && real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
+			return "", fmt.Errorf("--artifact %q: %s is a link to %s, outside the worktree: the arms would share it, and its hash would call them identical", glob, m, real)
+		}
+	}
 	h := sha256.New()
 	n := 0
 	for _, m := range matches {

@@ -37,7 +37,15 @@ func Home(repo string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding the campaign home: %w", err)
 	}
-	return filepath.Join(abs, HomeDir), nil
+	home := filepath.Join(abs, HomeDir)
+	// A repository may commit a .hbgbench that is a symbolic link, which
+	// would send every campaign's journal, block logs and .gitignore
+	// wherever it points: the home is a directory of its own or nothing.
+	if fi, err := os.Lstat(home); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(home)
+		return "", fmt.Errorf("%s is a symbolic link (to %s): hbgbench keeps its campaigns only in a directory of its own there; remove the link, or name the journal with --journal", home, target)
+	}
+	return home, nil
 }
 
 // makeHome creates a campaign home with its .gitignore.

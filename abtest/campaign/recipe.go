@@ -222,7 +222,41 @@ func FindRecipe(repo string, gitRef bool, warn io.Writer) (*Recipe, string, erro
 		return nil, "", nil
 	}
 	r, err := LoadRecipe(path)
+	if err == nil {
+		err = r.confine(root, path)
+	}
 	return r, path, err
+}
+
+// confine keeps the recipe's paths inside its repository root: artifact
+// (a glob a worktree's files are hashed by) and lock (resolved against the
+// root, as the recipe's other paths are) must be relative and may not
+// climb out of it with "..". A lock outside the repository is the command
+// line's to name (--lock).
+func (r *Recipe) confine(root, path string) error {
+	for _, k := range []struct{ key, v string }{{"artifact", r.Artifact}, {"lock", r.Lock}} {
+		if k.v == "" {
+			continue
+		}
+		if err := InsidePath(k.v); err != nil {
+			data, _ := os.ReadFile(path)
+			return &RecipeError{File: path, Line: keyLine(data, k.key), Key: k.key, Msg: err.Error()}
+		}
+	}
+	if r.Lock != "" {
+		r.Lock = filepath.Join(root, r.Lock)
+	}
+	return nil
+}
+
+// InsidePath refuses a path or glob that is absolute or climbs out of the
+// directory it is relative to.
+func InsidePath(p string) error {
+	c := filepath.Clean(p)
+	if filepath.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
+		return fmt.Errorf("%q reaches outside the repository: give a path inside it", p)
+	}
+	return nil
 }
 
 // EnvSwitches returns the recipe's [env] as KEY=VALUE switches sorted by

@@ -110,10 +110,28 @@ func DefaultConfig() Config {
 // only costs time (2,000,000,000 made report hang).
 const MaxBootstrap = 100000
 
-// Validate refuses a config that cannot give an analysis, before any
-// block runs.
+// The largest settings a campaign takes: past them it would never end
+// (block = 1000000000 and retries = 1000000000 in a recipe were taken),
+// and no campaign needs them (docs/ab-reference.md "Flags").
+const (
+	MaxRounds  = 100_000
+	MaxBlock   = 100_000
+	MaxWarmup  = 1_000
+	MaxRetries = 100
+)
+
+// Validate refuses a config that cannot give an analysis, or would never
+// end, before any block runs.
 func (c Config) Validate() error {
 	switch {
+	case c.Rounds > MaxRounds:
+		return fmt.Errorf("--rounds %d: at most %d", c.Rounds, MaxRounds)
+	case c.Block > MaxBlock:
+		return fmt.Errorf("--block %d: at most %d passes a block", c.Block, MaxBlock)
+	case c.Warmup > MaxWarmup:
+		return fmt.Errorf("--warmup %d: at most %d blocks", c.Warmup, MaxWarmup)
+	case c.Retries > MaxRetries:
+		return fmt.Errorf("--retries %d: at most %d more tries of a block", c.Retries, MaxRetries)
 	case c.Rounds < 1:
 		return fmt.Errorf("--rounds %d: want at least 1 round (6 or more for a p below 0.05)", c.Rounds)
 	case c.Block < 1:

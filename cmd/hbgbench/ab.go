@@ -20,6 +20,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/progress"
+	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -329,7 +330,7 @@ func loadRecipe(cmd *cobra.Command, opts *AbOptions) error {
 	}
 	opts.Recipe = path
 	if len(opts.RecipeSet) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: applying %s (--no-recipe ignores it):\n  %s\n", path, strings.Join(opts.RecipeSet, "\n  "))
+		fmt.Fprintf(cmd.ErrOrStderr(), "hbgbench: applying %s (--no-recipe ignores it):\n  %s\n", termsafe.Escape(path), termsafe.Escape(strings.Join(opts.RecipeSet, "\n  ")))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/captured"
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -249,16 +250,16 @@ func compareRun(opts *CompareOptions) error {
 		ws = abreport.Redacted(a).Warnings
 	}
 	for _, w := range ws {
-		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
+		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", termsafe.Escape(w))
 	}
 	if err := abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, FullTable: opts.FullTable}, a, j); err != nil {
 		return err
 	}
 	if l := abreport.For(a).CapturedNext(); l != "" {
-		fmt.Fprintf(opts.Err, "hbgbench: %s\n", l)
+		fmt.Fprintf(opts.Err, "hbgbench: %s\n", termsafe.Escape(l))
 	}
 	if opts.ExpectSameWork && len(a.WorkDiffs) > 0 {
-		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", abreport.For(a).SameWorkLine())
+		fmt.Fprintf(opts.Err, "hbgbench: --expect-same-work: %s\n", termsafe.Escape(abreport.For(a).SameWorkLine()))
 		return &exitError{code: exitFailOn}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/lineprefix"
+	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "hbgbench: %v\n", err)
+	fmt.Fprintf(stderr, "hbgbench: %s\n", termsafe.Escape(err.Error()))
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if ue.cmd != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +96,7 @@ func reportRun(opts *ReportOptions) error {
 		if opts.Journal, which, err = campaign.NewestWithRounds(home); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.Err, "hbgbench: %s\n", which)
+		fmt.Fprintf(opts.Err, "hbgbench: %s\n", termsafe.Escape(which))
 	}
 	j, err := journal.ReadJournal(opts.Journal)
 	if err != nil {
@@ -113,7 +114,7 @@ func reportRun(opts *ReportOptions) error {
 		ws = abreport.Redacted(a).Warnings[:len(j.Warnings)]
 	}
 	for _, w := range ws {
-		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
+		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", termsafe.Escape(w))
 	}
 	return abreport.Write(opts.Out, abreport.WriteOptions{Format: opts.Format, Redact: opts.Redact, AA: a.AA, FullTable: opts.Full}, a, j)
 }
@@ -142,7 +143,7 @@ func mergeRun(opts *ReportOptions) error {
 		m = abreport.RedactedMerged(m)
 	}
 	for _, w := range m.Warnings {
-		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", w)
+		fmt.Fprintf(opts.Err, "hbgbench: warning: %s\n", termsafe.Escape(w))
 	}
 	return abreport.WriteMerged(opts.Out, opts.Format, m)
 }

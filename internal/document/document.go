@@ -13,6 +13,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"io"
 	"strings"
 )
@@ -103,7 +104,10 @@ type ErrWriter struct {
 // Printf is fmt.Fprintf to W unless an earlier write failed.
 func (e *ErrWriter) Printf(format string, a ...any) {
 	if e.Err == nil {
-		_, e.Err = fmt.Fprintf(e.W, format, a...)
+		// What a report prints comes from recipes, command lines,
+		// journals of other hosts and logs: nothing in it may act on the
+		// reader's terminal (termsafe).
+		_, e.Err = io.WriteString(e.W, termsafe.Escape(fmt.Sprintf(format, a...)))
 	}
 }
 
@@ -219,7 +223,11 @@ func WriteCSV(w io.Writer, tables ...*Table) error {
 			return err
 		}
 		for _, r := range t.Rows {
-			if err := cw.Write(append([]string{t.Title}, r...)); err != nil {
+			row := []string{termsafe.Escape(t.Title)}
+			for _, c := range r {
+				row = append(row, termsafe.Escape(c))
+			}
+			if err := cw.Write(row); err != nil {
 				return err
 			}
 		}
@@ -239,7 +247,10 @@ func WriteJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("writing json: %w", err)
 	}
-	_, err := w.Write(buf.Bytes())
+	// encoding/json escapes the C0 controls but writes C1 and
+	// bidirectional controls as they are; as \uXXXX they read back the
+	// same and act on no terminal (termsafe).
+	_, err := w.Write([]byte(termsafe.EscapeJSON(buf.String())))
 	return err
 }
 

@@ -7,6 +7,8 @@ package lineprefix
 
 import (
 	"bytes"
+
+	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"io"
 	"sync"
 )
@@ -74,12 +76,14 @@ func (p *Writer) Flush() error {
 func (p *Writer) Close() error { return p.Flush() }
 
 // appendLine appends line to dst, with the prefix unless it continues a
-// message (it starts with a space or a tab) or is empty.
+// message (it starts with a space or a tab) or is empty, and with what a
+// terminal would act on escaped (termsafe): the lines come from recipes,
+// commands and logs.
 func (p *Writer) appendLine(dst, line []byte) []byte {
 	switch line[0] {
 	case ' ', '\t', '\n':
 	default:
 		dst = append(dst, p.prefix...)
 	}
-	return append(dst, line...)
+	return append(dst, termsafe.Escape(string(line))...)
 }
