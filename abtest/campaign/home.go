@@ -63,9 +63,33 @@ func makeHome(home string) error {
 	return nil
 }
 
-// newJournalName is the name of a new campaign's journal in its home.
-func newJournalName(now time.Time) string {
-	return "hbgbench-" + now.UTC().Format("20060102T150405Z") + ".jsonl"
+// newJournalName is the name of a new campaign's journal in its home:
+// hbgbench-<UTC second>.jsonl, or for the n-th campaign started in that
+// second (n ≥ 2) hbgbench-<UTC second>_n.jsonl, which sorts after it.
+func newJournalName(now time.Time, n int) string {
+	name := "hbgbench-" + now.UTC().Format("20060102T150405Z")
+	if n > 1 {
+		name += fmt.Sprintf("_%d", n)
+	}
+	return name + ".jsonl"
+}
+
+// reserveJournal creates, empty and exclusively, the journal of a new
+// campaign in home, so that two campaigns started in the same second get
+// two journals (an empty journal is taken as absent when it is opened).
+func reserveJournal(home string, now time.Time) (string, error) {
+	for n := 1; n <= 1000; n++ {
+		p := filepath.Join(home, newJournalName(now, n))
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("creating the journal: %w", err)
+		}
+		return p, f.Close()
+	}
+	return "", fmt.Errorf("creating the journal: 1000 campaigns started in %s this second", home)
 }
 
 // NewestJournal returns the newest journal in a campaign home, by the UTC

@@ -68,6 +68,10 @@ type Options struct {
 	// Progress and RoundDone are the campaign's callbacks (see Campaign).
 	Progress  func(done, total int, label string)
 	RoundDone func(r journal.RoundRecord, total int)
+
+	// reserved says resolve created the (empty) journal of a new
+	// campaign, which Open removes if it fails before writing to it.
+	reserved bool
 }
 
 // A SettingsError is a campaign whose settings cannot run, found before
@@ -168,7 +172,43 @@ func (o *Options) resolve() error {
 	if err := makeHome(home); err != nil {
 		return err
 	}
-	o.Journal = filepath.Join(home, newJournalName(time.Now()))
+	o.Journal, err = reserveJournal(home, time.Now())
+	o.reserved = err == nil
+	return err
+}
+
+// dropReserved removes the journal resolve reserved, if nothing was
+// written to it.
+func (o *Options) dropReserved() {
+	if o.reserved && journal.EmptyFile(o.Journal) {
+		os.Remove(o.Journal)
+	}
+}
+
+// checkPaths refuses, before anything is written, paths that cannot be
+// what they are named for: a journal that is a directory, a device or a
+// FIFO; a --lock that is the journal or its block directory; a --dir
+// that is not a directory.
+func (o *Options) checkPaths() error {
+	if fi, err := os.Stat(o.Journal); err == nil && !fi.Mode().IsRegular() {
+		what := "a directory"
+		if !fi.IsDir() {
+			what = "not a regular file (" + fi.Mode().Type().String() + ")"
+		}
+		return &SettingsError{fmt.Errorf("--journal %s is %s: name a file for the journal", o.Journal, what)}
+	}
+	if o.Lock != "" && (o.Lock == o.Journal || o.Lock == BlockDir(o.Journal)) {
+		return &SettingsError{fmt.Errorf("--lock %s is the campaign's journal or its block directory: name a file of its own for the lock", o.Lock)}
+	}
+	if o.Dir != "" {
+		fi, err := os.Stat(o.Dir)
+		switch {
+		case err != nil:
+			return &SettingsError{fmt.Errorf("--dir %s: %w", o.Dir, errors.Unwrap(err))}
+		case !fi.IsDir():
+			return &SettingsError{fmt.Errorf("--dir %s is not a directory", o.Dir)}
+		}
+	}
 	return nil
 }
 
@@ -196,11 +236,16 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	if err := o.resolve(); err != nil {
 		return nil, err
 	}
+	if err := o.checkPaths(); err != nil {
+		o.dropReserved()
+		return nil, err
+	}
 	s = &Session{Journal: o.Journal, BlockDir: BlockDir(o.Journal), opts: o}
 	defer func() {
 		if err != nil {
 			s.Close()
 			s = nil
+			o.dropReserved()
 		}
 	}()
 	env := journal.ReadEnv()

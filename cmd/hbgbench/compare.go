@@ -77,7 +77,7 @@ same order, as files named ARM-ROUND.log (or their directory), or in a
 				return usagef(cmd, "%v", err)
 			}
 			if err := cmd.Flags().Parse(rest); err != nil {
-				return usagef(cmd, "%v", err)
+				return usagef(cmd, "%v", suggestFlag(cmd, err))
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()

@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
@@ -124,4 +126,44 @@ func TestHomeLinkRefused(t *testing.T) {
 	ents, err := os.ReadDir(elsewhere)
 	require.NoError(t, err)
 	assert.Empty(t, ents, "nothing written where the link points")
+}
+
+// Dead ends: a lock on the journal, a journal that is a directory, a
+// device or a FIFO, a missing --dir: each refused at once with what is
+// wrong, nothing written; a mistyped flag names the right one.
+func TestDeadEndsSayWhatIsWrong(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	j := filepath.Join(dir, "j.jsonl")
+	cat := catArm(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--journal", j, "--lock", j}, "--lock " + j + " is the campaign's journal or its block directory"},
+		{[]string{"--journal", dir}, "--journal " + dir + " is a directory: name a file for the journal"},
+		{[]string{"--journal", "/dev/null"}, "--journal /dev/null is not a regular file"},
+		{[]string{"--journal", fifo}, "--journal " + fifo + " is not a regular file"},
+		{[]string{"--journal", j, "--dir", filepath.Join(dir, "missing")}, "--dir " + filepath.Join(dir, "missing") + ": no such file or directory"},
+	} {
+		args := append([]string{"ab", "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3"}, tc.args...)
+		code, _, errText := runCLI(args...)
+		assert.NotEqual(t, 0, code, "%v", tc.args)
+		assert.Contains(t, errText, tc.want, "%v", tc.args)
+		assert.NotContains(t, errText, "resume it", "%v", tc.args)
+		_, err := os.Stat(j)
+		assert.True(t, os.IsNotExist(err), "%v: nothing at the journal's path", tc.args)
+	}
+	for _, tc := range [][]string{{"ab", "--roudns", "3"}, {"aa", "--blok=3"}, {"compare", "--base", "a.log", "--head", "b.log", "--metirc", "Host"}} {
+		code, _, errText := runCLI(tc...)
+		assert.Equal(t, 2, code, "%v", tc)
+		want := map[string]string{"--roudns": "--rounds", "--blok=3": "--block", "--metirc": "--metric"}
+		for bad, good := range want {
+			if slices.Contains(tc, bad) {
+				assert.Contains(t, errText, "(did you mean "+good+"?)", "%v", tc)
+			}
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func main() {
@@ -78,7 +79,7 @@ embedded model of the host_build_graph bind path once (harness).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{cmd: c, err: err}
+		return &usageError{cmd: c, err: suggestFlag(c, err)}
 	})
 	root.Version = buildinfo.Read().Program("hbgbench")
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -139,4 +140,54 @@ func newCmdChild() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// suggestFlag adds to an unknown-flag error the flag of c it was likely
+// meant to be ("did you mean --rounds?"): the nearest name by edit
+// distance, within a third of its length, or the one it begins.
+func suggestFlag(c *cobra.Command, err error) error {
+	msg := err.Error()
+	_, bad, ok := strings.Cut(msg, "unknown flag: --")
+	if !ok {
+		return err
+	}
+	bad, _, _ = strings.Cut(bad, "=")
+	best, dist := "", 0
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(bad, f.Name)
+		if strings.HasPrefix(f.Name, bad) && len(bad) >= 3 {
+			d = 1
+		}
+		if best == "" || d < dist {
+			best, dist = f.Name, d
+		}
+	})
+	if best == "" || dist > max(2, len(best)/3) {
+		return err
+	}
+	return fmt.Errorf("%w (did you mean --%s?)", err, best)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
