@@ -373,8 +373,17 @@ func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key) []
 		rankList = append(rankList, r)
 	}
 	sort.Ints(rankList)
+	// Every metric either arm recorded, known or open (metric.MetricsOf);
+	// the primary one even when an arm lacks it.
+	all := map[string]bool{primary.Name: !primary.IsZero()}
+	for arm := range 2 {
+		for n := range seen[arm] {
+			all[n] = true
+		}
+	}
+	ms, _ := metric.MetricsOf(all)
 	var out []metric.MetricInfo
-	for _, m := range metric.KnownMetrics() {
+	for _, m := range ms {
 		if !(seen[journal.Base][m.Name] && seen[journal.Head][m.Name]) && m.Key != primary {
 			continue
 		}
@@ -456,7 +465,9 @@ var wallFamilies = map[string]bool{metric.FamilyControlPlane: true, metric.Famil
 // different things (nvcsw and work.graph_upload.defs) that happen to be
 // equal are not one quantity.
 func aliasable(a, b metric.MetricInfo) bool {
-	if a.Kind != b.Kind {
+	if a.Kind != b.Kind || a.Family == metric.FamilyAttrs || b.Family == metric.FamilyAttrs {
+		// Open attributes are each their own quantity: a device= and an
+		// arena= of the same size, or two kinds' dropped=0, are not one.
 		return false
 	}
 	return a.Family == b.Family || wallFamilies[a.Family] && wallFamilies[b.Family]
@@ -579,7 +590,7 @@ func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, p
 	for arm := range 2 {
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.Scale())
 	}
-	res.NonZero = nonZero(m.Kind, pooled)
+	res.NonZero = nonZeroOf(m, pooled)
 	if res.Rounds == 0 {
 		res.Error = "no round in which both arms recorded it"
 		return res
@@ -665,6 +676,17 @@ func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
 // the evidence of a discrete event, which a ratio of block statistics
 // hides (a median of 0) or cannot form (a log of 0). nil for other kinds
 // and for counts above 0 in every pass.
+// nonZeroOf is nonZero for metric m: an open attribute (dropped=,
+// hblkhd=) is an event only where it happened, > 0 on some warm pass; a
+// zero on every pass of both arms says nothing of an event.
+func nonZeroOf(m metric.MetricInfo, pooled [2][]float64) []int {
+	nz := nonZero(m.Kind, pooled)
+	if m.Family == metric.FamilyAttrs && len(nz) == 2 && nz[0] == 0 && nz[1] == 0 {
+		return nil
+	}
+	return nz
+}
+
 func nonZero(k metric.MetricKind, pooled [2][]float64) []int {
 	if k != metric.KindCount {
 		return nil

@@ -140,7 +140,7 @@ func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.C
 		}
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.Scale())
 	}
-	res.NonZero = nonZero(m.Kind, pooled)
+	res.NonZero = nonZeroOf(m, pooled)
 	res.Rounds = min(len(stat[journal.Base]), len(stat[journal.Head]))
 	if res.Rounds == 0 {
 		res.Error = "no warm pass of it in one of the arms"

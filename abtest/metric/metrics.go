@@ -29,7 +29,7 @@ const (
 
 // Families lists the metric families in report order.
 func Families() []string {
-	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyHost}
+	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyAttrs, FamilyHost}
 }
 
 // A MetricKind says what a metric measures, and so its unit and the
@@ -226,6 +226,9 @@ func LookupMetric(name string) (MetricInfo, bool) {
 			return at(m), true
 		}
 	}
+	if m, ok := Describe(base); ok { // an open metric: its name as written
+		return at(m), true
+	}
 	return MetricInfo{}, false
 }
 
@@ -238,23 +241,22 @@ func (m MetricInfo) AtRank(r int) MetricInfo {
 	return m
 }
 
-// metricNames lists the names of the known metrics, for error messages.
+// MetricNames lists the names of the known metrics and the forms of the
+// open ones, for error messages.
 func MetricNames() string {
 	var names []string
 	for _, m := range KnownMetrics() {
 		names = append(names, m.Name)
 	}
+	names = append(names, "orch.<kind>", "orch.<kind>.per_op", "orch.<kind>.<attribute>", "attr.<segment>.<attribute>")
 	return strings.Join(names, ", ")
 }
 
 // MetricList returns the known metrics as `hbgbench ab --metric list`
-// prints them: one line each, name, unit and family.
+// prints them: one line each, name, unit and family; then the forms of
+// the open metrics' names (Describe), whose unit comes from the name.
 func MetricList() []string {
-	var out []string
-	for _, m := range KnownMetrics() {
-		out = append(out, fmt.Sprintf("%-36s %-7s %s", m.Name, m.Kind.Unit(), m.Family))
-	}
-	return out
+	return append(formatMetricList(KnownMetrics()), openMetricForms...)
 }
 
 // RankSep joins a metric and a rank under --per-rank: "ControlPlane@rank1".
@@ -487,6 +489,16 @@ func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.Pass
 		values[orchPrefix+k] = float64(op.TotalNs)
 		if op.Count > 0 {
 			values[orchPrefix+k+perOpSuffix] = float64(op.TotalNs) / float64(op.Count)
+		}
+		for a, v := range op.Other {
+			values[orchPrefix+k+"."+a] = float64(v)
+		}
+	}
+	// Open attributes of the segments (docs/formats.md "Open
+	// attributes"): every numeric one, under its segment.
+	for seg, se := range e.Segments {
+		for a, v := range se.Other {
+			values[AttrMetric(seg, a)] = float64(v)
 		}
 	}
 }

@@ -325,6 +325,21 @@ func listMetrics(w io.Writer) error {
 	return err
 }
 
+// listLogMetrics prints the metrics the logs record, known and open:
+// compare's --metric list with logs.
+func listLogMetrics(w io.Writer, logs []string) error {
+	var blocks [][]string
+	for _, l := range logs {
+		blocks = append(blocks, []string{l})
+	}
+	lines, err := metric.MetricListOfLogs(blocks)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, strings.Join(lines, "\n"))
+	return err
+}
+
 // defaultLookEvery is --look-every's default: a look every 5 rounds.
 const defaultLookEvery = 5
 

@@ -63,6 +63,9 @@ passes only: no interval can be computed honestly.`,
 				return cmd.Help()
 			}
 			if opts.Config.Metric == metricList {
+				if logs := append(base, head...); len(logs) > 0 {
+					return listLogMetrics(cmd.OutOrStdout(), logs)
+				}
 				return listMetrics(cmd.OutOrStdout())
 			}
 			if cmd.Flags().NArg() > 0 {
