@@ -199,6 +199,8 @@ var familyTitles = map[string]string{
 	metric.FamilyCounters:     "kernel counters (per pass, counts)",
 	metric.FamilyWork:         "work done (per pass, counts and bytes)",
 	metric.FamilyAttrs:        "other attributes of bind and host-orch lines (per pass; unit on each row)",
+	metric.FamilyBind:         "bind wall, chip.run.bind (per pass, µs)",
+	metric.FamilyDerived:      "derived metrics, --derive (per pass; unit on each row)",
 	metric.FamilyHost:         "host wall (per pass, µs)",
 }
 

@@ -248,6 +248,7 @@ func Analyze(j *journal.Journal) *Analysis {
 	if len(j.Header.AllArms) > 0 {
 		return analyzeArms(j)
 	}
+	j, derived := withDerived(j)
 	h := j.Header
 	cfg := h.Config
 	a := &Analysis{
@@ -265,6 +266,7 @@ func Analyze(j *journal.Journal) *Analysis {
 		a.AAReason = fmt.Sprintf("identical binaries: the files %s are byte-identical in both builds", h.Artifact)
 	}
 	a.Warnings = append(a.Warnings, j.Warnings...)
+	a.Warnings = append(a.Warnings, blockEvidenceWarnings(j)...)
 	if a.Primary == (metric.Key{}) {
 		// The header was written before any block counted (a campaign
 		// that failed at first and was resumed): the first block that
@@ -293,7 +295,7 @@ func Analyze(j *journal.Journal) *Analysis {
 
 	logs := pairLogs(pairs)
 	a.WorkDiffs = WorkDiffs(logs, cfg.Cold)
-	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
+	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary, derived), logs, cfg, a.Primary)
 	for i, m := range names {
 		res := analyseMetric(m, pairs, cfg, isPrimary(m.Key, a.Primary, cfg.PerRank))
 		res.Aliases = aliases[i]
@@ -355,7 +357,7 @@ func pairLogs(pairs []roundPair) [2][][]metric.Pass {
 
 // metricsOfLogs lists the metrics both arms recorded in at least one of
 // their blocks or logs, in report order.
-func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key) []metric.MetricInfo {
+func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key, derived []metric.MetricInfo) []metric.MetricInfo {
 	seen := [2]map[string]bool{{}, {}}
 	ranks := map[int]bool{}
 	for arm := range 2 {
@@ -381,7 +383,7 @@ func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key) []
 			all[n] = true
 		}
 	}
-	ms, _ := metric.MetricsOf(all)
+	ms, _ := metric.MetricsOf(all, derived...)
 	var out []metric.MetricInfo
 	for _, m := range ms {
 		if !(seen[journal.Base][m.Name] && seen[journal.Head][m.Name]) && m.Key != primary {
@@ -458,7 +460,7 @@ func distinctMetrics(ms []metric.MetricInfo, logs [2][][]metric.Pass, cfg journa
 
 // wallFamilies are the families whose rows are wall time of the same
 // segments, one quantity under several names.
-var wallFamilies = map[string]bool{metric.FamilyControlPlane: true, metric.FamilyPhases: true, metric.FamilyHost: true}
+var wallFamilies = map[string]bool{metric.FamilyControlPlane: true, metric.FamilyPhases: true, metric.FamilyHost: true, metric.FamilyBind: true}
 
 // aliasable reports whether two metrics can be one quantity: of one kind,
 // and of one family unless both are wall time of segments. Two counts of

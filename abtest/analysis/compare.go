@@ -89,6 +89,7 @@ func ReadLogs(opts CompareOptions) (*journal.Journal, error) {
 // and no test, because the passes of one process are not independent
 // samples of the arm.
 func AnalyzeUnpaired(j *journal.Journal) *Analysis {
+	j, derived := withDerived(j)
 	h := j.Header
 	cfg := h.Config
 	var logs [2][][]metric.Pass
@@ -108,7 +109,7 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 			len(logs[journal.Base]), len(logs[journal.Head]), intervalWarning(n)))
 	}
 	a.WorkDiffs = WorkDiffs(logs, cfg.Cold)
-	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
+	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary, derived), logs, cfg, h.Primary)
 	for i, m := range names {
 		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Key, h.Primary, cfg.PerRank), a.Design)
 		res.Aliases = aliases[i]

@@ -49,6 +49,10 @@ type Config struct {
 	// it may run) and stops when decided (sequential.go); 0 = a fixed
 	// design.
 	LookEvery int `json:"look_every,omitempty"`
+	// Derive are the --derive NAME=EXPR metrics (metric.ParseDerivation):
+	// analysed as any metric, computed per pass from the others when the
+	// journal is analysed.
+	Derive []string `json:"derive,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
@@ -151,6 +155,9 @@ func (c Config) Validate() error {
 		if _, err := runtimeharness.ParseCPUList(c.CPUs); err != nil {
 			return fmt.Errorf("--cpus %q: %w", c.CPUs, err)
 		}
+	}
+	if _, err := metric.ParseDerivations(c.Derive); err != nil {
+		return err
 	}
 	if c.Metric != "" {
 		if _, ok := metric.LookupMetric(c.Metric); !ok {

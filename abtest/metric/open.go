@@ -96,7 +96,10 @@ var openName = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$`)
 // known ones in KnownMetrics' order, then the open ones by family
 // (Families' order) and name. A name Describe does not know is left out
 // and returned in unknown, so that a caller can say so.
-func MetricsOf(names map[string]bool) (out []MetricInfo, unknown []string) {
+//
+// extra describes names Describe does not know (derived metrics); they
+// come last, in extra's order.
+func MetricsOf(names map[string]bool, extra ...MetricInfo) (out []MetricInfo, unknown []string) {
 	for _, m := range KnownMetrics() {
 		if names[m.Name] {
 			out = append(out, m)
@@ -106,7 +109,13 @@ func MetricsOf(names map[string]bool) (out []MetricInfo, unknown []string) {
 	for _, m := range out {
 		known[m.Name] = true
 	}
-	var open []MetricInfo
+	var open, derived []MetricInfo
+	for _, m := range extra {
+		if names[m.Name] && !known[m.Name] {
+			known[m.Name] = true
+			derived = append(derived, m)
+		}
+	}
 	for n := range names {
 		if known[n] {
 			continue
@@ -128,7 +137,7 @@ func MetricsOf(names map[string]bool) (out []MetricInfo, unknown []string) {
 		return open[i].Name < open[j].Name
 	})
 	sort.Strings(unknown)
-	return append(out, open...), unknown
+	return append(append(out, open...), derived...), unknown
 }
 
 // PassMetricNames returns the names of the metrics some pass of ps

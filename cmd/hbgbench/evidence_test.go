@@ -112,3 +112,47 @@ func TestCompareCutCounterIsMissing(t *testing.T) {
 	assert.Regexp(t, `pass totals known only for [^\n]*rec_cpu_ns on 0 of 4 passes`, out)
 	assert.Contains(t, errText, "the counter rec_cpu_ns was cut")
 }
+
+// TestAbDeriveEndToEnd: --derive on an embedded campaign (the default
+// arms, small) gives a derived row analysed as any other, in text, json
+// and csv; report --derive adds another to the journal's; the chip.run.bind
+// wall is a metric (Bind) an expression can read.
+func TestAbDeriveEndToEnd(t *testing.T) {
+	t.Parallel()
+	j := filepath.Join(t.TempDir(), "d.jsonl")
+	code, out, errText := runCLI("ab", "--rounds", "3", "--block", "3", "--journal", j, "--seed", "5",
+		"--derive", "bind_minus_args=Bind - phase.args")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "derived metrics, --derive")
+	assert.Regexp(t, `(?m)^ bind_minus_args = Bind - phase\.args +µs +base +\d+ `, out)
+	assert.Regexp(t, `(?m)^ chip\.run\.bind wall +µs +base `, out)
+	assert.Contains(t, out, "bind wall, chip.run.bind (per pass, µs)")
+
+	code, out, errText = runCLI("report", j, "--format", "json", "--derive", "per_sub=work.graph_upload.bytes / work.graph_upload.submissions")
+	require.Equal(t, 0, code, errText)
+	var doc struct {
+		Metrics []struct {
+			Name    string `json:"name"`
+			Family  string `json:"family"`
+			Unit    string `json:"unit"`
+			Verdict string `json:"verdict"`
+		} `json:"metrics"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	got := map[string]string{}
+	for _, m := range doc.Metrics {
+		if m.Family == "derived" {
+			got[m.Name] = m.Unit
+			assert.NotEmpty(t, m.Verdict, m.Name)
+		}
+	}
+	assert.Equal(t, map[string]string{"bind_minus_args": "µs", "per_sub": "bytes"}, got, "the journal's and the report's derivations")
+
+	code, out, errText = runCLI("report", j, "--format", "csv")
+	require.Equal(t, 0, code, errText)
+	assert.Regexp(t, `(?m)^metrics,bind_minus_args,derived,µs,`, out)
+
+	code, _, errText = runCLI("report", j, "--derive", "x=Bind - (phase.args")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errText, `--derive "x=Bind - (phase.args": at column 21: missing ')'`)
+}
