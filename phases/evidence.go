@@ -31,7 +31,11 @@ var WorkNames = []string{"tasks", "submissions", "defs", "bytes", "ntensor", "he
 type OrchOp struct {
 	TotalNs int64
 	Count   int64
-	Pos     trace.Pos
+	// Other holds the line's other numeric attributes (detail_sum=,
+	// dropped=, whatever a runtime adds): open evidence, each a metric
+	// of its own. nil when there are none.
+	Other map[string]int64
+	Pos   trace.Pos
 }
 
 // SegmentEvidence is what one bind segment's attributes say beyond its
@@ -40,7 +44,13 @@ type OrchOp struct {
 type SegmentEvidence struct {
 	Counters map[string]int64 // CounterNames
 	Work     map[string]int64 // WorkNames
-	Pos      trace.Pos        // the segment's line ({} when the source has none)
+	// Other holds every other attribute whose value is a non-negative
+	// integer (staged=, nt=, hblkhd=, an RSS a runtime appends): open
+	// evidence, with a unit from its name (EvidenceUnit). A value that
+	// is no integer (dev=model, args=3465/5627/838) is a label, not a
+	// number, and is not read.
+	Other map[string]int64
+	Pos   trace.Pos // the segment's line ({} when the source has none)
 }
 
 // PassEvidence is the evidence of one pass: per canonical segment its
@@ -72,6 +82,17 @@ func (e *PassEvidence) SegmentCounter(seg, name string) (int64, bool) {
 		return 0, false
 	}
 	v, ok := s.Counters[name]
+	return v, ok
+}
+
+// OtherAttr returns an open attribute (SegmentEvidence.Other) of one
+// segment.
+func (e *PassEvidence) OtherAttr(seg, name string) (int64, bool) {
+	s, ok := e.Segments[seg]
+	if !ok {
+		return 0, false
+	}
+	v, ok := s.Other[name]
 	return v, ok
 }
 
@@ -271,6 +292,15 @@ func ParseOrchAttrs(attrs string, bad func(key, value, why string)) (op OrchOp, 
 			total, hasTotal = v, true
 		case "count":
 			count, hasCount = v, true
+		default:
+			if n, why := parseCount(v); why == "" {
+				if op.Other == nil {
+					op.Other = map[string]int64{}
+				}
+				op.Other[k] = n
+			} else if op.Other != nil {
+				delete(op.Other, k) // a later duplicate replaces an earlier one
+			}
 		}
 	}
 	ok = true
@@ -324,7 +354,41 @@ func Evidence(passes []BindPass) ([]PassEvidence, []EvidenceWarning) {
 			out[i].incomplete[CounterNames[c]] = true
 		}
 	}
+	totalsWarning(out, &ws)
 	return out, ws.list
+}
+
+// totalsWarning adds one warning naming each counter some pass has no
+// total of although a segment of it wrote the counter or had it cut, with
+// on how many of those passes the total is known ("k of N").
+func totalsWarning(evs []PassEvidence, ws *evidenceWarnings) {
+	var parts []string
+	var pos trace.Pos
+	for _, name := range CounterNames {
+		k, n := 0, 0
+		for i := range evs {
+			e := &evs[i]
+			_, has := e.sum(name, func(s *SegmentEvidence) map[string]int64 { return s.Counters })
+			if !has && !e.incomplete[name] {
+				continue
+			}
+			n++
+			if _, ok := e.Counter(name); ok {
+				k++
+			} else if pos == (trace.Pos{}) {
+				for _, seg := range sortedSegments(e.Segments) {
+					pos = e.Segments[seg].Pos
+					break
+				}
+			}
+		}
+		if k < n {
+			parts = append(parts, fmt.Sprintf("%s on %d of %d passes", name, k, n))
+		}
+	}
+	if len(parts) > 0 {
+		ws.add(pos, "pass totals known only for "+strings.Join(parts, ", ")+"; on the others they are missing, not 0")
+	}
 }
 
 // passEvidence reads the evidence of one pass, its bad values counted in
@@ -334,13 +398,12 @@ func passEvidence(p *BindPass, ws *evidenceWarnings) PassEvidence {
 	for j := range p.Segments {
 		s := &p.Segments[j]
 		attrs := s.Attrs
+		var cut []string
 		if s.Capped {
-			// The last token may be a value cut short (minflt=137 of
-			// minflt=1374): an evidence key there is left out.
-			cut := strings.LastIndexAny(attrs, " \t")
-			if k, _, ok := strings.Cut(attrs[cut+1:], "="); ok && (isCounter(k) || isWork(k)) {
-				ws.add(s.Pos, fmt.Sprintf("%s: attributes fill the 95-character buffer of `bind phase=` lines; their last value (%s) may be cut and is left out", s.Name, k))
-				attrs = attrs[:max(cut, 0)]
+			var left string
+			attrs, left, cut = cutTail(attrs)
+			if msg := cutMessage(s.Name, left, cut); msg != "" {
+				ws.add(s.Pos, msg)
 			}
 		}
 		c, w := ParseSegmentEvidence(attrs, func(k, v, why string) {
@@ -353,6 +416,13 @@ func passEvidence(p *BindPass, ws *evidenceWarnings) PassEvidence {
 		}
 		se.Counters = addCounts(se.Counters, c)
 		se.Work = addCounts(se.Work, w)
+		se.Other = addCounts(se.Other, otherAttrs(attrs))
+		for _, k := range cut {
+			if e.incomplete == nil {
+				e.incomplete = map[string]bool{}
+			}
+			e.incomplete[k] = true
+		}
 	}
 	for _, l := range p.Orch {
 		op, ok := ParseOrchAttrs(l.Attrs, func(k, v, why string) {
@@ -372,6 +442,97 @@ func passEvidence(p *BindPass, ws *evidenceWarnings) PassEvidence {
 		e.Orch[l.Phase] = op
 	}
 	return e
+}
+
+// cutTail reads the attributes of a segment whose line fills the
+// runtime's 95-character buffer (Segment.Capped). The last token may be
+// cut short (minflt=137 of minflt=1374, or rec_c of rec_cpu_ns=…): it is
+// dropped from attrs, and left names its key when it has one. The
+// counters follow the other attributes in a fixed order (CounterNames),
+// so when the line carries counters, or its cut tail begins one, every
+// counter after the last one read whole was cut: cut lists them. A pass
+// with such a segment has no total of them (PassEvidence.Counter):
+// missing, never a sum of the segments that were not cut.
+func cutTail(attrs string) (rest, left string, cut []string) {
+	i := strings.LastIndexAny(attrs, " \t")
+	tail := attrs[i+1:]
+	rest = attrs[:max(i, 0)]
+	k, v, hasEq := strings.Cut(tail, "=")
+	if _, why := parseCount(v); hasEq && (isCounter(k) || isWork(k) || why == "") {
+		left = k // a number, maybe cut short; a label's cut is no loss
+	}
+	last := -1
+	for _, tok := range strings.Fields(rest) {
+		if key, _, ok := strings.Cut(tok, "="); ok {
+			if ci := slices.Index(CounterNames, key); ci > last {
+				last = ci
+			}
+		}
+	}
+	begins := false
+	for _, n := range CounterNames {
+		if k != "" && strings.HasPrefix(n, k) {
+			begins = true
+		}
+	}
+	if last < 0 && !begins {
+		return rest, left, nil
+	}
+	return rest, left, slices.Clone(CounterNames[last+1:])
+}
+
+// cutMessage says what a capped segment lost (cutTail), "" when nothing.
+func cutMessage(seg, left string, cut []string) string {
+	var parts []string
+	if left != "" && (len(cut) == 0 || left != cut[0]) {
+		parts = append(parts, fmt.Sprintf("their last value (%s) may be cut and is left out", left))
+	}
+	if len(cut) > 0 {
+		what := "the counters %s were cut, or may be, and are left out: such a pass has no total of them"
+		if len(cut) == 1 {
+			what = "the counter %s was cut, or may be, and is left out: such a pass has no total of it"
+		}
+		parts = append(parts, fmt.Sprintf(what, counterRange(cut)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return seg + ": attributes fill the 95-character buffer of `bind phase=` lines; " + strings.Join(parts, "; ")
+}
+
+// counterRange writes consecutive counters: "rec_cpu_ns", "cpu_ns and
+// rec_cpu_ns", "minflt to rec_cpu_ns".
+func counterRange(cs []string) string {
+	switch len(cs) {
+	case 1:
+		return cs[0]
+	case 2:
+		return cs[0] + " and " + cs[1]
+	}
+	return cs[0] + " to " + cs[len(cs)-1]
+}
+
+// otherAttrs returns the attributes of a segment that are neither
+// counters nor work and whose value is a non-negative integer
+// (SegmentEvidence.Other), a later duplicate replacing an earlier one.
+func otherAttrs(attrs string) map[string]int64 {
+	var out map[string]int64
+	for _, tok := range strings.Fields(attrs) {
+		k, v, ok := strings.Cut(tok, "=")
+		if !ok || k == "" || isCounter(k) || isWork(k) {
+			continue
+		}
+		n, why := parseCount(v)
+		if why != "" {
+			delete(out, k)
+			continue
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out[k] = n
+	}
+	return out
 }
 
 // evSeg is what the check of lacking counters reads of one segment of a

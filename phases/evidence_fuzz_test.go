@@ -100,6 +100,8 @@ func FuzzEvidenceAttrs(f *testing.F) {
 	f.Add("ntensor=92 staged=1 bytes=8 minflt=28 tminflt=5 nivcsw=1 nvcsw=1 cpu_ns=375098 rec_cpu_ns=104041", false)
 	f.Add("nt=1131 bytes=5631523 copied=8704 sm=5620195 subs=2624 args=2262/2480/310 minflt=15 tminflt=1 nivcsw=2 nvcsw=2 cpu_n", true)
 	f.Add("tasks=3 heap_used=1 minflt=13", true)
+	f.Add("tasks=1131 heap_used=1775514624 minflt=1624 tminflt=1412 nivcsw=0 nvcsw=1 cpu_ns=17446444 rec_c", true)
+	f.Add("hblkhd=4096 rss_bytes=7 dev=model", false)
 	f.Add("minflt=-1 x=2 cpu_ns=1x\vminflt=4 ", true)
 	f.Add("minflt=3\ttasks=", true)
 	f.Fuzz(func(t *testing.T, raw string, capped bool) {

@@ -17,17 +17,29 @@ const (
 	UnitCount = "count"  // events or items
 	UnitCPUNs = "ns CPU" // thread CPU time
 	UnitBytes = "bytes"
+	UnitNs    = "ns" // wall time (an open attribute named *_ns)
 )
 
-// EvidenceUnit returns the unit of a counter or work attribute: ns CPU
-// for cpu_ns and rec_cpu_ns, bytes for bytes, heap_used and copied, count
-// for the rest (faults, context switches, tasks, submissions,
-// definitions, tensors).
+// EvidenceUnit returns the unit of a counter, work attribute or open
+// attribute: ns CPU for cpu_ns and rec_cpu_ns, bytes for bytes, heap_used
+// and copied, count for the other known names (faults, context switches,
+// tasks, submissions, definitions, tensors). An open attribute's unit
+// comes from its name (docs/formats.md "Open attributes"): a name ending
+// in _ns is ns (ns CPU when it says cpu), one containing bytes is bytes,
+// any other a count.
 func EvidenceUnit(name string) string {
 	switch name {
 	case "cpu_ns", "rec_cpu_ns":
 		return UnitCPUNs
 	case "bytes", "heap_used", "copied":
+		return UnitBytes
+	}
+	switch {
+	case strings.HasSuffix(name, "_ns") && strings.Contains(name, "cpu"):
+		return UnitCPUNs
+	case strings.HasSuffix(name, "_ns"):
+		return UnitNs
+	case strings.Contains(name, "bytes"):
 		return UnitBytes
 	}
 	return UnitCount
@@ -59,27 +71,28 @@ func (c EvidenceColumn) Key() string { return c.Segment + "." + c.Name }
 // attribute).
 func (c EvidenceColumn) IsCounter() bool { return isCounter(c.Name) }
 
+// IsOther reports whether the column is an open attribute
+// (SegmentEvidence.Other): neither a counter nor a work attribute.
+func (c EvidenceColumn) IsOther() bool { return !isCounter(c.Name) && !isWork(c.Name) }
+
 // EvidenceAttrs reduces a segment's raw attributes to the tokens evidence
-// reads (counter and work keys, in their order), so that a collector can
-// keep them without the rest of the line. capped says the attributes fill
-// a `bind phase=` line's buffer (Segment.Capped); the result's capped is
-// true only when the last value, the one that may be cut, is evidence,
-// and that value then stays last. Evidence reads a segment with the
-// reduced text as it reads the whole.
+// reads (every key=value, in their order: counters, work and the open
+// attributes), so that a collector can keep them without the rest of the
+// line. capped says the attributes fill a `bind phase=` line's buffer
+// (Segment.Capped); the last token, the one that may be cut, then stays
+// last whatever it is, and capped is returned as given. Evidence reads a
+// segment with the reduced text as it reads the whole.
 func EvidenceAttrs(attrs string, capped bool) (string, bool) {
 	tail := ""
 	if capped {
-		// As passEvidence reads a capped segment.
+		// As passEvidence reads a capped segment (cutTail): the last
+		// token, whatever it is, stays last.
 		cut := strings.LastIndexAny(attrs, " \t")
-		if k, _, ok := strings.Cut(attrs[cut+1:], "="); ok && (isCounter(k) || isWork(k)) {
-			attrs, tail = attrs[:max(cut, 0)], attrs[cut+1:]
-		} else {
-			capped = false
-		}
+		attrs, tail = attrs[:max(cut, 0)], attrs[cut+1:]
 	}
 	var b strings.Builder
 	for _, tok := range strings.Fields(attrs) {
-		if k, _, ok := strings.Cut(tok, "="); ok && (isCounter(k) || isWork(k)) {
+		if strings.Contains(tok, "=") {
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}
@@ -111,6 +124,7 @@ type EvidenceTable struct {
 	n     int
 	vals  []int64 // row-major, n × len(Columns)
 	has   []bool
+	lost  []bool  // a pass total the row's segments wrote but cut or lacked
 	pid   []int64 // the pass's pid, -1 when unknown
 	byPid bool    // Cold and the heap event follow pids
 }
@@ -144,6 +158,7 @@ func NewEvidenceTable(n int, pass func(i int) BindPass, byPid bool) *EvidenceTab
 	}
 	cells := make([][]evCell, n)
 	segs := make([][]evSeg, n)
+	evs := make([]PassEvidence, n)
 	seen := map[int64]bool{}
 	for i := range n {
 		p := pass(i)
@@ -156,33 +171,42 @@ func NewEvidenceTable(n int, pass func(i int) BindPass, byPid bool) *EvidenceTab
 			seen[t.pid[i]] = true
 		}
 		p.Orch = nil // the table shows no host-orch line
-		e := passEvidence(&p, &ws)
-		segs[i] = evSegsOf(&e)
+		evs[i] = passEvidence(&p, &ws)
+		e := &evs[i]
+		segs[i] = evSegsOf(e)
 		for name, se := range e.Segments {
-			for k, v := range se.Counters {
-				cells[i] = append(cells[i], evCell{colOf(EvidenceColumn{name, k}), v})
-			}
-			for k, v := range se.Work {
-				cells[i] = append(cells[i], evCell{colOf(EvidenceColumn{name, k}), v})
+			for _, m := range []map[string]int64{se.Counters, se.Work, se.Other} {
+				for k, v := range m {
+					cells[i] = append(cells[i], evCell{colOf(EvidenceColumn{name, k}), v})
+				}
 			}
 		}
 	}
 	lacks := lackingCounters(segs, &ws)
-	t.Warnings = ws.list
-	// Pass totals: the sum over the segments that wrote the counter,
-	// none when a segment lacks it that writes it in other passes.
-	for i := range n {
-		var sum [8]int64
-		var has uint8
-		for _, c := range cells[i] {
-			if k := slices.Index(CounterNames, cols[c.col].Name); k >= 0 {
-				sum[k] = satAdd(sum[k], c.v)
-				has |= 1 << k
+	for i, l := range lacks {
+		for k, name := range CounterNames {
+			if l&(1<<k) != 0 {
+				if evs[i].incomplete == nil {
+					evs[i].incomplete = map[string]bool{}
+				}
+				evs[i].incomplete[name] = true
 			}
 		}
-		for k, name := range CounterNames {
-			if has&(1<<k) != 0 && lacks[i]&(1<<k) == 0 {
-				cells[i] = append(cells[i], evCell{colOf(EvidenceColumn{PassTotal, name}), sum[k]})
+	}
+	totalsWarning(evs, &ws)
+	t.Warnings = ws.list
+	lostCells := make([][]int, n)
+	// Pass totals, as PassEvidence.Counter has them: missing when a
+	// segment lacks the counter or had it cut. The column is there when
+	// some pass has it or lost it, so that a table says "k of N".
+	for i := range n {
+		for _, name := range CounterNames {
+			v, ok := evs[i].Counter(name)
+			switch {
+			case ok:
+				cells[i] = append(cells[i], evCell{colOf(EvidenceColumn{PassTotal, name}), v})
+			case evs[i].incomplete[name]:
+				lostCells[i] = append(lostCells[i], colOf(EvidenceColumn{PassTotal, name}))
 			}
 		}
 	}
@@ -197,10 +221,13 @@ func NewEvidenceTable(n int, pass func(i int) BindPass, byPid bool) *EvidenceTab
 		t.Columns = append(t.Columns, cols[o])
 	}
 	m := len(t.Columns)
-	t.vals, t.has = make([]int64, n*m), make([]bool, n*m)
+	t.vals, t.has, t.lost = make([]int64, n*m), make([]bool, n*m), make([]bool, n*m)
 	for i, cs := range cells {
 		for _, c := range cs {
 			t.vals[i*m+remap[c.col]], t.has[i*m+remap[c.col]] = c.v, true
+		}
+		for _, c := range lostCells[i] {
+			t.lost[i*m+remap[c]] = true
 		}
 	}
 	return t
@@ -220,7 +247,11 @@ func (a EvidenceColumn) Less(b EvidenceColumn) bool {
 		}
 		return a.Segment < b.Segment
 	}
-	return evidenceNameIndex(a.Name) < evidenceNameIndex(b.Name)
+	ia, ib := evidenceNameIndex(a.Name), evidenceNameIndex(b.Name)
+	if ia != ib {
+		return ia < ib
+	}
+	return a.Name < b.Name
 }
 
 // evidenceSegmentIndex is a canonical segment's place in the runtime's
@@ -237,7 +268,10 @@ func evidenceNameIndex(name string) int {
 	if i := slices.Index(CounterNames, name); i >= 0 {
 		return i
 	}
-	return len(CounterNames) + slices.Index(WorkNames, name)
+	if i := slices.Index(WorkNames, name); i >= 0 {
+		return len(CounterNames) + i
+	}
+	return len(CounterNames) + len(WorkNames) // open attributes, by name
 }
 
 // Rows returns the number of rows.
@@ -279,6 +313,23 @@ func (t *EvidenceTable) Spread(j int) (lo, med, hi float64, n int) {
 	}
 	lo, hi = minMax(v)
 	return lo, median(v), hi, len(v)
+}
+
+// WarmWith returns on how many warm rows the column is known or was lost:
+// for a pass total, the warm passes whose segments wrote the counter or
+// had it cut (PassEvidence.Counter), so that Spread's n of it reads "k of
+// N"; for another column, Spread's n.
+func (t *EvidenceTable) WarmWith(j int) int {
+	w := 0
+	for i := range t.n {
+		if t.Cold[i] {
+			continue
+		}
+		if _, ok := t.Value(i, j); ok || t.lost[i*len(t.Columns)+j] {
+			w++
+		}
+	}
+	return w
 }
 
 // Kinds of EvidenceEvent.

@@ -93,7 +93,9 @@ func TestEvidenceTableMissingIsMissing(t *testing.T) {
 		`evidence: r.log:20: host_orch minflt="-3" is negative; left out`,
 		`evidence: r.log:30: host_orch tasks="x" is not an integer; left out`,
 		"evidence: r.log:20: host_orch lacks minflt in 2 of 3 passes that have it; those passes have no minflt total (2 times)",
+		"evidence: r.log:21: pass totals known only for minflt on 1 of 3 passes; on the others they are missing, not 0",
 	}, msgs)
+	assert.Equal(t, 2, tb.WarmWith(total), "the pass total is lost on 2 warm passes: 0 of 2 have it")
 	// Only the warm pass with a value counts in N.
 	for _, ev := range tb.Events() {
 		if ev.Column == (EvidenceColumn{trace.SegHostOrch, "minflt"}) {
@@ -102,10 +104,27 @@ func TestEvidenceTableMissingIsMissing(t *testing.T) {
 	}
 }
 
-// TestEvidenceTableNone: passes without counters or work make an empty
-// table (E1 without attributes, records).
+// TestEvidenceTableOpenAttributes: any numeric attribute of a bind line
+// is a column with a unit from its name; a label (dev=model) is none.
+func TestEvidenceTableOpenAttributes(t *testing.T) {
+	tb := evTable(false,
+		evPass(0, 1, "tasks=7 hblkhd=4096 rss_bytes=10 wait_ns=5 dev=model", ""),
+		evPass(0, 2, "tasks=7 hblkhd=8192 rss_bytes=12 wait_ns=6 dev=model", ""))
+	var got []string
+	for _, c := range tb.Columns {
+		got = append(got, c.Key()+" "+c.Unit())
+	}
+	assert.Equal(t, []string{"host_orch.tasks count", "host_orch.hblkhd count", "host_orch.rss_bytes bytes", "host_orch.wait_ns ns"}, got)
+	lo, _, hi, n := tb.Spread(evCol(t, tb, trace.SegHostOrch, "hblkhd"))
+	assert.Equal(t, []float64{4096, 8192}, []float64{lo, hi})
+	assert.Equal(t, 2, n)
+	assert.Empty(t, tb.Warnings)
+}
+
+// TestEvidenceTableNone: passes without counters, work or numeric
+// attributes make an empty table (E1 without attributes, records).
 func TestEvidenceTableNone(t *testing.T) {
-	tb := evTable(false, evPass(0, 1, "x=1", ""), BindPass{})
+	tb := evTable(false, evPass(0, 1, "x=y", ""), BindPass{})
 	require.True(t, tb.Empty())
 	assert.Empty(t, tb.Events())
 	assert.Equal(t, 2, tb.Warm(), "a table of chosen passes has no cold row")

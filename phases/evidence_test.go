@@ -61,7 +61,7 @@ func TestCollectEvidenceFixtures(t *testing.T) {
 		assert.True(t, ok)
 		assert.Equal(t, int64(28+22+36+7+35+28+22+25+15+40), tot)
 		require.Contains(t, e.Orch, "record_node")
-		assert.Equal(t, OrchOp{TotalNs: 2571636, Count: 1108, Pos: e.Orch["record_node"].Pos}, e.Orch["record_node"])
+		assert.Equal(t, OrchOp{TotalNs: 2571636, Count: 1108, Other: map[string]int64{"detail_sum": 1108, "dropped": 0}, Pos: e.Orch["record_node"].Pos}, e.Orch["record_node"])
 		assert.Equal(t, "hbg-e2.log", e.Orch["record_node"].Pos.File)
 		assert.Len(t, e.Orch, 5)
 	})
@@ -118,7 +118,10 @@ func TestEvidenceWarnings(t *testing.T) {
 			log: evLine("args", 100, "minflt=1 cpu_ns=5") + evLine("host_orch", 200, "minflt=2 cpu_ns=7") +
 				evLine("args", 1000, "minflt=1 cpu_ns=5") + evLine("host_orch", 1200, "cpu_ns=7") +
 				evLine("args", 2000, "minflt=1 cpu_ns=5") + evLine("host_orch", 2200, "cpu_ns=7"),
-			want: []string{"in.log:4: host_orch lacks minflt in 2 of 3 passes that have it; those passes have no minflt total (2 times)"},
+			want: []string{
+				"in.log:4: host_orch lacks minflt in 2 of 3 passes that have it; those passes have no minflt total (2 times)",
+				"in.log:3: pass totals known only for minflt on 1 of 3 passes; on the others they are missing, not 0",
+			},
 			check: func(t *testing.T, ev []PassEvidence) {
 				require.Len(t, ev, 3)
 				v, ok := ev[0].Counter("minflt")
@@ -136,8 +139,9 @@ func TestEvidenceWarnings(t *testing.T) {
 			log: evLine("arena_h2d", 100, "nt=1131 bytes=5636679 copied=13860 sm=5620195 subs=2624 args=3465/5627/838 dev=model minflt=137") +
 				evLine("arena_h2d", 100, "nt=1131 bytes=5636679 copied=13860 sm=5620195 subs=2624 args=3465/5627/838 dev=model minflt=13"),
 			want: []string{
-				"in.log:1: arena_h2d: attributes fill the 95-character buffer of `bind phase=` lines; their last value (minflt) may be cut and is left out",
+				"in.log:1: arena_h2d: attributes fill the 95-character buffer of `bind phase=` lines; the counters minflt to rec_cpu_ns were cut, or may be, and are left out: such a pass has no total of them",
 				"in.log:1: arena_h2d lacks minflt in 1 of 2 passes that have it; those passes have no minflt total",
+				"in.log:1: pass totals known only for minflt on 1 of 2 passes,",
 			},
 			check: func(t *testing.T, ev []PassEvidence) {
 				require.Len(t, ev, 2)
@@ -148,6 +152,42 @@ func TestEvidenceWarnings(t *testing.T) {
 				assert.Equal(t, int64(13), v)
 				v, _ = ev[0].Work("arena_h2d", "copied")
 				assert.Equal(t, int64(13860), v)
+			},
+		},
+		{
+			// The harness's and E2's host_orch line: rec_cpu_ns falls at
+			// the cut ("rec_c"); the other segments wrote rec_cpu_ns=0.
+			// The pass total is missing, not the 0 of the others.
+			name: "a counter cut to a stub at the buffer's end: the pass total is missing",
+			log: evLine("args", 100, "ntensor=3 minflt=1 tminflt=1 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0") +
+				evLine("host_orch", 200, "tasks=1131 heap_used=1775514624 minflt=1624 tminflt=1412 nivcsw=0 nvcsw=1 cpu_ns=17446444 rec_c") +
+				evLine("args", 1000, "ntensor=3 minflt=1 tminflt=1 nivcsw=0 nvcsw=1 cpu_ns=5 rec_cpu_ns=0") +
+				evLine("host_orch", 1200, "tasks=1131 heap_used=1775514624 minflt=1581 tminflt=1413 nivcsw=0 nvcsw=1 cpu_ns=16228059 rec_c"),
+			want: []string{
+				"in.log:2: host_orch: attributes fill the 95-character buffer of `bind phase=` lines; the counter rec_cpu_ns was cut, or may be, and is left out: such a pass has no total of it (2 times)",
+				"in.log:1: pass totals known only for rec_cpu_ns on 0 of 2 passes; on the others they are missing, not 0",
+			},
+			check: func(t *testing.T, ev []PassEvidence) {
+				require.Len(t, ev, 2)
+				for _, e := range ev {
+					_, ok := e.Counter("rec_cpu_ns")
+					assert.False(t, ok, "a cut rec_cpu_ns leaves the pass total missing, not 0")
+					v, ok := e.Counter("cpu_ns")
+					assert.True(t, ok, "cpu_ns was read whole")
+					assert.Greater(t, v, int64(16000000))
+				}
+			},
+		},
+		{
+			name: "open attributes: any numeric key=value of a bind line",
+			log:  evLine("host_orch", 200, "tasks=3 hblkhd=4096 rss_bytes=123 wait_ns=77 dev=model args=1/2/3 neg=-4"),
+			want: nil,
+			check: func(t *testing.T, ev []PassEvidence) {
+				require.Len(t, ev, 1)
+				assert.Equal(t, map[string]int64{"hblkhd": 4096, "rss_bytes": 123, "wait_ns": 77}, ev[0].Segments["host_orch"].Other)
+				v, ok := ev[0].OtherAttr("host_orch", "hblkhd")
+				assert.True(t, ok)
+				assert.Equal(t, int64(4096), v)
 			},
 		},
 		{

@@ -172,7 +172,7 @@ func (m MergedReport) CSVTables() []*document.Table {
 		for _, cb := range j.Counted() {
 			b := cb.Block
 			for _, p := range b.Passes {
-				for _, mi := range metric.KnownMetrics() {
+				for _, mi := range metric.PassMetrics(p) {
 					if v, ok := p.Values[mi.Name]; ok {
 						passes.Rows = append(passes.Rows, []string{fmt.Sprint(m.Shards[k].Shard.Index), fmt.Sprint(b.Round), journal.ArmNames[cb.Arm],
 							fmt.Sprint(p.Pid), fmt.Sprint(p.Inv), fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})

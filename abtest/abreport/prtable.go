@@ -41,6 +41,7 @@ const (
 	classSmall    // a real change inside the margin
 	classNoChange // within the margin, or a count that did not move
 	classSameWork // a work count identical on every warm pass of both arms
+	classSameAttr // an open attribute identical on every warm pass of both arms
 	classPerOp    // a per-op row that moved as its total
 )
 
@@ -49,6 +50,8 @@ func classOf(m *analysis.MetricResult) rowClass {
 	switch {
 	case m.Family == metric.FamilyWork && m.Constant:
 		return classSameWork
+	case m.Family == metric.FamilyAttrs && m.Constant:
+		return classSameAttr
 	case m.Verdict.IsChange():
 		return classChanged
 	case m.Verdict.IsSmall():
@@ -294,7 +297,7 @@ type prPlan struct {
 func (a Report) plan() prPlan {
 	var cand []*analysis.MetricResult
 	var small, same, inconclusive, also []string
-	work, perOp := 0, 0
+	work, attrs, perOp := 0, 0, 0
 	ms := a.Metrics
 	for i := range ms {
 		m := &ms[i]
@@ -304,6 +307,8 @@ func (a Report) plan() prPlan {
 			cand = append(cand, m)
 		case c == classSameWork:
 			work++
+		case c == classSameAttr:
+			attrs++
 		case perOpMovedAsTotal(m, ms):
 			perOp++
 		case c == classChanged:
@@ -360,6 +365,9 @@ func (a Report) plan() prPlan {
 	}
 	if work > 0 {
 		p.folds = append(p.folds, fmt.Sprintf("same work: %s identical on every warm pass of both arms", plural(work, "count")))
+	}
+	if attrs > 0 {
+		p.folds = append(p.folds, fmt.Sprintf("other attributes: %s identical on every warm pass of both arms (in the full table)", plural(attrs, "value")))
 	}
 	if perOp > 0 {
 		p.folds = append(p.folds, fmt.Sprintf("per op: %s moved as their totals (the op counts were the same)", plural(perOp, "per-op row")))

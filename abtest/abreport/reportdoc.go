@@ -200,6 +200,9 @@ var familyTitles = map[string]string{
 	metric.FamilyOrch:         "orchestrator operations, host-orch lines (per pass, µs)",
 	metric.FamilyCounters:     "kernel counters (per pass, counts)",
 	metric.FamilyWork:         "work done (per pass, counts and bytes)",
+	metric.FamilyAttrs:        "other attributes of bind and host-orch lines (per pass; unit on each row)",
+	metric.FamilyBind:         "bind wall, chip.run.bind (per pass, µs)",
+	metric.FamilyDerived:      "derived metrics, --derive (per pass; unit on each row)",
 	metric.FamilyHost:         "host wall (per pass, µs)",
 }
 
@@ -955,7 +958,7 @@ func (a Report) CSVTables(j *journal.Journal) []*document.Table {
 	for _, cb := range j.Counted() {
 		b := cb.Block
 		for _, p := range b.Passes {
-			for _, mi := range metric.KnownMetrics() {
+			for _, mi := range metric.PassMetrics(p) {
 				if v, ok := p.Values[mi.Name]; ok {
 					passes.Rows = append(passes.Rows, []string{fmt.Sprint(b.Round), names[cb.Arm], fmt.Sprint(p.Pid), fmt.Sprint(p.Inv),
 						fmt.Sprint(p.Cold), mi.Name, fmt.Sprint(v)})

@@ -264,6 +264,7 @@ func Analyze(j *journal.Journal) *Analysis {
 	if len(j.Header.AllArms) > 0 {
 		return analyzeArms(j)
 	}
+	j, derived := withDerived(j)
 	h := j.Header
 	cfg := h.Config
 	a := &Analysis{
@@ -281,6 +282,7 @@ func Analyze(j *journal.Journal) *Analysis {
 		a.AAReason = fmt.Sprintf("identical binaries: the files %s are byte-identical in both builds", h.Artifact)
 	}
 	a.Warnings = append(a.Warnings, j.Warnings...)
+	a.Warnings = append(a.Warnings, blockEvidenceWarnings(j)...)
 	if a.Primary == (metric.Key{}) {
 		// The header was written before any block counted (a campaign
 		// that failed at first and was resumed): the first block that
@@ -309,7 +311,7 @@ func Analyze(j *journal.Journal) *Analysis {
 
 	logs := pairLogs(pairs)
 	a.WorkDiffs = WorkDiffs(logs, pairWhere(pairs), cfg.Cold)
-	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary), logs, cfg, a.Primary)
+	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, a.Primary, derived), logs, cfg, a.Primary)
 	for i, m := range names {
 		res := analyseMetric(m, pairs, cfg, isPrimary(m.Key, a.Primary, cfg.PerRank))
 		res.Aliases = aliases[i]
@@ -386,7 +388,7 @@ func pairWhere(pairs []roundPair) [2][]string {
 
 // metricsOfLogs lists the metrics both arms recorded in at least one of
 // their blocks or logs, in report order.
-func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key) []metric.MetricInfo {
+func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key, derived []metric.MetricInfo) []metric.MetricInfo {
 	seen := [2]map[string]bool{{}, {}}
 	ranks := map[int]bool{}
 	for arm := range 2 {
@@ -404,8 +406,17 @@ func metricsOfLogs(logs [2][][]metric.Pass, perRank bool, primary metric.Key) []
 		rankList = append(rankList, r)
 	}
 	sort.Ints(rankList)
+	// Every metric either arm recorded, known or open (metric.MetricsOf);
+	// the primary one even when an arm lacks it.
+	all := map[string]bool{primary.Name: !primary.IsZero()}
+	for arm := range 2 {
+		for n := range seen[arm] {
+			all[n] = true
+		}
+	}
+	ms, _ := metric.MetricsOf(all, derived...)
 	var out []metric.MetricInfo
-	for _, m := range metric.KnownMetrics() {
+	for _, m := range ms {
 		if !(seen[journal.Base][m.Name] && seen[journal.Head][m.Name]) && m.Key != primary {
 			continue
 		}
@@ -480,14 +491,16 @@ func distinctMetrics(ms []metric.MetricInfo, logs [2][][]metric.Pass, cfg journa
 
 // wallFamilies are the families whose rows are wall time of the same
 // segments, one quantity under several names.
-var wallFamilies = map[string]bool{metric.FamilyControlPlane: true, metric.FamilyPhases: true, metric.FamilyHost: true}
+var wallFamilies = map[string]bool{metric.FamilyControlPlane: true, metric.FamilyPhases: true, metric.FamilyHost: true, metric.FamilyBind: true}
 
 // aliasable reports whether two metrics can be one quantity: of one kind,
 // and of one family unless both are wall time of segments. Two counts of
 // different things (nvcsw and work.graph_upload.defs) that happen to be
 // equal are not one quantity.
 func aliasable(a, b metric.MetricInfo) bool {
-	if a.Kind != b.Kind {
+	if a.Kind != b.Kind || a.Family == metric.FamilyAttrs || b.Family == metric.FamilyAttrs {
+		// Open attributes are each their own quantity: a device= and an
+		// arena= of the same size, or two kinds' dropped=0, are not one.
 		return false
 	}
 	return a.Family == b.Family || wallFamilies[a.Family] && wallFamilies[b.Family]
@@ -610,7 +623,7 @@ func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, p
 	for arm := range 2 {
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.Scale())
 	}
-	res.NonZero = nonZero(m.Kind, pooled)
+	res.NonZero = nonZeroOf(m, pooled)
 	if res.Rounds == 0 {
 		res.Error = "no round in which both arms recorded it"
 		return res
@@ -696,6 +709,17 @@ func medianBeside(m *MetricResult, meds [2][]float64, margin float64) {
 // the evidence of a discrete event, which a ratio of block statistics
 // hides (a median of 0) or cannot form (a log of 0). nil for other kinds
 // and for counts above 0 in every pass.
+// nonZeroOf is nonZero for metric m: an open attribute (dropped=,
+// hblkhd=) is an event only where it happened, > 0 on some warm pass; a
+// zero on every pass of both arms says nothing of an event.
+func nonZeroOf(m metric.MetricInfo, pooled [2][]float64) []int {
+	nz := nonZero(m.Kind, pooled)
+	if m.Family == metric.FamilyAttrs && len(nz) == 2 && nz[0] == 0 && nz[1] == 0 {
+		return nil
+	}
+	return nz
+}
+
 func nonZero(k metric.MetricKind, pooled [2][]float64) []int {
 	if k != metric.KindCount {
 		return nil

@@ -90,6 +90,7 @@ func ReadLogs(opts CompareOptions) (*journal.Journal, error) {
 // and no test, because the passes of one process are not independent
 // samples of the arm.
 func AnalyzeUnpaired(j *journal.Journal) *Analysis {
+	j, derived := withDerived(j)
 	h := j.Header
 	cfg := h.Config
 	var logs [2][][]metric.Pass
@@ -115,7 +116,7 @@ func AnalyzeUnpaired(j *journal.Journal) *Analysis {
 			len(logs[journal.Base]), len(logs[journal.Head]), intervalWarning(n)))
 	}
 	a.WorkDiffs = WorkDiffs(logs, where, cfg.Cold)
-	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary), logs, cfg, h.Primary)
+	names, aliases := distinctMetrics(metricsOfLogs(logs, cfg.PerRank, h.Primary, derived), logs, cfg, h.Primary)
 	for i, m := range names {
 		res := analyseUnpaired(m, logs, cfg, isPrimary(m.Key, h.Primary, cfg.PerRank), a.Design)
 		res.Aliases = aliases[i]
@@ -149,7 +150,7 @@ func analyseUnpaired(m metric.MetricInfo, logs [2][][]metric.Pass, cfg journal.C
 		}
 		res.Arms[arm] = describeArm(pooled[arm], cfg.Trim, len(stat[arm]), m.Kind.Scale())
 	}
-	res.NonZero = nonZero(m.Kind, pooled)
+	res.NonZero = nonZeroOf(m, pooled)
 	res.Rounds = min(len(stat[journal.Base]), len(stat[journal.Head]))
 	if res.Rounds == 0 {
 		res.Error = "no warm pass of it in one of the arms"

@@ -61,10 +61,9 @@ func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 		}
 		if !seen[name] {
 			var have []string
-			for _, m := range metric.KnownMetrics() {
-				if seen[m.Name] {
-					have = append(have, m.Name)
-				}
+			ms, _ := metric.MetricsOf(seen)
+			for _, m := range ms {
+				have = append(have, m.Name)
 			}
 			return fmt.Errorf("--metric %s: no warm pass of %s records it (a probe block of %d passes); the metrics it records: %s",
 				name, a.Spec, spec.Rounds, strings.Join(have, ", "))

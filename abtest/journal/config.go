@@ -54,6 +54,10 @@ type Config struct {
 	// change of W or more" (stats.StopWithin); 0 = only a change or a
 	// change inside the margin stops it (every journal before the option).
 	StopWithin Num `json:"stop_within,omitempty"`
+	// Derive are the --derive NAME=EXPR metrics (metric.ParseDerivation):
+	// analysed as any metric, computed per pass from the others when the
+	// journal is analysed.
+	Derive []string `json:"derive,omitempty"`
 }
 
 // DefaultCold is the default number of cold passes dropped per pid and
@@ -174,6 +178,9 @@ func (c Config) Validate() error {
 		if _, err := runtimeharness.ParseCPUList(c.CPUs); err != nil {
 			return fmt.Errorf("--cpus %q: %w", c.CPUs, err)
 		}
+	}
+	if _, err := metric.ParseDerivations(c.Derive); err != nil {
+		return err
 	}
 	if c.Metric != "" {
 		if _, ok := metric.LookupMetric(c.Metric); !ok {

@@ -25,11 +25,12 @@ const (
 	FamilyCounters     = "counters"      // faults and context switches per pass
 	FamilyWork         = "work"          // what a bind did: tasks, submissions, bytes
 	FamilyHost         = "host"          // the chip.run host wall
+	FamilyBind         = "bind"          // the chip.run.bind wall, a Holm family of its own
 )
 
 // Families lists the metric families in report order.
 func Families() []string {
-	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyHost}
+	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyAttrs, FamilyHost, FamilyBind, FamilyDerived}
 }
 
 // A MetricKind says what a metric measures, and so its unit and the
@@ -116,6 +117,10 @@ const MetricHost = "Host"
 // (rec_cpu_ns).
 const MetricRecCPU = "rec_cpu_ns"
 
+// MetricBind is the name of the chip.run.bind wall metric: the whole
+// bind span of a pass, its segments and what lies between them.
+const MetricBind = "Bind"
+
 // phasePrefix starts the name of a raw segment metric: "phase.host_orch".
 const phasePrefix = "phase."
 
@@ -192,7 +197,10 @@ func knownMetricList() []MetricInfo {
 		n := WorkPrefix + w.seg + "." + w.attr
 		out = append(out, MetricInfo{Name: n, Family: FamilyWork, Label: n, Kind: w.kind})
 	}
-	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall", Kind: KindTime})
+	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall", Kind: KindTime},
+		// Its own family: beside Host in one Holm family, two walls that
+		// move together would halve each other's power.
+		MetricInfo{Name: MetricBind, Family: FamilyBind, Label: "chip.run.bind wall", Kind: KindTime})
 	return out
 }
 
@@ -230,6 +238,9 @@ func LookupMetric(name string) (MetricInfo, bool) {
 			return at(m), true
 		}
 	}
+	if m, ok := Describe(base); ok { // an open metric: its name as written
+		return at(m), true
+	}
 	return MetricInfo{}, false
 }
 
@@ -242,23 +253,22 @@ func (m MetricInfo) AtRank(r int) MetricInfo {
 	return m
 }
 
-// metricNames lists the names of the known metrics, for error messages.
+// MetricNames lists the names of the known metrics and the forms of the
+// open ones, for error messages.
 func MetricNames() string {
 	var names []string
 	for _, m := range KnownMetrics() {
 		names = append(names, m.Name)
 	}
+	names = append(names, "orch.<kind>", "orch.<kind>.per_op", "orch.<kind>.<attribute>", "attr.<segment>.<attribute>")
 	return strings.Join(names, ", ")
 }
 
 // MetricList returns the known metrics as `hbgbench ab --metric list`
-// prints them: one line each, name, unit and family.
+// prints them: one line each, name, unit and family; then the forms of
+// the open metrics' names (Describe), whose unit comes from the name.
 func MetricList() []string {
-	var out []string
-	for _, m := range KnownMetrics() {
-		out = append(out, fmt.Sprintf("%-36s %-7s %s", m.Name, m.Kind.Unit(), m.Family))
-	}
-	return out
+	return append(formatMetricList(KnownMetrics()), openMetricForms...)
 }
 
 // RankSep joins a metric and a rank under --per-rank: "ControlPlane@rank1".
@@ -396,12 +406,20 @@ func blockPasses(l *trace.Log) *BlockPasses {
 	}
 	for i := range l.Spans {
 		s := &l.Spans[i]
-		if s.IsDevice() || !phases.RunSpan(s.Name) {
+		name := ""
+		switch {
+		case s.IsDevice():
+			continue
+		case phases.RunSpan(s.Name):
+			name = MetricHost
+		case trace.IsBindSpan(s):
+			name = MetricBind
+		default:
 			continue
 		}
 		p := get(passKey{s.Pid, s.Inv})
-		if _, seen := p.Values[MetricHost]; !seen {
-			p.Values[MetricHost] = float64(s.Dur)
+		if _, seen := p.Values[name]; !seen {
+			p.Values[name] = float64(s.Dur)
 		}
 	}
 	unknown := uint64(0)
@@ -491,6 +509,16 @@ func evidenceValues(values map[string]float64, bp phases.BindPass, e phases.Pass
 		values[orchPrefix+k] = float64(op.TotalNs)
 		if op.Count > 0 {
 			values[orchPrefix+k+perOpSuffix] = float64(op.TotalNs) / float64(op.Count)
+		}
+		for a, v := range op.Other {
+			values[orchPrefix+k+"."+a] = float64(v)
+		}
+	}
+	// Open attributes of the segments (docs/formats.md "Open
+	// attributes"): every numeric one, under its segment.
+	for seg, se := range e.Segments {
+		for a, v := range se.Other {
+			values[AttrMetric(seg, a)] = float64(v)
 		}
 	}
 }

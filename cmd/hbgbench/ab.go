@@ -211,6 +211,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.BoolVar(&opts.keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
+	f.StringArrayVar(&opts.Config.Derive, "derive", nil, "derived metric `NAME=EXPR` (+ - * / of metrics)")
 	f.StringVar((*string)(&opts.Config.BlockStat), "block-stat", "", "block `stat`: median, mean, min (min from 6 warm)")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")
 	f.StringVar(&opts.margin, "margin", "1%", "equivalence `margin` (1% or 0.01)")
@@ -341,6 +342,21 @@ const metricList = "list"
 // listMetrics prints every metric --metric takes: name, unit, family.
 func listMetrics(w io.Writer) error {
 	_, err := fmt.Fprintln(w, strings.Join(metric.MetricList(), "\n"))
+	return err
+}
+
+// listLogMetrics prints the metrics the logs record, known and open:
+// compare's --metric list with logs.
+func listLogMetrics(w io.Writer, logs []string) error {
+	var blocks [][]string
+	for _, l := range logs {
+		blocks = append(blocks, []string{l})
+	}
+	lines, err := metric.MetricListOfLogs(blocks)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, strings.Join(lines, "\n"))
 	return err
 }
 

@@ -83,6 +83,9 @@ same order, as files named ARM-ROUND.log (or their directory), or in a
 				return cmd.Help()
 			}
 			if opts.Config.Metric == metricList {
+				if logs := append(base, head...); len(logs) > 0 {
+					return listLogMetrics(cmd.OutOrStdout(), logs)
+				}
 				return listMetrics(cmd.OutOrStdout())
 			}
 			opts.Base = append(base, baseHelp...)
@@ -130,6 +133,7 @@ same order, as files named ARM-ROUND.log (or their directory), or in a
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
+	f.StringArrayVar(&opts.Config.Derive, "derive", nil, "derived metric `NAME=EXPR` (+ - * / of metrics)")
 	f.StringVar((*string)(&opts.Config.BlockStat), "block-stat", string(journal.BlockMedian), "`stat` of a log: median, mean, min")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
 	f.IntVar(&opts.Config.Trim, "trim", -1, "`K` passes cut at each end (-1: 20%)")

@@ -232,7 +232,10 @@ func TestPRTableOfTheDefaultCampaign(t *testing.T) {
 	v := checkPRTable(t, out, 15)
 	found := false
 	for _, r := range v.rows {
-		if strings.HasPrefix(r[0], "bind thread minor faults") {
+		// The bind thread's faults (tminflt) have no pass total on the
+		// harness's E2 lines: arena_h2d's are cut by the 95-character
+		// buffer. The process-wide ones (minflt) come before the cut.
+		if strings.HasPrefix(r[0], "minor faults") {
 			found = true
 			assert.Regexp(t, `^\d+→\d+ of \d+$`, r[len(r)-1])
 		}

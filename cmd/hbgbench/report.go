@@ -10,6 +10,7 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -24,6 +25,9 @@ type ReportOptions struct {
 	Format   string
 	Redact   bool
 	Full     bool
+	// Derive are --derive NAME=EXPR metrics added to the journal's own
+	// (journal.Config.Derive) for this report.
+	Derive []string
 }
 
 // NewCmdReport builds the report command. runF replaces reportRun in
@@ -70,6 +74,9 @@ over many cards and hosts"). benchfmt is per journal.`,
 			if err := abreport.CheckFormat(opts.Format); err != nil {
 				return usagef(cmd, "%w", err)
 			}
+			if _, err := metric.ParseDerivations(opts.Derive); err != nil {
+				return usagef(cmd, "%w", err)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -79,6 +86,7 @@ over many cards and hosts"). benchfmt is per journal.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "text|markdown|json|csv|benchfmt")
 	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "drop host names, absolute paths, --env values")
 	cmd.Flags().BoolVar(&opts.Full, "full-table", false, "markdown: the full table inline, not the short one")
+	cmd.Flags().StringArrayVar(&opts.Derive, "derive", nil, "derived metric `NAME=EXPR` (+ - * / of metrics)")
 	return cmd
 }
 
@@ -102,6 +110,7 @@ func reportRun(opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
+	j.Header.Config.Derive = append(j.Header.Config.Derive, opts.Derive...)
 	a := analysis.Analyze(j)
 	// Inside the repository, a git arm whose ref has moved since the
 	// campaign is said to be stale, in every format.

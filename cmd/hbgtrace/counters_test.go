@@ -45,6 +45,7 @@ func TestCountersBadInput(t *testing.T) {
 		"warning: evidence: " + path + `:17: arena_h2d cpu_ns="12x" is not an integer; left out`,
 		"warning: evidence: " + path + ":17: arena_h2d lacks cpu_ns in 1 of 5 passes that have it; those passes have no cpu_ns total",
 		"warning: evidence: " + path + ":15: host_orch lacks minflt in 2 of 5 passes that have it; those passes have no minflt total (2 times)",
+		"warning: evidence: " + path + ":9: pass totals known only for minflt on 3 of 5 passes, cpu_ns on 4 of 5 passes; on the others they are missing, not 0",
 	}
 	stderrWarnings := func(errs string) []string {
 		var out []string
@@ -107,9 +108,13 @@ func TestCountersBadInput(t *testing.T) {
 
 	code, out, errs = viewsRun(t, "", "phases", "--accounting", "--rounds", "5", path)
 	require.Equal(t, 0, code)
-	assert.Equal(t, []string{"warning: evidence: " + path + ":35: host_orch lacks minflt in 1 of 4 passes that have it; those passes have no minflt total"},
+	assert.Equal(t, []string{
+		"warning: evidence: " + path + ":35: host_orch lacks minflt in 1 of 4 passes that have it; those passes have no minflt total",
+		"warning: evidence: " + path + ":29: pass totals known only for minflt on 3 of 4 passes; on the others they are missing, not 0",
+	},
 		stderrWarnings(errs), "phases reads the warm passes: round 0's bad values are not among them")
-	assert.Regexp(t, `(?m)^  host_orch +minflt +count +0 +27 +33  3$`, out, "three warm passes have host_orch minflt")
+	assert.Regexp(t, `(?m)^  host_orch +minflt +count +0 +27 +33 +3$`, out, "three warm passes have host_orch minflt")
+	assert.Regexp(t, `(?m)^  pass +minflt +count +\S+ +\S+ +\S+  3 of 4$`, out, "the pass total says on how many warm passes it is known")
 }
 
 // TestCountersOnHarness: a log and records artifact written by the

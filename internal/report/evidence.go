@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -14,13 +15,33 @@ import (
 // spread in `hbgtrace phases --accounting`, and the discrete events "k of
 // N".
 
-// evidenceNames returns the names of t's columns that are counters
-// (counters true) or work attributes, each once, in CounterNames or
-// WorkNames order.
-func evidenceNames(t *phases.EvidenceTable, counters bool) []string {
-	list := phases.WorkNames
-	if counters {
+// The groups of evidence columns, one table each in `hbgtrace rounds`.
+const (
+	groupCounters = iota // kernel counters
+	groupWork            // work attributes
+	groupOther           // open attributes (any other numeric key=value)
+)
+
+// evidenceNames returns the names of t's columns of group g, each once:
+// counters in CounterNames order, work in WorkNames order, open
+// attributes by name.
+func evidenceNames(t *phases.EvidenceTable, g int) []string {
+	var list []string
+	switch g {
+	case groupCounters:
 		list = phases.CounterNames
+	case groupWork:
+		list = phases.WorkNames
+	default:
+		set := map[string]bool{}
+		for _, c := range t.Columns {
+			if c.IsOther() && !set[c.Name] {
+				set[c.Name] = true
+				list = append(list, c.Name)
+			}
+		}
+		sort.Strings(list)
+		return list
 	}
 	var out []string
 	for _, n := range list {
@@ -82,8 +103,8 @@ func evidenceRowsTables(t *phases.EvidenceTable, labelHeader string, label func(
 	}
 	segs := evidenceSegments(t)
 	var out []evidenceRows
-	for _, counters := range []bool{true, false} {
-		names := evidenceNames(t, counters)
+	for _, g := range []int{groupCounters, groupWork, groupOther} {
+		names := evidenceNames(t, g)
 		if len(names) == 0 {
 			continue
 		}
@@ -106,10 +127,7 @@ func evidenceRowsTables(t *phases.EvidenceTable, labelHeader string, label func(
 				}
 			}
 		}
-		what := "Work"
-		if counters {
-			what = "Counters"
-		}
+		what := [...]string{"Counters", "Work", "Other attributes"}[g]
 		out = append(out, evidenceRows{title: what + " per pass and segment (" + unitsNote(names) + "; - : not written)", table: tb})
 	}
 	return out
@@ -123,6 +141,18 @@ func evidenceSpreadTable(t *phases.EvidenceTable, num func(float64) string) *doc
 		Align: []document.Align{document.Left, document.Left, document.Left, document.Right, document.Right, document.Right, document.Right}}
 	for j, c := range t.Columns {
 		lo, med, hi, n := t.Spread(j)
+		if c.Segment == phases.PassTotal {
+			// A pass total some warm pass lacks (a segment's value cut or
+			// missing) says on how many it is known: missing, not 0.
+			if w := t.WarmWith(j); n < w {
+				cells := []string{"-", "-", "-"}
+				if n > 0 {
+					cells = []string{num(lo), num(med), num(hi)}
+				}
+				tb.AddRow(append(append([]string{c.Segment, c.Name, c.Unit()}, cells...), fmt.Sprintf("%d of %d", n, w))...)
+				continue
+			}
+		}
 		if n == 0 {
 			continue
 		}
