@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"io"
 	"os"
 	"path/filepath"
@@ -273,6 +274,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	b.Start = time.Now().UTC()
 	b.Log = label + ".log" + gzSuffix
 	res, runErr := c.Runners[arm].Run(ctx, spec)
+	sweep(c.Warn, "block "+label)
 	b.WallNS = int64(res.Wall)
 	b.Exit, b.Signal, b.TimedOut = res.ExitCode, int(res.Signal), res.TimedOut
 	if ctx.Err() != nil {
@@ -501,4 +503,20 @@ func gzipFile(path string) error {
 		return err
 	}
 	return os.Remove(path)
+}
+
+// sweep kills what what (a block, a build) left running after it ended
+// that had left its process group and session — a daemon, which the group
+// kill does not reach — and says so on warn (procgroup.Sweep; hbgbench's
+// main makes itself the subreaper that inherits them).
+func sweep(warn io.Writer, what string) {
+	gone := procgroup.Sweep()
+	if len(gone) == 0 {
+		return
+	}
+	names := make([]string, len(gone))
+	for i, o := range gone {
+		names[i] = o.String()
+	}
+	fmt.Fprintf(warn, "%s left %s running outside its process group and session (daemonised); killed: nothing a campaign starts outlives it\n", what, strings.Join(names, ", "))
 }

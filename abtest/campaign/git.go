@@ -260,6 +260,9 @@ func watchedRun(cmd *exec.Cmd) error {
 	}
 	dog, derr := procgroup.Watch(cmd.Process.Pid)
 	err := cmd.Wait()
+	// What the command left in its group in the background (a build's
+	// server, a stray `sleep &`) ends with it.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	dog.Stop()
 	if err == nil && derr != nil {
 		return derr
@@ -299,12 +302,15 @@ func (w *Worktrees) Build(ctx context.Context, path, sha, command, toolchain str
 		fmt.Fprintf(log, "building %s in %s: %s\n", sha[:min(12, len(sha))], path, command)
 	}
 	err := watchedRun(cmd)
+	warn := log
+	if warn == nil {
+		warn = io.Discard
+	}
+	sweep(warn, "the build of "+sha[:min(12, len(sha))])
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The build succeeded; what it left running (a compiler server)
-		// still holds its output, and is not waited for.
-		if log != nil {
-			fmt.Fprintf(log, "the build of %s left a process holding its output; not waiting for it\n", sha[:min(12, len(sha))])
-		}
+		// held its output, and was killed with its process group.
+		fmt.Fprintf(warn, "the build of %s left a process holding its output; killed with its process group\n", sha[:min(12, len(sha))])
 		err = nil
 	}
 	if err != nil {

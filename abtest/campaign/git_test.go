@@ -13,6 +13,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/internal/gittest"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -144,8 +145,9 @@ func TestWorktreesBuild(t *testing.T) {
 
 // TestWorktreesBuildLeavesABackgroundProcess: a build that starts a
 // background process holding its output (a compiler server) succeeds once
-// it exits: the wait for its output is bounded by outputWaitDelay, and
-// the log says so (moved here from cmd/hbgbench, which waited the full
+// it exits: the wait for its output is bounded by outputWaitDelay, the
+// process is killed with the build's group (it lived on, ppid 1, before),
+// and the log says so (moved here from cmd/hbgbench, which waited the full
 // delay of 3 s twice). Not parallel: it lowers outputWaitDelay.
 func TestWorktreesBuildLeavesABackgroundProcess(t *testing.T) {
 	saved := outputWaitDelay
@@ -170,7 +172,12 @@ func TestWorktreesBuildLeavesABackgroundProcess(t *testing.T) {
 	err = w.Build(ctx, p, c1, "sleep 60 & echo $! > "+pidFile+"; echo built", "go1", nil, &log)
 	require.NoError(t, err, log.String())
 	assert.Less(t, time.Since(start), 30*time.Second, "the build's background process was waited for")
-	assert.Contains(t, log.String(), "the build of "+c1[:12]+" left a process holding its output; not waiting for it")
+	assert.Contains(t, log.String(), "the build of "+c1[:12]+" left a process holding its output; killed with its process group")
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool { return !procgroup.Running(pid) }, 5*time.Second, 20*time.Millisecond, "the build's background process outlived it")
 }
 
 // TestGitHelpers: refs, the repository root, the changes a campaign does

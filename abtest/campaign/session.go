@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/binary"
@@ -391,6 +392,9 @@ func (s *Session) Run(ctx context.Context) error {
 // Close ends the session: it closes the journal and removes its lock
 // file, removes the worktrees and drops --lock. It is safe to call twice.
 func (s *Session) Close() {
+	// A daemon the last block started in the instant before its shell
+	// ended may have left the session only after that block's sweep.
+	sweep(cmp.Or[io.Writer](s.opts.Warn, io.Discard), "a block")
 	if s.w != nil {
 		s.w.Close()
 		s.w = nil

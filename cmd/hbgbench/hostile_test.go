@@ -1,15 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/abtest/campaign"
 	"github.com/hbgkit/hbgkit/internal/gittest"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -166,4 +170,48 @@ func TestDeadEndsSayWhatIsWrong(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sleepersOf returns the pids of processes whose command line is exactly
+// "sleep " + arg: the marked sleepers a test's arms started.
+func sleepersOf(arg string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if strings.TrimRight(string(b), "\x00") == "sleep\x00"+arg {
+			if pid, err := strconv.Atoi(e.Name()); err == nil && procgroup.Running(pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// TestDaemonisedArmDoesNotOutliveTheCampaign: an arm whose command
+// daemonises a process (setsid, its own session and group, which the
+// group kill and the watchdog do not reach) leaves nothing running after
+// a real hbgbench process ends: the daemon is handed to hbgbench (a child
+// subreaper) when its parent ends, and killed after the block, with a
+// warning naming it.
+func TestDaemonisedArmDoesNotOutliveTheCampaign(t *testing.T) {
+	t.Parallel()
+	mark := fmt.Sprintf("45.%d", os.Getpid()%100000)
+	t.Cleanup(func() {
+		for _, pid := range sleepersOf(mark) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	daemon := "setsid sleep " + mark + " </dev/null >/dev/null 2>&1 & " + catArm(t)
+	cmd := exec.Command(os.Args[0], "ab", "--base-cmd", daemon, "--head-cmd", catArm(t), "--rounds", "3", "--block", "3", "--warmup", "0",
+		"--journal", filepath.Join(t.TempDir(), "j.jsonl"))
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "left sleep (pid ")
+	assert.Contains(t, string(out), "running outside its process group and session (daemonised); killed")
+	assert.Empty(t, sleepersOf(mark), "a daemonised sleeper outlived the campaign")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/lineprefix"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
@@ -26,6 +27,9 @@ func main() {
 		// the command tree, so the block's process starts as fast as it can.
 		os.Exit(runtimeharness.ChildMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	// Daemons a block or a build starts are handed to this process when
+	// their parent ends, for the campaign to kill (procgroup.Sweep).
+	_ = procgroup.EnableSubreaper()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv(mainEnv) == "1" {
+		_ = procgroup.EnableSubreaper() // as main does
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	// The run.sh scripts of the git and command arms run this binary as
