@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,9 +43,10 @@ type ProfileOptions struct {
 // same nesting) as its stack and pid, tid and lane (and with
 // PerInvocation inv and round) as labels. Spans with the same stack and
 // the same labels (one name under one ancestry on one thread and lane, in
-// every invocation; with PerInvocation, in one) are one sample, their self times summed and
-// counted in the sample type spans, so a sample costs what its distinct
-// stack and label set cost, not what its spans do. Host spans include the
+// every invocation; with PerInvocation, in one) are one sample, their
+// self times summed (saturating at the int64 range) and counted in the
+// sample type spans, so a sample costs what its distinct stack and label
+// set cost, not what its spans do. Host spans include the
 // artifact's records and the `bind phase=` segments, as in the swimlane.
 func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	p := &Profile{}
@@ -181,9 +183,9 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 				if i, ok := sampleOf[key]; ok {
 					smp := &p.Samples[i]
 					if device {
-						smp.Values[1] += self[j]
+						smp.Values[1] = addSat(smp.Values[1], self[j])
 					} else {
-						smp.Values[0] += self[j]
+						smp.Values[0] = addSat(smp.Values[0], self[j])
 					}
 					smp.Values[2]++
 					continue
@@ -220,6 +222,19 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	}
 	add(sw.devices, devLanes, true)
 	return p
+}
+
+// addSat returns a+b, held at the int64 range rather than wrapped: hostile
+// durations summed over millions of spans must not turn negative.
+func addSat(a, b int64) int64 {
+	c := a + b
+	switch {
+	case a > 0 && b > 0 && c < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && c >= 0:
+		return math.MinInt64
+	}
+	return c
 }
 
 // MaxStackDepth bounds a sample's stack. Spans nested n deep would make

@@ -2,6 +2,7 @@ package swimlane_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -297,4 +298,17 @@ func TestProfileMergesIdenticalSamples(t *testing.T) {
 		}
 		assert.Equal(t, int64(2*10*n+50), host, "the chain's self times add up to one span's")
 	}
+}
+
+// TestProfileSumsSaturate: merged self times past the int64 range stay at
+// its end instead of wrapping negative.
+func TestProfileSumsSaturate(t *testing.T) {
+	var spans []trace.Span
+	for inv := range uint64(3) { // three invocations: one sample
+		spans = append(spans, span(1, 1, inv, 0, "chip.run", 0, math.MaxInt64/2, ""))
+	}
+	p := swimlane.Build(&trace.Log{Spans: spans}, nil).Profile(swimlane.ProfileOptions{})
+	require.Len(t, p.Samples, 1)
+	assert.Equal(t, int64(math.MaxInt64), p.Samples[0].Values[0])
+	assert.Equal(t, int64(3), p.Samples[0].Values[2])
 }
