@@ -1,22 +1,27 @@
 package swimlane
 
 import (
+	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
 
-	"github.com/google/pprof/profile"
 	"github.com/hbgkit/hbgkit/trace"
 )
 
 // Sample types of the span profile. Host and device spans run on different
 // clocks (device spans are per-invocation, clk=dev), so their times are
-// two sample types, never added together.
+// two sample types, never added together; a third counts the spans.
 const (
 	SampleHost   = "host"
 	SampleDevice = "device"
+	// SampleSpans counts the spans a sample holds: spans with one stack
+	// and one label set are one sample.
+	SampleSpans = "spans"
 )
 
 // ProfileOptions are the knobs of Profile.
@@ -24,14 +29,24 @@ type ProfileOptions struct {
 	// Round maps a bind to its row of `hbgtrace rounds`, for the round
 	// label; nil, or false, for none.
 	Round func(pid int64, inv uint64) (int, bool)
+	// PerInvocation labels each sample with its invocation (inv) and
+	// round too, so that one bind can be picked out; without it, the
+	// spans of every invocation with one stack on one thread and lane
+	// are one sample.
+	PerInvocation bool
 }
 
-// Profile returns the swimlane's spans as a pprof profile: one sample per
-// span, valued at its self time in ns — its duration minus the spans
-// nested in it on the same thread and invocation, by interval (nest.go,
-// the accounting's containment rule) — under the sample type host or
-// device, with the span's ancestry (by the same nesting) as its stack and
-// pid, tid, inv, lane and round as labels. Host spans include the
+// Profile returns the swimlane's spans as a pprof profile: each span's self
+// time in ns — its duration minus the spans nested in it on the same thread
+// and invocation, by interval (nest.go, the accounting's containment rule)
+// — under the sample type host or device, with the span's ancestry (by the
+// same nesting) as its stack and pid, tid and lane (and with
+// PerInvocation inv and round) as labels. Spans with the same stack and
+// the same labels (one name under one ancestry on one thread and lane, in
+// every invocation; with PerInvocation, in one) are one sample, their
+// self times summed (saturating at the int64 range) and counted in the
+// sample type spans, so a sample costs what its distinct stack and label
+// set cost, not what its spans do. Host spans include the
 // artifact's records and the `bind phase=` segments, as in the swimlane.
 func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	p := &Profile{}
@@ -52,7 +67,7 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 
 	// Samples share what repeats: one stack slice per distinct stack
 	// (spans of one name under one ancestry, every round alike) and one
-	// label slice per (group, lane), so a sample costs its values and two
+	// label slice per label set, so a sample costs its values and two
 	// slice headers, whatever its depth. 1M identical nested spans made
 	// 1M stacks of 128 frames and 1M label sets before.
 	stacks := make(map[string][]uint64)
@@ -73,6 +88,18 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 		pid, tid int64
 		inv      uint64
 	}
+	// A sample is found by its shared stack and label slices: equal
+	// stacks and equal label sets are the same slices.
+	type sampleKey struct {
+		stack  *uint64
+		labels *[2]string
+	}
+	sampleOf := make(map[sampleKey]int)
+	type labelKey struct {
+		pid, tid  int64
+		inv, lane string
+	}
+	labels := make(map[labelKey][][2]string)
 	var stack []uint64
 	add := func(spans []*trace.Span, lanes []string, device bool) {
 		groups := make(map[groupKey][]int)
@@ -105,24 +132,34 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 			// The labels of the group's spans, per lane. String labels:
 			// pprof drops a numeric label of 0, and round 0 is the
 			// cold bind.
-			labels := make(map[string][][2]string)
 			labelsOf := func(lane string) [][2]string {
-				if l, ok := labels[lane]; ok {
+				inv := ""
+				if opts.PerInvocation {
+					inv = strconv.FormatUint(k.inv, 10)
+				}
+				lk := labelKey{k.pid, k.tid, inv, lane}
+				if l, ok := labels[lk]; ok {
 					return l
 				}
-				l := [][2]string{
-					{"inv", strconv.FormatUint(k.inv, 10)},
-					{"lane", lane},
-					{"pid", strconv.FormatInt(k.pid, 10)},
+				var l [][2]string
+				if opts.PerInvocation {
+					l = append(l, [2]string{"inv", inv})
 				}
-				if opts.Round != nil {
+				l = append(l, [2]string{"lane", lane}, [2]string{"pid", strconv.FormatInt(k.pid, 10)})
+				if opts.PerInvocation && opts.Round != nil {
 					if r, ok := opts.Round(k.pid, k.inv); ok {
 						l = append(l, [2]string{"round", strconv.Itoa(r)})
 					}
 				}
 				l = append(l, [2]string{"tid", strconv.FormatInt(k.tid, 10)})
-				labels[lane] = l
+				labels[lk] = l
 				return l
+			}
+			if opts.PerInvocation {
+				// No later group shares a label set: keep the maps
+				// small.
+				clear(sampleOf)
+				clear(labels)
 			}
 			for _, j := range order {
 				stack = stack[:0]
@@ -140,11 +177,25 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 						stack = append(stack, loc(g[a].Name))
 					}
 				}
-				val := [2]int64{self[j], 0}
-				if device {
-					val = [2]int64{0, self[j]}
+				st, lb := intern(stack), labelsOf(lanes[idx[j]])
+				key := sampleKey{&st[0], &lb[0]}
+				p.Spans++
+				if i, ok := sampleOf[key]; ok {
+					smp := &p.Samples[i]
+					if device {
+						smp.Values[1] = addSat(smp.Values[1], self[j])
+					} else {
+						smp.Values[0] = addSat(smp.Values[0], self[j])
+					}
+					smp.Values[2]++
+					continue
 				}
-				p.Samples = append(p.Samples, Sample{Locations: intern(stack), Values: val, Labels: labelsOf(lanes[idx[j]])})
+				val := [3]int64{self[j], 0, 1}
+				if device {
+					val = [3]int64{0, self[j], 1}
+				}
+				sampleOf[key] = len(p.Samples)
+				p.Samples = append(p.Samples, Sample{Locations: st, Values: val, Labels: lb})
 			}
 		}
 	}
@@ -173,6 +224,19 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	return p
 }
 
+// addSat returns a+b, held at the int64 range rather than wrapped: hostile
+// durations summed over millions of spans must not turn negative.
+func addSat(a, b int64) int64 {
+	c := a + b
+	switch {
+	case a > 0 && b > 0 && c < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && c >= 0:
+		return math.MinInt64
+	}
+	return c
+}
+
 // MaxStackDepth bounds a sample's stack. Spans nested n deep would make
 // stacks of n frames, n²/2 in all (10,000 spans nested by time: 50 million
 // frames, a gigabyte); a stack deeper than this keeps its MaxStackDepth−1
@@ -184,8 +248,8 @@ const MaxStackDepth = 128
 const TruncatedFrame = "(outer spans truncated)"
 
 // A Profile is a span profile: one function per span name, the samples,
-// the host time they cover. Write and WriteUncompressed write it through
-// github.com/google/pprof/profile, in the format `go tool pprof` reads.
+// the host time they cover. Write and WriteUncompressed encode it as
+// profile.proto, the format `go tool pprof` reads.
 type Profile struct {
 	// Functions are the span names; function and location i+1 are
 	// Functions[i].
@@ -193,83 +257,148 @@ type Profile struct {
 	Samples   []Sample
 	// DurationNanos is the host time the host spans cover.
 	DurationNanos int64
-	// Truncated counts the samples whose stacks were cut at MaxStackDepth.
+	// Spans counts the spans the samples hold.
+	Spans int
+	// Truncated counts the spans whose stacks were cut at MaxStackDepth.
 	Truncated int
 }
 
-// A Sample is one span: its stack of location IDs, leaf first, its
-// self time under the sample types host and device, and its labels,
-// sorted by key. Samples with the same stack or the same labels share
-// the slices, which are not to be modified.
+// A Sample is the spans of one stack and one label set: the stack of
+// location IDs, leaf first, the summed self time under the sample types
+// host and device and the number of spans (sample type spans), and the
+// labels, sorted by key. Samples with the same stack or the same labels
+// share the slices, which are not to be modified.
 type Sample struct {
 	Locations []uint64
-	Values    [2]int64
+	Values    [3]int64
 	Labels    [][2]string
 }
 
 // Write writes p gzip-compressed, as pprof files are.
-func (p *Profile) Write(w io.Writer) error { return p.Proto().Write(w) }
-
-// WriteUncompressed writes the protobuf encoding of p.
-func (p *Profile) WriteUncompressed(w io.Writer) error { return p.Proto().WriteUncompressed(w) }
-
-// Proto returns p as a pprof profile: the sample types host and device
-// (ns), one location per function, no mappings, a period of one span.
-func (p *Profile) Proto() *profile.Profile {
-	out := &profile.Profile{
-		SampleType: []*profile.ValueType{
-			{Type: SampleHost, Unit: "nanoseconds"},
-			{Type: SampleDevice, Unit: "nanoseconds"},
-		},
-		DurationNanos:     p.DurationNanos,
-		PeriodType:        &profile.ValueType{Type: "span", Unit: "count"},
-		Period:            1,
-		DefaultSampleType: SampleHost,
+func (p *Profile) Write(w io.Writer) error {
+	zw := gzip.NewWriter(w)
+	if err := p.WriteUncompressed(zw); err != nil {
+		return err
 	}
-	locs := make([]*profile.Location, len(p.Functions))
-	for i, name := range p.Functions {
-		id := uint64(i + 1)
-		fn := &profile.Function{ID: id, Name: name, SystemName: name}
-		out.Function = append(out.Function, fn)
-		locs[i] = &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
+	return zw.Close()
+}
+
+// WriteUncompressed writes the protobuf encoding of p (profile.proto): the
+// sample types host and device (ns) and spans (count), one location per
+// function, no mappings, a period of one span. It is encoded here, sample
+// by sample through a buffer, so that writing costs the string table and
+// not a copy of every sample (github.com/google/pprof/profile allocates
+// each sample's location ids and labels and the whole encoding first).
+func (p *Profile) WriteUncompressed(w io.Writer) error {
+	e := &protoWriter{w: bufio.NewWriterSize(w, 64<<10), strs: map[string]int64{"": 0}, table: []string{""}}
+	str := e.str
+	valueType := func(typ, unit string) []byte {
+		var b []byte
+		b = appendVarintField(b, 1, uint64(str(typ)))
+		return appendVarintField(b, 2, uint64(str(unit)))
 	}
-	out.Location = locs
-	// Shared stacks and label sets (Sample) stay shared: one location
-	// slice and one label map each, which encoding only reads. The
-	// samples and their values are allocated in one block each.
-	stacks := make(map[*uint64][]*profile.Location)
-	labels := make(map[*[2]string]map[string][]string)
-	samples := make([]profile.Sample, len(p.Samples))
-	values := make([]int64, 2*len(p.Samples))
-	out.Sample = make([]*profile.Sample, len(p.Samples))
+	e.bytes(1, valueType(SampleHost, "nanoseconds"))
+	e.bytes(1, valueType(SampleDevice, "nanoseconds"))
+	e.bytes(1, valueType(SampleSpans, "count"))
+	var msg, packed []byte
 	for i := range p.Samples {
 		smp := &p.Samples[i]
-		ps := &samples[i]
-		ps.Value = values[2*i : 2*i+2 : 2*i+2]
-		ps.Value[0], ps.Value[1] = smp.Values[0], smp.Values[1]
-		if len(smp.Locations) > 0 {
-			st, ok := stacks[&smp.Locations[0]]
-			if !ok {
-				st = make([]*profile.Location, len(smp.Locations))
-				for k, id := range smp.Locations {
-					st[k] = locs[id-1]
-				}
-				stacks[&smp.Locations[0]] = st
-			}
-			ps.Location = st
+		msg = msg[:0]
+		packed = packed[:0]
+		for _, id := range smp.Locations {
+			packed = binary.AppendUvarint(packed, id)
 		}
-		if len(smp.Labels) > 0 {
-			m, ok := labels[&smp.Labels[0]]
-			if !ok {
-				m = make(map[string][]string, len(smp.Labels))
-				for _, l := range smp.Labels {
-					m[l[0]] = append(m[l[0]], l[1])
-				}
-				labels[&smp.Labels[0]] = m
-			}
-			ps.Label = m
+		msg = appendBytesField(msg, 1, packed)
+		packed = packed[:0]
+		for _, v := range smp.Values {
+			packed = binary.AppendUvarint(packed, uint64(v))
 		}
-		out.Sample[i] = ps
+		msg = appendBytesField(msg, 2, packed)
+		for _, l := range smp.Labels {
+			packed = packed[:0]
+			packed = appendVarintField(packed, 1, uint64(str(l[0])))
+			packed = appendVarintField(packed, 2, uint64(str(l[1])))
+			msg = appendBytesField(msg, 3, packed)
+		}
+		e.bytes(2, msg)
 	}
-	return out
+	for i, name := range p.Functions {
+		id := uint64(i + 1)
+		msg = msg[:0]
+		msg = appendVarintField(msg, 1, id)
+		line := appendVarintField(nil, 1, id)
+		msg = appendBytesField(msg, 4, line)
+		e.bytes(4, msg)
+		msg = msg[:0]
+		msg = appendVarintField(msg, 1, id)
+		msg = appendVarintField(msg, 2, uint64(str(name)))
+		msg = appendVarintField(msg, 3, uint64(str(name)))
+		e.bytes(5, msg)
+	}
+	e.varint(10, uint64(p.DurationNanos))
+	e.bytes(11, valueType("span", "count"))
+	e.varint(12, 1)
+	e.varint(14, uint64(str(SampleHost)))
+	// The string table last: the fields of a message may come in any
+	// order, and by now every string has its index.
+	for _, s := range e.table {
+		e.bytes(6, []byte(s))
+	}
+	if e.err != nil {
+		return e.err
+	}
+	return e.w.Flush()
+}
+
+// A protoWriter writes the fields of one protobuf message to w and
+// interns strings into the profile's string table.
+type protoWriter struct {
+	w     *bufio.Writer
+	buf   []byte
+	strs  map[string]int64
+	table []string
+	err   error
+}
+
+func (e *protoWriter) str(s string) int64 {
+	if i, ok := e.strs[s]; ok {
+		return i
+	}
+	i := int64(len(e.table))
+	e.table = append(e.table, s)
+	e.strs[s] = i
+	return i
+}
+
+func (e *protoWriter) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+}
+
+func (e *protoWriter) bytes(field int, b []byte) {
+	e.buf = appendBytesField(e.buf[:0], field, b)
+	e.write(e.buf)
+}
+
+func (e *protoWriter) varint(field int, v uint64) {
+	e.buf = appendVarintField(e.buf[:0], field, v)
+	e.write(e.buf)
+}
+
+// appendVarintField appends a varint field (wire type 0); zero is left
+// out, as proto3 leaves out defaults.
+func appendVarintField(b []byte, field int, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(field)<<3)
+	return binary.AppendUvarint(b, v)
+}
+
+// appendBytesField appends a length-delimited field (wire type 2).
+func appendBytesField(b []byte, field int, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(field)<<3|2)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
 }

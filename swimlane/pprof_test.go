@@ -2,6 +2,7 @@ package swimlane_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,13 +71,16 @@ func TestProfileSelfTimes(t *testing.T) {
 		span(1, 1, 7, 1, "chip.run.device.kernel", 100, 200, "clk=dev"),
 	}}
 	p := roundTrip(t, swimlane.Build(l, nil).Profile(swimlane.ProfileOptions{
-		Round: func(pid int64, inv uint64) (int, bool) { return int(inv) - 7, inv == 7 },
+		PerInvocation: true,
+		Round:         func(pid int64, inv uint64) (int, bool) { return int(inv) - 7, inv == 7 },
 	}))
-	require.Len(t, p.SampleType, 2)
+	require.Len(t, p.SampleType, 3)
 	assert.Equal(t, "host", p.SampleType[0].Type)
 	assert.Equal(t, "device", p.SampleType[1].Type)
+	assert.Equal(t, "spans", p.SampleType[2].Type)
+	assert.Equal(t, "count", p.SampleType[2].Unit)
 	assert.Equal(t, "host", p.DefaultSampleType)
-	assert.Len(t, p.Sample, len(l.Spans), "one sample per span")
+	assert.Len(t, p.Sample, len(l.Spans), "no two spans share a stack and labels")
 	got := selfByStack(p)
 	want := map[string][2]int64{
 		"chip.run":               {1000 - 800, 0},
@@ -119,7 +123,7 @@ func TestProfileMatchesAccounting(t *testing.T) {
 		require.True(t, ok)
 		want[bp.Inv] += v
 	}
-	p := roundTrip(t, swimlane.Build(l, nil).Profile(swimlane.ProfileOptions{}))
+	p := roundTrip(t, swimlane.Build(l, nil).Profile(swimlane.ProfileOptions{PerInvocation: true}))
 	got := make(map[uint64]int64)
 	for _, s := range p.Sample {
 		underOrch, underCopy := false, false
@@ -174,15 +178,15 @@ func TestProfileGoToolPprof(t *testing.T) {
 func TestProfileEncodingRoundTrips(t *testing.T) {
 	q := roundTrip(t, &swimlane.Profile{})
 	assert.Empty(t, q.Sample)
-	require.Len(t, q.SampleType, 2)
+	require.Len(t, q.SampleType, 3)
 	assert.Equal(t, swimlane.SampleHost, q.DefaultSampleType)
 
 	p := &swimlane.Profile{
 		Functions:     []string{"chip.run", "chip.run.bind", "naïve name with spaces"},
 		DurationNanos: 1 << 40,
 		Samples: []swimlane.Sample{
-			{Locations: []uint64{2, 1}, Values: [2]int64{1<<62 + 5, 0}, Labels: [][2]string{{"lane", "bind (T0xab)"}, {"round", "0"}}},
-			{Locations: []uint64{3}, Values: [2]int64{0, 300}, Labels: [][2]string{{"lane", ""}}},
+			{Locations: []uint64{2, 1}, Values: [3]int64{1<<62 + 5, 0, 3}, Labels: [][2]string{{"lane", "bind (T0xab)"}, {"round", "0"}}},
+			{Locations: []uint64{3}, Values: [3]int64{0, 300, 1}, Labels: [][2]string{{"lane", ""}}},
 		},
 	}
 	q = roundTrip(t, p)
@@ -194,10 +198,10 @@ func TestProfileEncodingRoundTrips(t *testing.T) {
 	require.Len(t, s.Location, 2)
 	assert.Equal(t, "chip.run.bind", s.Location[0].Line[0].Function.Name)
 	assert.Equal(t, "chip.run", s.Location[1].Line[0].Function.Name)
-	assert.Equal(t, []int64{1<<62 + 5, 0}, s.Value)
+	assert.Equal(t, []int64{1<<62 + 5, 0, 3}, s.Value)
 	assert.Equal(t, map[string][]string{"lane": {"bind (T0xab)"}, "round": {"0"}}, s.Label)
 	assert.Equal(t, "naïve name with spaces", q.Sample[1].Location[0].Line[0].Function.Name)
-	assert.Equal(t, []int64{0, 300}, q.Sample[1].Value)
+	assert.Equal(t, []int64{0, 300, 1}, q.Sample[1].Value)
 }
 
 // TestProfileBoundsDeepStacks: 10,000 spans nested by time made stacks of
@@ -241,47 +245,70 @@ func TestProfileBoundsDeepStacks(t *testing.T) {
 	}(), ";"))
 }
 
-// TestProfileSharesRepeats: 5,000 identical spans nested into one chain
-// (one interval) and 5,000 flat ones under a root keep one stack slice per
-// distinct stack and one label slice per thread and invocation, so what a
-// sample holds does not grow with its depth; the profile pprof reads back
-// is the same as one built without sharing would be (every sample its
-// stack and labels).
-func TestProfileSharesRepeats(t *testing.T) {
+// TestProfileMergesIdenticalSamples: 5,000 identical spans nested into one
+// chain (one interval) and 5,000 flat ones under a root are one sample per
+// distinct stack and label set, their self times summed and their spans
+// counted in the sample type spans, so the profile does not grow with the
+// spans; pprof reads back the same self time per stack as one sample per
+// span gave, and the same span count. Another invocation with the same
+// spans on the same thread joins their samples, unless PerInvocation
+// labels them apart.
+func TestProfileMergesIdenticalSamples(t *testing.T) {
 	const n = 5000
 	var spans []trace.Span
 	for range n {
 		spans = append(spans, span(1, 1, 1, 1, "chip.run.same", 100, 50, ""))
 	}
-	spans = append(spans, span(1, 2, 2, 0, "chip.run", 0, 10*n, ""))
-	for i := range n {
-		spans = append(spans, span(1, 2, 2, 1, "chip.run.step", int64(10*i+1), 5, ""))
+	for inv := uint64(2); inv <= 3; inv++ {
+		spans = append(spans, span(1, 2, inv, 0, "chip.run", 0, 10*n, ""))
+		for i := range n {
+			spans = append(spans, span(1, 2, inv, 1, "chip.run.step", int64(10*i+1), 5, ""))
+		}
+	}
+	const total = 3*n + 2
+	// The chain: a stack for each depth 1..MaxStackDepth, then every
+	// deeper one truncated alike; the flat ones: the root's and one step
+	// stack, per invocation with PerInvocation.
+	for _, perInv := range []bool{false, true} {
+		p := swimlane.Build(&trace.Log{Spans: spans}, nil).Profile(swimlane.ProfileOptions{PerInvocation: perInv})
+		want := swimlane.MaxStackDepth + 1 + 2
+		labels := 3 // lane, pid, tid
+		if perInv {
+			want += 2
+			labels++ // inv
+		}
+		require.Len(t, p.Samples, want, "PerInvocation %v", perInv)
+		assert.Equal(t, total, p.Spans)
+
+		q := roundTrip(t, p)
+		require.Len(t, q.Sample, len(p.Samples))
+		require.Len(t, q.SampleType, 3)
+		var spansRead int64
+		for _, s := range q.Sample {
+			spansRead += s.Value[2]
+			assert.Len(t, s.Label, labels)
+		}
+		assert.Equal(t, int64(total), spansRead)
+		byStack := selfByStack(q)
+		assert.Equal(t, [2]int64{2 * 5 * n, 0}, byStack["chip.run.step;chip.run"])
+		assert.Equal(t, [2]int64{2 * (10*n - 5*n), 0}, byStack["chip.run"])
+		var host int64
+		for _, v := range byStack {
+			host += v[0]
+		}
+		assert.Equal(t, int64(2*10*n+50), host, "the chain's self times add up to one span's")
+	}
+}
+
+// TestProfileSumsSaturate: merged self times past the int64 range stay at
+// its end instead of wrapping negative.
+func TestProfileSumsSaturate(t *testing.T) {
+	var spans []trace.Span
+	for inv := range uint64(3) { // three invocations: one sample
+		spans = append(spans, span(1, 1, inv, 0, "chip.run", 0, math.MaxInt64/2, ""))
 	}
 	p := swimlane.Build(&trace.Log{Spans: spans}, nil).Profile(swimlane.ProfileOptions{})
-	require.Len(t, p.Samples, 2*n+1)
-	stacks := map[*uint64]bool{}
-	labels := map[*[2]string]bool{}
-	frames := 0
-	for _, s := range p.Samples {
-		stacks[&s.Locations[0]] = true
-		labels[&s.Labels[0]] = true
-		frames += len(s.Locations)
-	}
-	// The chain: a stack for each depth 1..MaxStackDepth, then every
-	// deeper one truncated alike; the flat ones: the root's and one
-	// step stack.
-	assert.Equal(t, swimlane.MaxStackDepth+1+2, len(stacks))
-	assert.Equal(t, 2, len(labels), "one label set per (pid, tid, inv, lane)")
-
-	q := roundTrip(t, p)
-	require.Len(t, q.Sample, 2*n+1)
-	got := 0
-	for i, s := range q.Sample {
-		got += len(s.Location)
-		assert.Equal(t, len(p.Samples[i].Locations), len(s.Location))
-		assert.Len(t, s.Label, 4, "inv, lane, pid, tid")
-	}
-	assert.Equal(t, frames, got)
-	byStack := selfByStack(q)
-	assert.Equal(t, [2]int64{5 * n, 0}, byStack["chip.run.step;chip.run"])
+	require.Len(t, p.Samples, 1)
+	assert.Equal(t, int64(math.MaxInt64), p.Samples[0].Values[0])
+	assert.Equal(t, int64(3), p.Samples[0].Values[2])
 }

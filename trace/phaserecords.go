@@ -56,7 +56,18 @@ func LoadPhaseRecordsWarn(paths []string) ([]RecordPass, []string, error) {
 // not a list): views of hbgkit's own, which have no reference output to
 // keep, name them.
 func LoadPhaseRecordsSkipped(paths []string) ([]RecordPass, []string, []Pos, error) {
+	return LoadPhaseRecordsMax(paths, 0)
+}
+
+// LoadPhaseRecordsMax is LoadPhaseRecordsSkipped holding at most maxValues
+// JSON values (objects, lists, keys and scalars, counted before a line is
+// decoded by jsonValuesAtMost; 0: no bound): the line that would go past
+// it ends the read with a *TooManySpansError naming the file and line.
+// Decoded, a value costs tens of bytes: a 60 MB line of 20 million empty
+// records took 1.8 GB.
+func LoadPhaseRecordsMax(paths []string, maxValues int) ([]RecordPass, []string, []Pos, error) {
 	var out []RecordPass
+	held := 0
 	var skipped []Pos
 	var warns []string
 	for _, p := range paths {
@@ -71,6 +82,11 @@ func LoadPhaseRecordsSkipped(paths []string) ([]RecordPass, []string, []Pos, err
 				continue
 			}
 			lines++
+			if maxValues > 0 {
+				if held += jsonValuesAtMost(line); held > maxValues {
+					return nil, nil, nil, &TooManySpansError{Max: maxValues, Pos: Pos{File: p, Line: n + 1}, What: "JSON values of host_phase_records"}
+				}
+			}
 			v, ok := decodeJSONLine(line)
 			if !ok {
 				skipped = append(skipped, Pos{File: p, Line: n + 1})
@@ -105,6 +121,33 @@ func LoadPhaseRecordsSkipped(paths []string) ([]RecordPass, []string, []Pos, err
 		}
 	}
 	return out, warns, skipped, nil
+}
+
+// jsonValuesAtMost returns a bound on the JSON values line decodes to:
+// outside strings, a list or object of k elements holds k-1 commas, so
+// the values are at most one, plus one per comma, plus one per '[' and '{'
+// (the first element of each), plus one per ':' (an object's keys).
+func jsonValuesAtMost(line []byte) int {
+	n := 1
+	inString, escaped := false, false
+	for _, c := range line {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ',' || c == '[' || c == '{' || c == ':':
+			n++
+		}
+	}
+	return n
 }
 
 // decodeJSONLine decodes one complete JSON value, numbers as json.Number;

@@ -356,7 +356,9 @@ type BlockPasses struct {
 // pass into its metrics: the accounting stages of docs/accounting.md "2.
 // Per-pass stages", the raw
 // segments summed per pass, and the chip.run host wall. The first pass of
-// each pid is marked cold.
+// each pid is marked cold. It holds at most MaxBlockLogSpans spans and
+// phase lines: past them it returns a *trace.TooManySpansError naming the
+// file, the line and the bound.
 func ReadBlockLog(paths []string) (*BlockPasses, error) {
 	srcs, err := trace.Inputs(paths, nil)
 	if err != nil {
@@ -374,12 +376,21 @@ func ReadBlockLog(paths []string) (*BlockPasses, error) {
 	if size > parallelReadBytes {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	l, err := trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: workers})
+	l, err := trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: workers, MaxSpans: MaxBlockLogSpans})
 	if err != nil {
 		return nil, err
 	}
 	return blockPasses(l), nil
 }
+
+// MaxBlockLogSpans bounds the spans and phase lines ReadBlockLog holds
+// (hbgbench compare's logs and a campaign's block logs), as hbgtrace's
+// --max-spans default does: the 1 GB log of docs/performance.md holds 3.6
+// million, and a block's log a few thousand. Without it a 6.9 MB gzip
+// file of 26 million identical spans took the process past its memory
+// (Go's fatal "out of memory", exit 2); at the bound a log costs about
+// 0.55 KB a span (docs/performance.md). Tests lower it.
+var MaxBlockLogSpans = 4_000_000
 
 // parallelReadBytes is the log size above which a block's log is parsed
 // on every processor.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -335,4 +338,37 @@ func TestComparePerRank(t *testing.T) {
 	code, out, errText = runCLI(append([]string{"compare"}, args(4)[2:]...)...)
 	require.Equal(t, 0, code, errText)
 	assert.NotContains(t, out, "@rank")
+}
+
+// TestCompareRefusesAGzipBomb: a small .gz that expands to more spans
+// than a block log may hold (metric.MaxBlockLogSpans, lowered here from
+// its 4 million) ends compare with exit 1 and an error naming the file,
+// the line past the bound and the bound, before the spans past it are
+// held: a 6.9 MB bomb of 26 million spans made it die of Go's "out of
+// memory" (exit 2). Not parallel: it lowers a package bound.
+func TestCompareRefusesAGzipBomb(t *testing.T) {
+	defer func(n int) { metric.MaxBlockLogSpans = n }(metric.MaxBlockLogSpans)
+	metric.MaxBlockLogSpans = 100
+	var log bytes.Buffer
+	log.WriteString("[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=0 name=chip.run ts=1 dur=100000\n")
+	for range 1000 {
+		log.WriteString("[STRACE] v=1 pid=7 tid=7 inv=1 hid=abc depth=1 name=chip.run.step ts=1000 dur=500\n")
+	}
+	bomb := filepath.Join(t.TempDir(), "bomb.log.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err := zw.Write(log.Bytes())
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(bomb, gz.Bytes(), 0o644))
+
+	code, out, errText := runCLI("compare", "--base", bomb, "--head", "../../fixtures/hbg-e1.log")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "hbgbench: compare: reading "+bomb+": line 101: more than 100 spans and phase lines to hold in memory\n", errText)
+
+	// At the bound the log is read.
+	metric.MaxBlockLogSpans = 1001
+	code, _, errText = runCLI("compare", "--base", bomb, "--head", "../../fixtures/hbg-e1.log")
+	assert.Equal(t, 0, code, errText)
 }

@@ -84,3 +84,13 @@ func BenchmarkDistinctCallables(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPprofView writes the span profile of the log.
+func BenchmarkPprofView(b *testing.B) {
+	benchView(b, "pprof", "-o", filepath.Join(b.TempDir(), "p.pb.gz"))
+}
+
+// BenchmarkSwimlaneView writes the swimlane of the log.
+func BenchmarkSwimlaneView(b *testing.B) {
+	benchView(b, "swimlane", "-o", filepath.Join(b.TempDir(), "sw.json"))
+}

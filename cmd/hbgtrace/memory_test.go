@@ -153,3 +153,37 @@ func TestBoundsRefuseHostileLogs(t *testing.T) {
 		assert.Equal(t, 0, code, stderr)
 	}
 }
+
+// TestBoundsRefuseHostileRecords: a --records artifact holds at most 16
+// JSON values per span of --max-spans; a line past that ends every view
+// that reads artifacts before it is decoded (a 60 MB line of 20 million
+// empty records took 1.8 GB), with exit 1 and an error naming the file,
+// the line and the bound. Within it, the view runs.
+func TestBoundsRefuseHostileRecords(t *testing.T) {
+	files := map[string]string{
+		"steps.log": treeStepsLog(20),
+		"r.jsonl":   `{"pid":1,"inv":1,"records":[]}` + "\n" + `{"pid":1,"inv":2,"records":[` + strings.TrimSuffix(strings.Repeat(`{},`, 1000), ",") + "]}\n",
+	}
+	for _, cmd := range []string{"swimlane", "pprof", "gaps", "orch"} {
+		t.Run(cmd, func(t *testing.T) {
+			args := []string{cmd, "--max-spans", "50", "steps.log", "--records", "r.jsonl"}
+			switch cmd {
+			case "swimlane":
+				args = append(args, "-o", "out.json")
+			case "pprof":
+				args = append(args, "-o", "out.pb.gz")
+			}
+			stdout, stderr, code := phasesExec(t, files, "", args...)
+			assert.Equal(t, 1, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "reading r.jsonl: line 2: more than 800 JSON values of host_phase_records to hold in memory; --max-spans raises the bound\n")
+
+			args[2] = "200" // 3,200 values: the artifact's 2,013 fit
+			_, stderr, code = phasesExec(t, files, "", args...)
+			assert.NotContains(t, stderr, "JSON values", "within the bound")
+			if cmd == "swimlane" || cmd == "pprof" { // gaps and orch want other lines
+				assert.Equal(t, 0, code, stderr)
+			}
+		})
+	}
+}

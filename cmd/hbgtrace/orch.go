@@ -77,7 +77,7 @@ func orchRun(opts *orchOptions) error {
 	}
 	o := &report.Orch{Lines: phases.OrchFromLines(passes, ev)}
 	if len(opts.records) > 0 {
-		rps, err := loadRecords(opts.Stderr, opts.records, true)
+		rps, err := loadRecords(opts.logInput, opts.records, true)
 		if err != nil {
 			return fmt.Errorf("orch: %w", err)
 		}

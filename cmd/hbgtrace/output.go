@@ -6,6 +6,7 @@ import (
 	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -59,11 +60,17 @@ func wrote(st ioStreams, path, format string, a ...any) {
 // loadRecords reads the --records artifacts and prints their warnings (a
 // file that yields no pass is named) on stderr; with skipped, also the
 // lines it left out (a truncated line), which the reference's swimlane
-// skips silently and views of hbgkit's own name.
-func loadRecords(stderr io.Writer, paths []string, skipped bool) ([]trace.RecordPass, error) {
-	passes, warns, skip, err := trace.LoadPhaseRecordsSkipped(paths)
+// skips silently and views of hbgkit's own name. They hold at most
+// recordValuesPerSpan JSON values per span of --max-spans.
+func loadRecords(in logInput, paths []string, skipped bool) ([]trace.RecordPass, error) {
+	stderr := in.Stderr
+	maxValues := 0 // none, with --max-spans 0 or past what an int holds
+	if in.maxSpans > 0 && in.maxSpans <= math.MaxInt/recordValuesPerSpan {
+		maxValues = in.maxSpans * recordValuesPerSpan
+	}
+	passes, warns, skip, err := trace.LoadPhaseRecordsMax(paths, maxValues)
 	if err != nil {
-		return nil, err
+		return nil, tooManySpans(err, "--max-spans")
 	}
 	for _, w := range warns {
 		fmt.Fprintln(stderr, w)
@@ -93,7 +100,7 @@ func readSwimlane(in logInput, name string, records []string) (*trace.Log, *swim
 		return nil, nil, err
 	}
 	printWarnings(st.Stderr, log)
-	passes, err := loadRecords(st.Stderr, records, name != "swimlane")
+	passes, err := loadRecords(in, records, name != "swimlane")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

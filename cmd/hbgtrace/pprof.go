@@ -13,8 +13,9 @@ import (
 // pprofOptions are the flags of `hbgtrace pprof`.
 type pprofOptions struct {
 	logInput
-	out     string
-	records []string
+	out           string
+	records       []string
+	perInvocation bool
 }
 
 // newPprofCmd builds the pprof command. runF replaces pprofRun in tests; nil
@@ -24,17 +25,21 @@ func newPprofCmd(runF func(*pprofOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pprof LOG... -o OUT.pb.gz [--records R.jsonl]...",
 		Short: "Write the spans as a pprof profile (self time, ancestry stacks)",
-		Long: `pprof writes one sample per span, valued at its self time: its duration
-minus the spans nested in it on the same thread and invocation, decided
-by interval as the HBG accounting decides it (so host_orch's self time
-excludes the uploads inside it). The stack is the span's ancestry by the
-same nesting; labels are pid, tid, inv, lane (as in the swimlane) and
-round (the row of hbgtrace rounds). Device spans (clk=dev) are the
-sample type device, host spans host (the default). bind phase= lines
-and --records artifacts become spans as in the swimlane.
+		Long: `pprof writes the spans' self times: a span's duration minus the spans
+nested in it on the same thread and invocation, decided by interval as
+the HBG accounting decides it (so host_orch's self time excludes the
+uploads inside it). The stack is the span's ancestry by the same nesting;
+labels are pid, tid and lane (as in the swimlane). Spans with one stack
+and one label set are one sample, their self times summed and counted in
+the sample type spans. --per-invocation adds the labels inv and round
+(the row of hbgtrace rounds), to pick out one bind with -tagfocus.
+Device spans (clk=dev) are the sample type device, host spans host (the
+default). bind phase= lines and --records artifacts become spans as in
+the swimlane.
 Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 		Example: `  hbgtrace pprof run.log -o spans.pb.gz
   hbgtrace pprof run.log --records r.jsonl -o spans.pb.gz
+  hbgtrace pprof run.log --per-invocation -o spans.pb.gz
   go tool pprof -top -sample_index=device spans.pb.gz`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,6 +52,8 @@ Read it with go tool pprof -top OUT.pb.gz. See docs/swimlanes.md.`,
 	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "the profile to write (gzip-compressed protobuf)")
 	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
 		"a host_phase_records.jsonl to merge (repeatable)")
+	cmd.Flags().BoolVar(&opts.perInvocation, "per-invocation", false,
+		"label samples with inv and round (else merged)")
 	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
@@ -59,7 +66,7 @@ func pprofRun(opts *pprofOptions) error {
 	if err != nil {
 		return err
 	}
-	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log)})
+	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log), PerInvocation: opts.perInvocation})
 	if p.Truncated > 0 {
 		fmt.Fprintf(opts.Stderr, "warning: %d span(s) nest deeper than %d; their stacks keep the %d innermost spans and one frame %q for the rest\n",
 			p.Truncated, swimlane.MaxStackDepth, swimlane.MaxStackDepth-1, swimlane.TruncatedFrame)
@@ -73,6 +80,6 @@ func pprofRun(opts *pprofOptions) error {
 	if err := writeOutput(opts.Stdout, opts.out, func(w io.Writer) error { return write(w) }); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	wrote(opts.ioStreams, opts.out, "Wrote span profile: %s (%d samples)\n", opts.out, len(p.Samples))
+	wrote(opts.ioStreams, opts.out, "Wrote span profile: %s (%d spans in %d samples)\n", opts.out, p.Spans, len(p.Samples))
 	return nil
 }

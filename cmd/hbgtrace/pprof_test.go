@@ -48,7 +48,8 @@ func TestGenerations(t *testing.T) {
 			assert.NotEmpty(t, data.Binds, "the selector has binds")
 			assert.Contains(t, stdout, "Wrote HTML swimlane: sw.html")
 
-			stdout, stderr, code, _ = laneExec(t, nil, "", "pprof", log, "-o", "p.pb.gz")
+			// Per invocation: every bind has its round label.
+			stdout, stderr, code, _ = laneExec(t, nil, "", "pprof", log, "--per-invocation", "-o", "p.pb.gz")
 			require.Equal(t, 0, code, stderr)
 			assert.True(t, strings.HasPrefix(stdout, "Wrote span profile: p.pb.gz ("), stdout)
 			b, err := os.ReadFile("p.pb.gz")
@@ -56,10 +57,11 @@ func TestGenerations(t *testing.T) {
 			p, err := profile.Parse(bytes.NewReader(b))
 			require.NoError(t, err)
 			require.NoError(t, p.CheckValid())
-			assert.Len(t, p.Sample, events+devices, "one sample per span")
 			var host, dev int
+			var spans int64
 			bind := false
 			for _, s := range p.Sample {
+				spans += s.Value[2]
 				if s.Value[0] > 0 || s.Value[1] == 0 {
 					host++
 				} else {
@@ -70,8 +72,25 @@ func TestGenerations(t *testing.T) {
 					assert.NotEmpty(t, s.Label["round"], "a bind has its rounds row")
 				}
 			}
+			assert.Equal(t, int64(events+devices), spans, "every span is counted")
 			assert.True(t, bind)
 			assert.LessOrEqual(t, dev, devices)
+			perInv := p.Sample
+
+			// By default invocations are merged: fewer samples, the same
+			// spans and the same self time per stack.
+			_, stderr, code, _ = laneExec(t, nil, "", "pprof", log, "-o", "q.pb.gz")
+			require.Equal(t, 0, code, stderr)
+			b, err = os.ReadFile("q.pb.gz")
+			require.NoError(t, err)
+			q, err := profile.Parse(bytes.NewReader(b))
+			require.NoError(t, err)
+			assert.Less(t, len(q.Sample), len(perInv))
+			assert.Equal(t, valuesByStack(perInv), valuesByStack(q.Sample))
+			for _, s := range q.Sample {
+				assert.NotContains(t, s.Label, "inv")
+				assert.NotContains(t, s.Label, "round")
+			}
 
 			_, stderr, code, _ = laneExec(t, nil, "", "gaps", log)
 			assert.Equal(t, 1, code)
@@ -121,4 +140,22 @@ func TestOutputRuleForProfilesAndPages(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, st.IsDir(), "the directory is left alone")
 	}
+}
+
+// valuesByStack sums each sample type per stack of function names.
+func valuesByStack(samples []*profile.Sample) map[string][3]int64 {
+	out := make(map[string][3]int64)
+	for _, s := range samples {
+		var k strings.Builder
+		for _, l := range s.Location {
+			k.WriteString(l.Line[0].Function.Name)
+			k.WriteByte(';')
+		}
+		v := out[k.String()]
+		for i := range v {
+			v[i] += s.Value[i]
+		}
+		out[k.String()] = v
+	}
+	return out
 }

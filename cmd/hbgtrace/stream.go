@@ -39,10 +39,15 @@ type logInput struct {
 
 // defaultMaxSpans is --max-spans' default: 4 million spans and phase
 // lines. The 1 GB log of docs/performance.md holds 3.6 million (its
-// 100 MB log 362 thousand); at about 0.4, 0.6 and 1.1 KB a record, trace,
-// swimlane and pprof stop a bomb at 1.5, 2.5 and 4.5 GB (docs/performance.md,
+// 100 MB log 362 thousand); at about 0.4, 0.6 and 0.5 KB a record, trace,
+// swimlane and pprof stop a bomb at 1.5, 2.5 and 2 GB (docs/performance.md,
 // "Hostile logs").
 const defaultMaxSpans = 4_000_000
+
+// recordValuesPerSpan is what a --records artifact may hold per span of
+// --max-spans, in JSON values (trace.LoadPhaseRecordsMax): a record is an
+// object of a few fields, about ten values.
+const recordValuesPerSpan = 16
 
 // addMaxSpansFlag adds --max-spans to a view that holds the log's spans.
 func addMaxSpansFlag(cmd *cobra.Command, in *logInput) {
