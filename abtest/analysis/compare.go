@@ -70,17 +70,28 @@ func ReadLogs(opts CompareOptions) (*journal.Journal, error) {
 			all = append(all, bp.Passes...)
 		}
 	}
+	if err := LogsHeader(j, all, cfg.Metric); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	return j, nil
+}
+
+// LogsHeader completes the header of a journal built from captured logs
+// (ReadLogs, and compare --paired's): the primary metric, --metric's
+// (name) or chosen from the passes all, and the ruler, the first block's
+// stamp. It returns an error for an unknown --metric.
+func LogsHeader(j *journal.Journal, all []metric.Pass, name string) error {
 	j.Header.Primary = metric.ChoosePrimary(all)
-	if cfg.Metric != "" {
-		m, ok := metric.LookupMetric(cfg.Metric)
+	if name != "" {
+		m, ok := metric.LookupMetric(name)
 		if !ok {
-			return nil, fmt.Errorf("compare: --metric %q: unknown metric; known: %s", cfg.Metric, metric.MetricNames())
+			return fmt.Errorf("--metric %q: unknown metric; known: %s", name, metric.MetricNames())
 		}
 		j.Header.Primary = m.Key
 	}
 	j.Header.Ruler = j.Blocks[0].Stamp
 	j.Header.RulerHash = journal.RulerHash(j.Header.Ruler)
-	return j, nil
+	return nil
 }
 
 // AnalyzeUnpaired analyses compare's journal (ReadLogs): per metric, one

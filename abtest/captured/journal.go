@@ -99,16 +99,9 @@ func Journal(p *Plan, o Options) (*journal.Journal, error) {
 		cfg.BlockStat = journal.DefaultBlockStat(smallest, cfg.Cold)
 	}
 	j.Header.Config = cfg
-	j.Header.Primary = metric.ChoosePrimary(all)
-	if cfg.Metric != "" {
-		m, ok := metric.LookupMetric(cfg.Metric)
-		if !ok {
-			return nil, fmt.Errorf("--metric %q: unknown metric; known: %s", cfg.Metric, metric.MetricNames())
-		}
-		j.Header.Primary = m.Key
+	if err := analysis.LogsHeader(j, all, cfg.Metric); err != nil {
+		return nil, err
 	}
-	j.Header.Ruler = j.Blocks[0].Stamp
-	j.Header.RulerHash = journal.RulerHash(j.Header.Ruler)
 	if cfg.LookEvery > 0 {
 		if err := look(j); err != nil {
 			return nil, err
