@@ -28,6 +28,9 @@ type ArmSpecs struct {
 	// Check is every arm's correctness check (--check), a shell command
 	// run in the arm's worktree and environment (check.go).
 	Check string
+	// CheckArm are --check-arm NAME=CMD, repeated: one arm's check, in
+	// place of Check (NAME: base or head, or an --arm's name).
+	CheckArm []string
 }
 
 // Resolve sets o.Arms from the specs, and o.AllArms for named arms; a
@@ -53,7 +56,40 @@ func (s *ArmSpecs) Resolve(o *Options) error {
 			o.AllArms[i].Check = s.Check
 		}
 	}
+	if err == nil {
+		err = s.checkArms(o)
+	}
 	return err
+}
+
+// checkArms sets the checks --check-arm gives, arm by arm: an arm is
+// named base or head (its place) or by its --arm name.
+func (s *ArmSpecs) checkArms(o *Options) error {
+	for _, ca := range s.CheckArm {
+		name, cmd, ok := strings.Cut(ca, "=")
+		if !ok || strings.TrimSpace(cmd) == "" {
+			return &SettingsError{fmt.Errorf("--check-arm %q: want NAME=CMD (base=..., head=..., or an --arm's name)", ca)}
+		}
+		found := false
+		set := func(i int, a *journal.Arm) {
+			if a.Name == name || (a.Name == "" && i < 2 && journal.ArmNames[i] == name) {
+				a.Check, found = cmd, true
+			}
+		}
+		for i := range o.Arms {
+			set(i, &o.Arms[i])
+		}
+		for i := range o.AllArms {
+			set(i, &o.AllArms[i])
+		}
+		if o.AA && name == journal.ArmNames[journal.Head] {
+			return &SettingsError{fmt.Errorf("--check-arm %s: aa runs one arm on both sides; give --check", name)}
+		}
+		if !found {
+			return &SettingsError{fmt.Errorf("--check-arm %s: no arm is named %s", name, name)}
+		}
+	}
+	return nil
 }
 
 // NamesGitRef reports whether an arm is a git ref: Base, Head or an

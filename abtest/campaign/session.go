@@ -591,6 +591,18 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	// A check is each arm's, and the same for all: the journal's is what
 	// a resumed campaign runs, so another one given is refused.
 	check("check", h.ArmList()[0].Check, o.Arms[0].Check)
+	if given("check-arm") {
+		ja, ga := h.ArmList(), o.armList()
+		for i := range min(len(ja), len(ga)) {
+			if ja[i].Check != ga[i].Check {
+				name := ja[i].Name
+				if name == "" {
+					name = journal.ArmNames[i]
+				}
+				diffs = append(diffs, fmt.Sprintf("--check-arm: %s's check: journal %q, given %q", name, ja[i].Check, ga[i].Check))
+			}
+		}
+	}
 	switch {
 	case given("until-decided") && jc.LookEvery == 0:
 		diffs = append(diffs, "--until-decided: the journal is a fixed design")

@@ -175,3 +175,21 @@ func TestRecipeCheckRunsInTheWorktrees(t *testing.T) {
 	assert.Equal(t, 1, jr.Checks[1].Exit)
 	assert.Contains(t, jr.Header.RecipeSet, `check = test -x ./run.sh && test "$HBGBENCH_SPEC" = main`)
 }
+
+// --check-arm gives one arm its own check: the head's fails, the base's
+// passes, and only the head is named; an arm no one has is refused.
+func TestAbCheckArm(t *testing.T) {
+	t.Parallel()
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	cat := catArm(t)
+	code, out, errText := runCLI("ab", "--journal", j, "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3", "--block", "3", "--warmup", "0",
+		"--check-arm", "base=true", "--check-arm", "head=exit 1")
+	assert.Equal(t, 5, code, errText)
+	assert.True(t, strings.HasPrefix(out, "CHECK FAILED: head's check `exit 1` ended with exit 1"), out)
+	assert.NotContains(t, out, "base's check")
+
+	code, _, errText = runCLI("ab", "--journal", filepath.Join(t.TempDir(), "k.jsonl"), "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3",
+		"--check-arm", "other=true")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errText, "--check-arm other: no arm is named other")
+}
