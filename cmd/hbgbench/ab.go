@@ -197,7 +197,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.StringVar(&opts.Build, "build", "", "`CMD` run once per ref in its worktree")
 	f.StringVar(&opts.Run, "run", "", "`CMD` per block: {worktree} {rounds} {out}")
 	f.StringVar(&opts.Check, "check", "", "correctness `CMD` run per arm before its blocks")
-	f.StringArrayVar(&opts.CheckArm, "check-arm", nil, "`NAME=CMD`: one arm's check (base, head, an --arm)")
+	f.StringArrayVar(&opts.CheckArm, "check-arm", nil, "`A=CMD`: arm A's own check (base, head, an --arm)")
 	f.StringVar(&opts.Cache, "cache", "", "worktree `DIR` (default ~/.cache/hbgkit/...)")
 	f.StringVar(&opts.Artifact, "artifact", "", "build output `GLOB`: equal hashes = A/A")
 	f.StringArrayVar(&opts.Env, "env", nil, "`KEY=VALUE` for command and ref arms")
