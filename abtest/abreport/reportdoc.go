@@ -830,6 +830,9 @@ func (a Report) openDocument() *document.Document {
 	if p := cpusLine(&a.Header); p != "" {
 		d.Add(&document.Paragraph{Text: p})
 	}
+	if l := loadLine(&a.Header); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	if n := a.designNote(); n != "" {
 		d.Add(&document.Paragraph{Text: n})
 	}
