@@ -88,6 +88,9 @@ func (a Report) openArmsDocument() *document.Document {
 	}
 	d.Add(&document.Paragraph{Text: strings.Join(a.ArmHeadlines(), "\n")})
 	d.Add(&document.Paragraph{Text: a.armsRule()})
+	if l := loadLine(&a.Header); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	if a.Partial {
 		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdicts cover only those.", a.Complete, a.Planned)})
 	}

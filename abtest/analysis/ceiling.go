@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
 	"github.com/hbgkit/hbgkit/abtest/stats"
@@ -95,11 +96,15 @@ func (m *MetricResult) CeilingLine() string {
 }
 
 // ceilingLines are the CeilingLine of each primary row, for the
-// qualifiers every report shows above its table.
+// qualifiers every report shows above its table; in one comparison of a
+// campaign of more than two arms "head" is that arm's name.
 func ceilingLines(a *Analysis) []string {
 	var out []string
 	for _, m := range a.PrimaryResults() {
 		if l := m.CeilingLine(); l != "" {
+			if n := a.Header.Arms[journal.Head].Name; n != "" {
+				l = strings.Replace(l, "head's minimum", n+"'s minimum", 1)
+			}
 			out = append(out, l)
 		}
 	}

@@ -119,3 +119,13 @@ func TestCeilingLine(t *testing.T) {
 	j.Header.Config.Rounds, j.Rounds = 2, j.Rounds[:2]
 	assert.False(t, strings.Contains(strings.Join(analysis.Analyze(j).Qualifiers, "\n"), "ceiling"))
 }
+
+// TestCeilingLineNamesTheArm: in a comparison of a campaign of more than
+// two arms the line names the arm, not "head".
+func TestCeilingLineNamesTheArm(t *testing.T) {
+	j := ceilingJournal(t, 0.8, 1.2)
+	j.Header.Arms[journal.Head].Name = "retained"
+	a := analysis.Analyze(j)
+	require.NotEmpty(t, a.Qualifiers)
+	assert.Contains(t, a.Qualifiers[len(a.Qualifiers)-1], "lower floor, higher ceiling: retained's minimum is 20.")
+}
