@@ -88,6 +88,9 @@ func (a Report) openArmsDocument() *document.Document {
 	}
 	d.Add(&document.Paragraph{Text: strings.Join(a.ArmHeadlines(), "\n")})
 	d.Add(&document.Paragraph{Text: a.armsRule()})
+	if l := loadLine(&a.Header); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	if a.Partial {
 		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdicts cover only those.", a.Complete, a.Planned)})
 	}
@@ -107,17 +110,18 @@ func (a Report) ArmsTable(md bool) *document.Table {
 	unit := unitOf(base[0])
 	t := &document.Table{
 		Title:  fmt.Sprintf("%s, every arm against base %s (per pass, %s; p Holm-adjusted over the %d arms)", base[0].Label, names[journal.Base], unit, a.otherArms()),
-		Header: []string{"arm", "metric", "n", "trimmed", "median", "min", "Δ", "95% CI", For(a.Comparisons[0]).besideHeader(), "sign", "p", "verdict"},
-		Align: []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right, document.Right,
-			document.Right, document.Right, document.Right, document.Right, document.Left},
+		Header: []string{"arm", "metric", "n", "trimmed", "median", "min", "p90", "max", "Δ", "95% CI", For(a.Comparisons[0]).besideHeader(), "Δp90", "sign", "p", "verdict"},
+		Align: []document.Align{document.Left, document.Left, document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Right,
+			document.Right, document.Right, document.Right, document.Right, document.Right, document.Left},
 	}
 	row := func(c *analysis.Analysis, name string, m *analysis.MetricResult, arm int) []string {
 		s := m.Arms[arm]
-		r := []string{name, m.Label, fmt.Sprint(s.N), analysis.Value(s.TrimmedMean, m.Kind), analysis.Value(s.Median, m.Kind), analysis.Value(s.Min, m.Kind)}
+		r := []string{name, m.Label, fmt.Sprint(s.N), analysis.Value(s.TrimmedMean, m.Kind), analysis.Value(s.Median, m.Kind), analysis.Value(s.Min, m.Kind),
+			analysis.Value(s.P90, m.Kind), analysis.Value(s.Max, m.Kind)}
 		if arm == journal.Base {
-			return append(r, "", "", "", "", "", "base")
+			return append(r, "", "", "", "", "", "", "base")
 		}
-		return append(r, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), For(c).beside(m), fmt.Sprintf("%d/%d", m.SignK, m.SignN), analysis.Pval(m.HolmP), shownVerdict(m))
+		return append(r, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), For(c).beside(m), ceilingCell(m), fmt.Sprintf("%d/%d", m.SignK, m.SignN), analysis.Pval(m.HolmP), shownVerdict(m))
 	}
 	for _, m := range base {
 		t.Rows = append(t.Rows, row(a.Comparisons[0], names[journal.Base], m, journal.Base))
@@ -130,7 +134,7 @@ func (a Report) ArmsTable(md bool) *document.Table {
 	if md {
 		// The markdown table: arm, metric, trimmed, Δ, CI, Δmin (Δmedian
 		// under the minimum), sign, p, verdict.
-		keep := []int{0, 1, 3, 6, 7, 8, 9, 10, 11}
+		keep := []int{0, 1, 3, 8, 9, 10, 12, 13, 14}
 		t.Header, t.Align = pick(t.Header, keep), pickAlign(t.Align, keep)
 		for i, r := range t.Rows {
 			t.Rows[i] = pick(r, keep)

@@ -396,8 +396,8 @@ func (a Report) PRTable() (*document.Table, []string) {
 // request, with Δmin (or, when the verdict is on block minima, Δmedian),
 // sign and p beside them: the table for the record.
 func (a Report) FullTable() *document.Table {
-	header := append(slices.Clone(fullHeader), a.besideHeader(), "sign", "p", "verdict")
-	align := append(slices.Clone(fullAlign), document.Right, document.Right, document.Right, document.Left)
+	header := append(slices.Clone(fullHeader), a.besideHeader(), "Δp90", "p90", "max", "sign", "p", "verdict")
+	align := append(slices.Clone(fullAlign), document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Left)
 	t := &document.Table{Header: header, Align: align}
 	for _, f := range metric.Families() {
 		for i := range a.Metrics {
@@ -410,7 +410,8 @@ func (a Report) FullTable() *document.Table {
 			if m.SignN > 0 {
 				sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 			}
-			t.Rows = append(t.Rows, append(r[:len(r)-1:len(r)-1], a.beside(m), sign, analysis.Pval(shownP(m)), r[len(r)-1]))
+			t.Rows = append(t.Rows, append(r[:len(r)-1:len(r)-1], a.beside(m), ceilingCell(m), ceilingArms(m, m.Arms[0].P90, m.Arms[1].P90), ceilingArms(m, m.Arms[0].Max, m.Arms[1].Max),
+				sign, analysis.Pval(shownP(m)), r[len(r)-1]))
 		}
 	}
 	if len(t.Rows) == 0 {

@@ -270,10 +270,10 @@ func (a Report) FloorLines() []string {
 	return out
 }
 
-var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}
+var resultHeader = []string{"metric", "unit", "arm", "n", "trimmed", "median", "min", "p90", "max", "Δ", "95% CI", "Δmin", "Δp90", "sign", "p", "verdict"}
 
 var resultAlign = []document.Align{document.Left, document.Left, document.Left, document.Right, document.Right, document.Right,
-	document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Left}
+	document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Right, document.Left}
 
 // unitOf returns the unit of a row: µs for a row of an analysis older
 // than metric kinds.
@@ -304,15 +304,16 @@ func (a Report) FamilyTable(family string) *document.Table {
 			if arm == journal.Base {
 				unit = unitOf(&m)
 			}
-			row := []string{name, unit, journal.ArmNames[arm], fmt.Sprint(s.N), analysis.Value(s.TrimmedMean, m.Kind), analysis.Value(s.Median, m.Kind), analysis.Value(s.Min, m.Kind)}
+			row := []string{name, unit, journal.ArmNames[arm], fmt.Sprint(s.N), analysis.Value(s.TrimmedMean, m.Kind), analysis.Value(s.Median, m.Kind), analysis.Value(s.Min, m.Kind),
+				analysis.Value(s.P90, m.Kind), analysis.Value(s.Max, m.Kind)}
 			if arm == journal.Base {
-				row = append(row, "", "", "", "", "", "")
+				row = append(row, "", "", "", "", "", "", "")
 			} else {
 				sign := "-"
 				if m.SignN > 0 || (m.Rounds > 0 && a.Design != analysis.DesignUnpaired && a.Design != analysis.DesignDescriptive) {
 					sign = fmt.Sprintf("%d/%d", m.SignK, m.SignN)
 				}
-				row = append(row, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), a.beside(&m), sign, analysis.Pval(shownP(&m)), shownVerdict(&m))
+				row = append(row, analysis.Pct(m.Delta), analysis.Ci(m.CILo, m.CIHi), a.beside(&m), ceilingCell(&m), sign, analysis.Pval(shownP(&m)), shownVerdict(&m))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -428,7 +429,7 @@ func (a Report) coldAndTrim() (first, trim string) {
 func (a Report) methodLines(md bool) []string {
 	h, c := a.Header, a.Header.Config
 	first, trim := a.coldAndTrim()
-	perArm := fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, n passes; margin ±%s", trim, analysis.AbsPct(c.Margin))
+	perArm := fmt.Sprintf("per-arm columns (descriptive): trimmed mean dropping %s at each end, median, min, p90, max of warm passes, n passes; margin ±%s", trim, analysis.AbsPct(c.Margin))
 	if md {
 		perArm = fmt.Sprintf("margin ±%s (the verdict's equivalence margin)", analysis.AbsPct(c.Margin))
 	}
@@ -455,17 +456,17 @@ func (a Report) methodLines(md bool) []string {
 // besideMethod says what the column after the 95% CI holds.
 func (a Report) besideMethod() string {
 	if a.minPrimary() {
-		return "Δmedian: the same paired analysis on block medians, the typical pass beside the floor the verdict is on"
+		return "Δmedian: the same paired analysis on block medians, the typical pass beside the floor the verdict is on" + a.ceilingMethod()
 	}
-	return "Δmin: the same paired analysis on block minima"
+	return "Δmin: the same paired analysis on block minima" + a.ceilingMethod()
 }
 
 // besideLegend is besideMethod for the markdown legend.
 func (a Report) besideLegend() string {
 	if a.minPrimary() {
-		return "Δmedian: the same on block medians (the verdict is on block minima)"
+		return "Δmedian: the same on block medians (the verdict is on block minima)" + a.ceilingLegend()
 	}
-	return "Δmin: the same on block minima"
+	return "Δmin: the same on block minima" + a.ceilingLegend()
 }
 
 // anyGated reports whether a row reads "inconclusive (p)".
@@ -634,7 +635,7 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 		fmt.Sprintf("per log: %s; each log is one block, its statistic the %s of its warm passes", first, c.BlockStat),
 	}
 	if a.Design == analysis.DesignDescriptive {
-		delta := fmt.Sprintf("Δ: ratio of the arms' block %ss (over several logs, their trimmed geometric mean) − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, n passes", c.BlockStat, trim)
+		delta := fmt.Sprintf("Δ: ratio of the arms' block %ss (over several logs, their trimmed geometric mean) − 1; Δmin: min(head)/min(base) − 1; per-arm columns: trimmed mean dropping %s at each end, median, min, p90, max, n passes", c.BlockStat, trim)
 		if md {
 			delta = fmt.Sprintf("Δ: ratio of the arms' block %ss (over several logs, their trimmed geometric mean) − 1; Δmin: min(head)/min(base) − 1", c.BlockStat)
 		}
@@ -649,7 +650,7 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 		"why unpaired: captured logs are not rounds; nothing pairs a base log with a head log, so a paired test would invent the pairs; the rank-sum test assumes only independent logs and is robust to outliers",
 		"weaker than an interleaved campaign (hbgbench ab): without pairing, drift and machine state between the captures are not cancelled and land in Δ; logs that were captured interleaved, base and head in turn, are analysed as paired rounds by compare --paired",
 		perArm,
-		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima", a.Primary))
+		fmt.Sprintf("primary metric: %s (* in the tables); Δmin: the same unpaired analysis on block minima%s", a.Primary, a.ceilingMethod()))
 }
 
 // EnvLines describe the host and the ruler.
@@ -832,6 +833,9 @@ func (a Report) openDocument() *document.Document {
 	if p := cpusLine(&a.Header); p != "" {
 		d.Add(&document.Paragraph{Text: p})
 	}
+	if l := loadLine(&a.Header); l != "" {
+		d.Add(&document.Paragraph{Text: l})
+	}
 	if n := a.designNote(); n != "" {
 		d.Add(&document.Paragraph{Text: n})
 	}
@@ -941,8 +945,8 @@ func (a Report) markdown(full bool) *document.Document {
 // CSVTables returns the tables of a csv report: one row per (metric, arm)
 // and then the raw passes of every counted block.
 func (a Report) CSVTables(j *journal.Journal) []*document.Table {
-	m := &document.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us",
-		"delta", "ci_lo", "ci_hi", "delta_min", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
+	m := &document.Table{Title: "metrics", Header: []string{"metric", "family", "unit", "primary", "arm", "n", "trimmed_us", "median_us", "min_us", "p90_us", "max_us",
+		"delta", "ci_lo", "ci_hi", "delta_min", "delta_p90", "delta_p90_ci_lo", "delta_p90_ci_hi", "verdict_p90", "sign_agree", "sign_n", "p", "holm_p", "verdict", "aliases"}}
 	if len(a.Comparisons) > 0 {
 		a.armsCSV(m)
 	} else {
@@ -1006,7 +1010,8 @@ func (a Report) csvMetricRows(m *document.Table) {
 		for arm := range 2 {
 			s := r.Arms[arm]
 			m.Rows = append(m.Rows, []string{r.Name, r.Family, unitOf(&r), fmt.Sprint(r.Primary), journal.ArmNames[arm], fmt.Sprint(s.N),
-				f(s.TrimmedMean), f(s.Median), f(s.Min), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
+				f(s.TrimmedMean), f(s.Median), f(s.Min), f(s.P90), f(s.Max), f(r.Delta), f(r.CILo), f(r.CIHi), f(r.DeltaMin),
+				f(r.DeltaP90), f(r.P90CILo), f(r.P90CIHi), ceilingWords(&r),
 				fmt.Sprint(r.SignK), fmt.Sprint(r.SignN), f(r.P), f(r.HolmP), r.Verdict.String(), strings.Join(r.Aliases, " ")})
 			if a.minPrimary() {
 				row := &m.Rows[len(m.Rows)-1]

@@ -28,7 +28,11 @@ type ArmSummary struct {
 	TrimmedMean journal.Num `json:"trimmed_mean_us"`
 	Median      journal.Num `json:"median_us"`
 	Min         journal.Num `json:"min_us"`
-	Blocks      int         `json:"blocks"`
+	// P90 and Max are the ceiling: the p90 (Quantile, CeilingQuantile)
+	// and the maximum of the arm's warm passes.
+	P90    journal.Num `json:"p90_us"`
+	Max    journal.Num `json:"max_us"`
+	Blocks int         `json:"blocks"`
 }
 
 // A MetricResult is the paired analysis of one metric over the rounds in
@@ -60,19 +64,26 @@ type MetricResult struct {
 	MedCILo       journal.Num `json:"delta_median_ci_lo,omitempty"`
 	MedCIHi       journal.Num `json:"delta_median_ci_hi,omitempty"`
 	MedianVerdict *Verdict    `json:"verdict_median,omitempty"`
-	SignK         int         `json:"sign_agree"`
-	SignN         int         `json:"sign_n"`
-	SignP         journal.Num `json:"sign_p"`
-	P             journal.Num `json:"p"`      // Wilcoxon signed-rank
-	TP            journal.Num `json:"p_t"`    // trimmed t test of Δ = 0, the test the 95% CI and so the verdict rest on
-	HolmP         journal.Num `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
-	Zeros         int         `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
-	SigmaD        journal.Num `json:"sigma_d"`
-	MDE           journal.Num `json:"mde"`
-	Verdict       Verdict     `json:"verdict"`
-	Extra         int         `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
-	Gated         bool        `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
-	Error         string      `json:"error,omitempty"`        // why the metric has no analysis
+	// DeltaP90 is the same paired analysis on each block's p90 of its
+	// warm passes (the ceiling), with its interval and verdict, beside Δ
+	// (ceilingBeside); absent (nil) where no paired analysis ran.
+	DeltaP90   journal.Num `json:"delta_p90,omitempty"`
+	P90CILo    journal.Num `json:"delta_p90_ci_lo,omitempty"`
+	P90CIHi    journal.Num `json:"delta_p90_ci_hi,omitempty"`
+	P90Verdict *Verdict    `json:"verdict_p90,omitempty"`
+	SignK      int         `json:"sign_agree"`
+	SignN      int         `json:"sign_n"`
+	SignP      journal.Num `json:"sign_p"`
+	P          journal.Num `json:"p"`      // Wilcoxon signed-rank
+	TP         journal.Num `json:"p_t"`    // trimmed t test of Δ = 0, the test the 95% CI and so the verdict rest on
+	HolmP      journal.Num `json:"holm_p"` // Holm-adjusted within the family's secondary rows; p for the primary, Holm-adjusted over the ranks under --per-rank
+	Zeros      int         `json:"zeros"`  // rounds with d = 0, dropped by the Wilcoxon test
+	SigmaD     journal.Num `json:"sigma_d"`
+	MDE        journal.Num `json:"mde"`
+	Verdict    Verdict     `json:"verdict"`
+	Extra      int         `json:"extra_rounds,omitempty"` // inconclusive: rounds that would settle it
+	Gated      bool        `json:"gated,omitempty"`        // the interval alone called it; its Holm p did not
+	Error      string      `json:"error,omitempty"`        // why the metric has no analysis
 	// Aliases are the metrics this row stands for as well: they carried
 	// the same value as it in every warm pass analysed, so they are one
 	// quantity, tested once (distinctMetrics).
@@ -326,7 +337,7 @@ func Analyze(j *journal.Journal) *Analysis {
 	a.Noise = noiseOf(a, pairs, cfg)
 	withholdEstimates(a)
 	applyChecks(a, j)
-	a.Qualifiers = qualifiers(a, j)
+	a.Qualifiers = append(qualifiers(a, j), ceilingLines(a)...)
 	a.Cost = costOf(a, j)
 	return a
 }
@@ -592,6 +603,7 @@ func newResult(m metric.MetricInfo, primary bool) MetricResult {
 // block median, and every warm pass.
 type roundSeries struct {
 	stat, mins, meds, pooled [2][]float64
+	p90s                     [2][]float64 // each block's p90 (ceilingBeside)
 }
 
 // seriesOf gathers metric's roundSeries from pairs, the rounds in order.
@@ -609,6 +621,7 @@ func seriesOf(pairs []roundPair, metric metric.Key, cfg journal.Config) roundSer
 			s.stat[arm] = append(s.stat[arm], BlockStat(v[arm], cfg.BlockStat))
 			s.mins[arm] = append(s.mins[arm], slices.Min(v[arm]))
 			s.meds[arm] = append(s.meds[arm], BlockStat(v[arm], journal.BlockMedian))
+			s.p90s[arm] = append(s.p90s[arm], Quantile(v[arm], CeilingQuantile))
 			s.pooled[arm] = append(s.pooled[arm], v[arm]...)
 		}
 	}
@@ -655,6 +668,7 @@ func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, p
 		res.GlobalMin = journal.Num(mr.Global)
 	}
 	withholdInterval(&res, false)
+	ceilingBeside(&res, s.p90s, cfg.Margin)
 	if cfg.BlockStat == journal.BlockMin {
 		medianBeside(&res, meds, cfg.Margin)
 		res.typicalLevel = geoMean(meds[journal.Base])
@@ -740,6 +754,7 @@ func nonZero(k metric.MetricKind, pooled [2][]float64) []int {
 
 func describeArm(v []float64, trim, blocks int, scale float64) ArmSummary {
 	s := ArmSummary{N: len(v), Blocks: blocks, TrimmedMean: nan(), Median: nan(), Min: nan()}
+	ceilingOf(&s, v, scale)
 	if len(v) == 0 {
 		return s
 	}

@@ -271,9 +271,14 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	}
 	// A block directory left by a killed try of the same label is stale.
 	_ = os.RemoveAll(spec.Out)
+	stopLoad, err := startLoad(cfg, b)
+	if err != nil {
+		return err
+	}
 	b.Start = time.Now().UTC()
 	b.Log = label + ".log" + gzSuffix
 	res, runErr := c.Runners[arm].Run(ctx, spec)
+	stopLoad()
 	sweep(c.Warn, "block "+label)
 	b.WallNS = int64(res.Wall)
 	b.Exit, b.Signal, b.TimedOut = res.ExitCode, int(res.Signal), res.TimedOut

@@ -586,6 +586,7 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	check("max-fail", jc.MaxFail, cfg.MaxFail)
 	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
 	check("cpus", jc.CPUs, cfg.CPUs)
+	check("load", jc.Load, cfg.Load)
 	check("seed", h.Schedule.Seed, o.Seed)
 	diffs = append(diffs, journal.CheckShard(h.Shard, o.Shard)...)
 	// A check is each arm's, and the same for all: the journal's is what

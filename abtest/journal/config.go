@@ -44,6 +44,10 @@ type Config struct {
 	// CPUs pins every block of both arms, and what it forks, to a CPU
 	// list in its canonical form ("0", "0-1", "0,2-3"); "" = not pinned.
 	CPUs string `json:"cpus,omitempty"`
+	// Load is --load: that many busy processes run beside every block
+	// of every arm, started before it and stopped after it, on its CPUs
+	// (campaign/load.go); 0 = none.
+	Load int `json:"load,omitempty"`
 	// LookEvery is --until-decided's --look-every: the campaign looks
 	// after every LookEvery-th round and its last (Rounds is then the most
 	// it may run) and stops when decided (sequential.go); 0 = a fixed
@@ -124,6 +128,9 @@ const (
 	MaxRetries = 100
 )
 
+// MaxLoad is the most busy processes --load runs beside a block.
+const MaxLoad = 256
+
 // Validate refuses a config that cannot give an analysis, or would never
 // end, before any block runs.
 func (c Config) Validate() error {
@@ -160,6 +167,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--max-fail %v: want a fraction in [0, 1]", c.MaxFail)
 	case c.Bootstrap < 0 || c.Bootstrap > MaxBootstrap:
 		return fmt.Errorf("--bootstrap %d: want 0 to %d resamples", c.Bootstrap, MaxBootstrap)
+	case c.Load < 0 || c.Load > MaxLoad:
+		return fmt.Errorf("--load %d: want 0 to %d busy processes", c.Load, MaxLoad)
 	}
 	if err := c.validateSequential(); err != nil {
 		return err

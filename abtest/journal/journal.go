@@ -128,6 +128,11 @@ type BlockRecord struct {
 	Log      string        `json:"log"` // the kept log, in the block directory (compare: as given)
 	Passes   []metric.Pass `json:"passes"`
 	Warnings []string      `json:"warnings,omitempty"`
+	// LoadPids are the busy processes of --load that ran beside the block
+	// (Config.Load), LoadCPUNS the CPU time they consumed together: the
+	// evidence that the load ran.
+	LoadPids  []int `json:"load_pids,omitempty"`
+	LoadCPUNS int64 `json:"load_cpu_ns,omitempty"`
 
 	// tail is the end of a failed block's log, for its message.
 	Tail string `json:"-"`

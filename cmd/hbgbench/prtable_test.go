@@ -347,7 +347,7 @@ func TestFullTableInline(t *testing.T) {
 	visible, _ := markdownShape(t, md)
 	require.Len(t, visible, 1)
 	head := visible[0].FirstChild()
-	assert.Equal(t, []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI", "Δmin", "sign", "p", "verdict"}, cellTexts([]byte(md), head))
+	assert.Equal(t, []string{"metric", "unit", "base", "head", "change", "Δ", "95% CI", "Δmin", "Δp90", "p90", "max", "sign", "p", "verdict"}, cellTexts([]byte(md), head))
 	rows := 0
 	for r := head.NextSibling(); r != nil; r = r.NextSibling() {
 		rows++

@@ -164,7 +164,7 @@ func TestReportMarkdownIsOneTableAndDetails(t *testing.T) {
 			rows := 0
 			for r := full.NextSibling(); r != nil; r = r.NextSibling() {
 				rows++
-				assert.Len(t, cellTexts([]byte(out), r), 11)
+				assert.Len(t, cellTexts([]byte(out), r), 14)
 			}
 			var a analysis.Analysis
 			jargs := append([]string{}, args...)

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// spinnersOf returns the pids of the live --load processes whose parent
+// is pid, read from /proc.
+func spinnersOf(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cl), "while :; do :; done") {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}
+
+// waitGone fails unless every pid is gone within 10 s.
+func waitGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		left := 0
+		for _, p := range pids {
+			if alive(p) {
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("--load processes outlived their block: %v", pids)
+}
+
+// TestAbLoad runs a real campaign with --load 1: a busy process runs
+// beside each block (a child of hbgbench while the block runs), SIGINT
+// leaves none behind, --resume keeps the load and refuses another, every
+// block records the load's pids and CPU time, none outlives the campaign,
+// and the report names the load.
+func TestAbLoad(t *testing.T) {
+	t.Parallel()
+	j := filepath.Join(t.TempDir(), "load.jsonl")
+	cmd, _, errb := startCampaign(t, j, "--load", "1")
+	var seen []int
+	deadline := time.Now().Add(60 * time.Second)
+	for len(seen) == 0 && time.Now().Before(deadline) {
+		seen = spinnersOf(cmd.Process.Pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NotEmpty(t, seen, "no --load process ran beside a block; stderr: %s", errb.String())
+	waitJournal(t, j, midRound)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "stderr: %s", errb.String())
+	assert.Equal(t, 130, ee.ExitCode(), errb.String())
+	waitGone(t, append(seen, spinnersOf(cmd.Process.Pid)...))
+
+	code, _, errText := runCLI("ab", "--resume", "--journal", j, "--load", "2")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errText, "--load: journal 1, given 2")
+
+	code, out, errText := runCLI("ab", "--resume", "--journal", j)
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "Under load (--load 1): 1 busy process(es) ran beside every block of every arm")
+
+	f, err := os.Open(j)
+	require.NoError(t, err)
+	defer f.Close()
+	var pids []int
+	blocks := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var line struct {
+			Type   string         `json:"type"`
+			Config journal.Config `json:"config"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &line))
+		if line.Type == string(journal.LineHeader) {
+			assert.Equal(t, 1, line.Config.Load, "the journal's config names the load")
+		}
+		if line.Type != string(journal.LineBlock) {
+			continue
+		}
+		var b journal.BlockRecord
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &b))
+		if b.Error != "" {
+			continue
+		}
+		blocks++
+		require.Len(t, b.LoadPids, 1, "block %d %s", b.Round, b.Arm)
+		assert.Positive(t, b.LoadCPUNS, "the load consumed CPU beside block %d %s", b.Round, b.Arm)
+		pids = append(pids, b.LoadPids...)
+	}
+	require.NoError(t, sc.Err())
+	assert.GreaterOrEqual(t, blocks, 8)
+	waitGone(t, pids)
+}

@@ -1,0 +1,64 @@
+package runtimeharness
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// A Load is a fixed background load beside a block: N busy processes,
+// each a shell spinning in a loop, each the leader of its own process
+// group (killed with it), pinned to the block's CPUs when the block is
+// (see docs/ab.md "Under load").
+type Load struct {
+	cmds []*exec.Cmd
+}
+
+// spinScript is what each busy process runs: a loop that never sleeps.
+const spinScript = "while :; do :; done"
+
+// StartLoad starts n busy processes pinned to the CPU list cpus (none
+// when ""). Pdeathsig kills them if hbgbench dies; Stop kills them when
+// the block ends. On an error the ones already started are stopped.
+func StartLoad(n int, cpus string) (*Load, error) {
+	l := &Load{}
+	for range n {
+		cmd := exec.Command("/bin/sh", "-c", spinScript)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		errc := make(chan error, 1)
+		// A goroutine of its own for a pinned start (see startPinned).
+		go func() { errc <- startPinned(cmd, cpus) }()
+		if err := <-errc; err != nil {
+			l.Stop()
+			return nil, fmt.Errorf("starting the background load (--load %d): %w", n, err)
+		}
+		l.cmds = append(l.cmds, cmd)
+	}
+	return l, nil
+}
+
+// Pids are the busy processes' pids, in start order.
+func (l *Load) Pids() []int {
+	var out []int
+	for _, c := range l.cmds {
+		out = append(out, c.Process.Pid)
+	}
+	return out
+}
+
+// Stop kills every busy process with its group, waits for each, and
+// returns the CPU time they consumed together (user + system): the
+// evidence that the load ran.
+func (l *Load) Stop() time.Duration {
+	var cpu time.Duration
+	for _, c := range l.cmds {
+		_ = killGroup(c.Process.Pid)
+		_ = c.Wait()
+		if st := c.ProcessState; st != nil {
+			cpu += st.UserTime() + st.SystemTime()
+		}
+	}
+	l.cmds = nil
+	return cpu
+}
