@@ -19,19 +19,25 @@ type Load struct {
 const spinScript = "while :; do :; done"
 
 // StartLoad starts n busy processes pinned to the CPU list cpus (none
-// when ""). Pdeathsig kills them if hbgbench dies; Stop kills them when
-// the block ends. On an error the ones already started are stopped.
-func StartLoad(n int, cpus string) (*Load, error) {
+// when ""), or, when command is not "", that command once (--load-cmd),
+// as the leader of its group likewise. Pdeathsig kills them if hbgbench
+// dies; Stop kills them when the block ends. On an error the ones
+// already started are stopped.
+func StartLoad(n int, command, cpus string) (*Load, error) {
 	l := &Load{}
+	script := spinScript
+	if command != "" {
+		n, script = 1, command
+	}
 	for range n {
-		cmd := exec.Command("/bin/sh", "-c", spinScript)
+		cmd := exec.Command("/bin/sh", "-c", script)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		errc := make(chan error, 1)
 		// A goroutine of its own for a pinned start (see startPinned).
 		go func() { errc <- startPinned(cmd, cpus) }()
 		if err := <-errc; err != nil {
 			l.Stop()
-			return nil, fmt.Errorf("starting the background load (--load %d): %w", n, err)
+			return nil, fmt.Errorf("starting the background load (--load %d, --load-cmd %q): %w", n, command, err)
 		}
 		l.cmds = append(l.cmds, cmd)
 	}

@@ -17,7 +17,7 @@ func TestStartLoadPinsAndStops(t *testing.T) {
 	allowed, err := AllowedCPUs()
 	require.NoError(t, err)
 	first := strings.FieldsFunc(allowed, func(r rune) bool { return r == ',' || r == '-' })[0]
-	l, err := StartLoad(2, first)
+	l, err := StartLoad(2, "", first)
 	require.NoError(t, err)
 	pids := l.Pids()
 	require.Len(t, pids, 2)

@@ -11,6 +11,9 @@ import (
 // without one.
 func loadLine(h *journal.Header) string {
 	n := h.Config.Load
+	if c := h.Config.LoadCmd; c != "" {
+		return fmt.Sprintf("Under load (--load-cmd): `%s` ran beside every block of every arm, started before the block and killed with its process group after it; the figures are those under that load (each block's load_cpu_ns in the journal is the CPU time it took).", c)
+	}
 	if n == 0 {
 		return ""
 	}

@@ -587,6 +587,7 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	check("bootstrap", jc.Bootstrap, cfg.Bootstrap)
 	check("cpus", jc.CPUs, cfg.CPUs)
 	check("load", jc.Load, cfg.Load)
+	check("load-cmd", jc.LoadCmd, cfg.LoadCmd)
 	check("seed", h.Schedule.Seed, o.Seed)
 	diffs = append(diffs, journal.CheckShard(h.Shard, o.Shard)...)
 	// A check is each arm's, and the same for all: the journal's is what

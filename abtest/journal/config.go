@@ -48,6 +48,9 @@ type Config struct {
 	// of every arm, started before it and stopped after it, on its CPUs
 	// (campaign/load.go); 0 = none.
 	Load int `json:"load,omitempty"`
+	// LoadCmd is --load-cmd: a shell command run beside every block in
+	// place of Load's busy processes, started and killed as they are.
+	LoadCmd string `json:"load_cmd,omitempty"`
 	// LookEvery is --until-decided's --look-every: the campaign looks
 	// after every LookEvery-th round and its last (Rounds is then the most
 	// it may run) and stops when decided (sequential.go); 0 = a fixed
@@ -169,6 +172,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--bootstrap %d: want 0 to %d resamples", c.Bootstrap, MaxBootstrap)
 	case c.Load < 0 || c.Load > MaxLoad:
 		return fmt.Errorf("--load %d: want 0 to %d busy processes", c.Load, MaxLoad)
+	case c.Load > 0 && c.LoadCmd != "":
+		return fmt.Errorf("--load %d and --load-cmd: give one load", c.Load)
 	}
 	if err := c.validateSequential(); err != nil {
 		return err

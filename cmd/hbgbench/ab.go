@@ -222,6 +222,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.IntVar(&opts.Config.Bootstrap, "bootstrap", 0, "`N` round resamples for a bootstrap CI")
 	f.StringVar(&opts.Config.CPUs, "cpus", "", "pin all blocks to CPUs `LIST` (0, 0-1, 0,2-3)")
 	f.IntVar(&opts.Config.Load, "load", 0, "`N` busy processes beside every block (on --cpus)")
+	f.StringVar(&opts.Config.LoadCmd, "load-cmd", "", "`CMD` run beside every block, as --load's load")
 	f.Uint64Var(&opts.Seed, "seed", 0, "schedule `seed` (default random, journaled)")
 	f.StringVar(&opts.Journal, "journal", "", "`FILE` (default .hbgbench/hbgbench-<UTC>.jsonl)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue --journal (default: the newest campaign)")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,4 +138,37 @@ func TestAbLoad(t *testing.T) {
 	require.NoError(t, sc.Err())
 	assert.GreaterOrEqual(t, blocks, 8)
 	waitGone(t, pids)
+}
+
+// --load-cmd runs the given command beside every block, killed with its
+// group after it: each block journals its pid, none outlives the campaign,
+// the report names it, and it is refused beside --load.
+func TestAbLoadCmd(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	j := filepath.Join(dir, "j.jsonl")
+	cat := catArm(t)
+	code, out, errText := runCLI("ab", "--journal", j, "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3", "--block", "3", "--warmup", "0",
+		"--load-cmd", "echo $$ >> "+pids+"; exec sleep 30")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "Under load (--load-cmd): `echo $$ >> "+pids+"; exec sleep 30` ran beside every block")
+	b, err := os.ReadFile(pids)
+	require.NoError(t, err)
+	lines := strings.Fields(string(b))
+	assert.Len(t, lines, 6, "one load process per block")
+	for _, l := range lines {
+		pid, err := strconv.Atoi(l)
+		require.NoError(t, err)
+		assert.False(t, procgroup.Running(pid), "the load process %d outlived its block", pid)
+	}
+	jr, err := journal.ReadJournal(j)
+	require.NoError(t, err)
+	assert.Equal(t, "echo $$ >> "+pids+"; exec sleep 30", jr.Header.Config.LoadCmd)
+	for _, bl := range jr.Blocks {
+		assert.Len(t, bl.LoadPids, 1)
+	}
+	code, _, errText = runCLI("ab", "--journal", filepath.Join(dir, "k.jsonl"), "--base-cmd", cat, "--head-cmd", cat, "--rounds", "3", "--load", "1", "--load-cmd", "true")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errText, "--load 1 and --load-cmd: give one load")
 }
