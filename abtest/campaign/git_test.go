@@ -87,8 +87,16 @@ func TestWorktreesAfterAKill(t *testing.T) {
 	assert.FileExists(t, marker, "reused, not checked out again")
 	kill(next)
 
-	removed, err := NewWorktrees(repo, cache).CleanStale()
-	require.NoError(t, err)
+	// kill closes the flock's file here, but a process another parallel
+	// test forks in that instant holds a copy of it until its exec: the
+	// lock is free a moment later, as a killed process's is at once.
+	var removed []string
+	require.Eventually(t, func() bool {
+		var err error
+		removed, err = NewWorktrees(repo, cache).CleanStale()
+		require.NoError(t, err)
+		return len(removed) > 0
+	}, 10*time.Second, 20*time.Millisecond, "the killed campaign's worktree was never found stale")
 	assert.Equal(t, []string{p1}, removed)
 	assert.NoDirExists(t, p1)
 	assert.NoFileExists(t, p1+".lock")
