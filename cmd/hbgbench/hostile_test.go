@@ -205,7 +205,10 @@ func TestDaemonisedArmDoesNotOutliveTheCampaign(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	daemon := "setsid sleep " + mark + " </dev/null >/dev/null 2>&1 & " + catArm(t)
+	// The second's pause lets the daemon leave the block's group before
+	// the block ends: one still in it dies with the group, and leaves
+	// nothing for the sweep to name.
+	daemon := "setsid sleep " + mark + " </dev/null >/dev/null 2>&1 & sleep 1; " + catArm(t)
 	cmd := exec.Command(os.Args[0], "ab", "--base-cmd", daemon, "--head-cmd", catArm(t), "--rounds", "3", "--block", "3", "--warmup", "0",
 		"--journal", filepath.Join(t.TempDir(), "j.jsonl"))
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
