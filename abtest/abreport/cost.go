@@ -16,18 +16,18 @@ func (a Report) CostLine() string {
 	if c == nil {
 		return ""
 	}
-	l := fmt.Sprintf("card time: %s in %s", seconds(float64(c.BlockSeconds)), count(c.Blocks, "timed block"))
+	l := fmt.Sprintf("card time: %s in %s", seconds(float64(c.BlockSeconds)), plural(c.Blocks, "timed block"))
 	if r := float64(c.RoundSeconds); !math.IsNaN(r) {
 		l += fmt.Sprintf(" (%s a counted round)", seconds(r))
 	}
 	if c.Failed > 0 {
-		l += fmt.Sprintf(", of which %s in %s", seconds(float64(c.FailedSeconds)), count(c.Failed, "failed try"))
+		l += fmt.Sprintf(", of which %s in %s", seconds(float64(c.FailedSeconds)), plural(c.Failed, "failed try"))
 	}
 	switch c.Warmups {
 	case 0:
 		l += "; no warm-up block"
 	default:
-		l += fmt.Sprintf("; %s in %s", seconds(float64(c.WarmupSeconds)), count(c.Warmups, "warm-up block"))
+		l += fmt.Sprintf("; %s in %s", seconds(float64(c.WarmupSeconds)), plural(c.Warmups, "warm-up block"))
 	}
 	return l + "; builds, checkouts and checks not included"
 }
@@ -60,15 +60,4 @@ func seconds(s float64) string {
 	}
 	m := int(s) / 60
 	return fmt.Sprintf("%d min %02d s", m, int(s)-60*m)
-}
-
-// count is "1 thing" or "n things" (a try, tries).
-func count(n int, thing string) string {
-	switch {
-	case n == 1:
-		return "1 " + thing
-	case strings.HasSuffix(thing, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(thing, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

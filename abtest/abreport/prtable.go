@@ -516,10 +516,13 @@ func (a Report) RoundsTable() *document.Table {
 	return t
 }
 
-// plural is "1 count", "11 counts".
+// plural is "1 count", "11 counts"; "1 failed try", "2 failed tries".
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + word
+	case strings.HasSuffix(word, "ry"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }

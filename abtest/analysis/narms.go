@@ -71,30 +71,30 @@ func ArmView(j *journal.Journal, k int) *journal.Journal {
 	h := j.Header
 	names := h.ArmNames()
 	v := &journal.Journal{Path: j.Path, Header: h, Rounds: j.Rounds, Good: j.Good}
-	for _, c := range j.Checks {
-		switch c.Arm {
+	// The view's arms are base and head: the base and arm k, renamed.
+	rename := func(arm string) (string, bool) {
+		switch arm {
 		case names[journal.Base]:
-			c.Arm = journal.ArmNames[journal.Base]
+			return journal.ArmNames[journal.Base], true
 		case names[k]:
-			c.Arm = journal.ArmNames[journal.Head]
-		default:
-			continue
+			return journal.ArmNames[journal.Head], true
 		}
-		v.Checks = append(v.Checks, c)
+		return "", false
+	}
+	for _, c := range j.Checks {
+		var ok bool
+		if c.Arm, ok = rename(c.Arm); ok {
+			v.Checks = append(v.Checks, c)
+		}
 	}
 	v.Header.AllArms = nil
 	v.Header.Arms = [2]journal.Arm{h.AllArms[journal.Base], h.AllArms[k]}
 	v.Header.Schedule.Arms, v.Header.Schedule.Orders = 0, nil
 	for _, b := range j.Blocks {
-		switch b.Arm {
-		case names[journal.Base]:
-			b.Arm = journal.ArmNames[journal.Base]
-		case names[k]:
-			b.Arm = journal.ArmNames[journal.Head]
-		default:
-			continue
+		var ok bool
+		if b.Arm, ok = rename(b.Arm); ok {
+			v.Blocks = append(v.Blocks, b)
 		}
-		v.Blocks = append(v.Blocks, b)
 	}
 	return v
 }

@@ -2,6 +2,7 @@ package captured
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
@@ -64,11 +65,11 @@ func Journal(p *Plan, o Options) (*journal.Journal, error) {
 		case len(arms) > 2:
 			var idx []int
 			for _, a := range order {
-				idx = append(idx, indexOf(p.Arms, a))
+				idx = append(idx, slices.Index(p.Arms, a))
 			}
 			j.Header.Schedule.Orders = append(j.Header.Schedule.Orders, idx)
 		default:
-			j.Header.Schedule.Firsts = append(j.Header.Schedule.Firsts, journal.ArmNames[indexOf(p.Arms, order[0])])
+			j.Header.Schedule.Firsts = append(j.Header.Schedule.Firsts, journal.ArmNames[slices.Index(p.Arms, order[0])])
 		}
 		for pos, a := range order {
 			bp, err := metric.ReadBlockLog(r.Logs[a])
@@ -83,7 +84,7 @@ func Journal(p *Plan, o Options) (*journal.Journal, error) {
 			}
 			name := a
 			if len(arms) == 2 {
-				name = journal.ArmNames[indexOf(p.Arms, a)]
+				name = journal.ArmNames[slices.Index(p.Arms, a)]
 			}
 			j.Blocks = append(j.Blocks, journal.BlockRecord{Type: journal.LineBlock, Round: len(j.Rounds) + 1, Arm: name, Attempt: 1, Try: 1,
 				Pos: pos, Seq: len(j.Blocks) + 1, Stamp: bp.Stamp, Log: strings.Join(r.Logs[a], " "), Passes: bp.Passes, Warnings: bp.Warnings})
@@ -155,22 +156,11 @@ func blocksUpTo(bs []journal.BlockRecord, round int) []journal.BlockRecord {
 func orderOf(r Round, arms []string) []string {
 	out := append([]string{}, r.Order...)
 	for _, a := range arms {
-		if !contains(out, a) {
+		if !slices.Contains(out, a) {
 			out = append(out, a)
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool { return indexOf(xs, x) >= 0 }
-
-func indexOf(xs []string, x string) int {
-	for i, s := range xs {
-		if s == x {
-			return i
-		}
-	}
-	return -1
 }
 
 // passesPerPid is the fewest passes any process of a block wrote.
