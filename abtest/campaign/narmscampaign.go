@@ -1,6 +1,11 @@
 package campaign
 
-import "github.com/hbgkit/hbgkit/abtest/journal"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+)
 
 // anyGit reports whether an arm is a git ref.
 func anyGit(arms []journal.Arm) bool {
@@ -12,18 +17,35 @@ func anyGit(arms []journal.Arm) bool {
 	return false
 }
 
-// armsEqual reports whether two arm lists are the same arms, names
-// included.
-func armsEqual(a, b []journal.Arm) bool {
-	if len(a) != len(b) {
-		return false
+// armsDiffer says how arms g, given again to resume, differ from the
+// journal's arms j (both base first), or "" when they are the same
+// campaign's. Named arms are matched by name, so they may be given in
+// another order as long as the base is the same (the journal's order is
+// the one the campaign keeps); unnamed arms (--base and --head) by place.
+// Each pair is compared by sameArm, so a git arm's build, run and env
+// count only when given again, in a campaign of any number of arms.
+func (o *Options) armsDiffer(j, g []journal.Arm) string {
+	named := len(j) > 0 && len(g) > 0
+	for _, a := range append(slices.Clip(j), g...) {
+		named = named && a.Name != ""
 	}
-	for i := range a {
-		if !a[i].Equal(b[i]) || a[i].Name != b[i].Name {
-			return false
+	same := len(j) == len(g)
+	for i := 0; same && i < len(j); i++ {
+		k := i
+		if named {
+			k = slices.IndexFunc(g, func(a journal.Arm) bool { return a.Name == j[i].Name })
 		}
+		same = k >= 0 && o.sameArm(j[i], g[k])
 	}
-	return true
+	switch {
+	case !same && len(j) == 2 && len(g) == 2 && !named:
+		return fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", j[0].Label(), j[1].Label(), g[0].Label(), g[1].Label())
+	case !same:
+		return fmt.Sprintf("arms: journal %s, given %s", armSpecs(j), armSpecs(g))
+	case named && j[0].Name != g[0].Name:
+		return fmt.Sprintf("base: the journal's is %s, given %s: a campaign's base arm is set when it starts (give --baseline %s, or the arms in the journal's order)", j[0].Name, g[0].Name, j[0].Name)
+	}
+	return ""
 }
 
 // armList returns the arms of the options, base first: AllArms when

@@ -616,17 +616,10 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	if given("stop-within") && jc.StopWithin != cfg.StopWithin {
 		diffs = append(diffs, fmt.Sprintf("--stop-within: journal %s, given %s", analysis.AbsPct(float64(jc.StopWithin)), analysis.AbsPct(float64(cfg.StopWithin))))
 	}
-	arms := o.Arms
-	if len(h.AllArms) > 0 || len(o.AllArms) > 2 {
-		// A campaign of more than two arms: the lists, names included.
-		if (given("arm") || given("sweep") || given("baseline") || given("base") || given("head") || given("base-cmd") || given("head-cmd")) &&
-			!armsEqual(h.ArmList(), o.armList()) {
-			diffs = append(diffs, fmt.Sprintf("arms: journal %s, given %s", armSpecs(h.ArmList()), armSpecs(o.armList())))
-		}
-	} else if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") {
-		// "arm" is aa's ARM argument, or ab's --arm.
-		if !o.sameArm(h.Arms[0], arms[0]) || !o.sameArm(h.Arms[1], arms[1]) {
-			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Label(), h.Arms[1].Label(), arms[0].Label(), arms[1].Label()))
+	// "arm" is aa's ARM argument, or ab's --arm.
+	if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") || given("baseline") {
+		if d := o.armsDiffer(h.ArmList(), o.armList()); d != "" {
+			diffs = append(diffs, d)
 		}
 	}
 	if !o.AA && h.Arms[0].Same(h.Arms[1]) && (given("base") || given("head")) {

@@ -139,3 +139,35 @@ func TestAbResumeSameArmsWithRecipe(t *testing.T) {
 	assert.Equal(t, 1, code, errText)
 	assert.Regexp(t, `is a journal of another campaign:\n  arms: journal main \(\w{12}\) vs pr \(\w{12}\), given main \(\w{12}\) vs main \(\w{12}\)`, errText)
 }
+
+// TestAbResumeNamedArmsInAnotherOrder: named arms are matched by name on
+// --resume, in a campaign of any number of arms, with the recipe's build
+// and run counting only when given again: the same three git arms given
+// in another order with the same base are the same campaign (nothing is
+// built again); without --baseline the first given is another base,
+// refused as that, naming the journal's.
+func TestAbResumeNamedArmsInAnotherOrder(t *testing.T) {
+	t.Parallel()
+	repo, _, c2 := testRepo(t)
+	tmp := t.TempDir()
+	builds := filepath.Join(tmp, "builds")
+	recipe := "build = \"echo built >> " + builds + "\"\nrun = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n"
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gittest.Git(t, repo, "add", campaign.RecipeFile)
+	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	j := filepath.Join(tmp, "j.jsonl")
+	common := []string{"ab", "--repo", repo, "--journal", j, "--cache", filepath.Join(tmp, "cache")}
+	code, _, errText := runCLI(append(common, "--arm", "m=main", "--arm", "p=pr", "--arm", "o="+c2)...)
+	require.Equal(t, 0, code, errText)
+	require.Equal(t, 3, lineCount(t, builds))
+
+	code, out, errText := runCLI(append(common, "--resume", "--arm", "o="+c2, "--arm", "p=pr", "--arm", "m=main", "--baseline", "m")...)
+	require.Equal(t, 0, code, errText)
+	assert.NotContains(t, errText, "another campaign")
+	assert.Contains(t, out, "ControlPlane")
+	assert.Equal(t, 3, lineCount(t, builds))
+
+	code, _, errText = runCLI(append(common, "--resume", "--arm", "o="+c2, "--arm", "p=pr", "--arm", "m=main")...)
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, "base: the journal's is m, given o: a campaign's base arm is set when it starts (give --baseline m")
+}
