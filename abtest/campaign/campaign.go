@@ -369,7 +369,11 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 		if err := st.append(b); err != nil {
 			return err
 		}
-		return &AbortError{&journal.RulerError{Block: where, Want: c.Header.Ruler, Got: ruler}}
+		err := error(&journal.RulerError{Block: where, Want: c.Header.Ruler, Got: ruler})
+		if again := st.again(b); again != "" {
+			err = fmt.Errorf("%w\n%s", err, strings.TrimPrefix(again, "; "))
+		}
+		return &AbortError{err}
 	}
 	return nil
 }

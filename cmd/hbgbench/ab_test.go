@@ -280,6 +280,14 @@ func TestAbStampMismatch(t *testing.T) {
 	assert.Contains(t, errText, "stamp mismatch")
 	assert.Contains(t, errText, "  - call_ns=5000")
 	assert.Contains(t, errText, "  + call_ns=1")
+	assert.NotContains(t, errText, "before it was resumed")
+
+	// Resumed, the same mismatch says it stopped the campaign before and
+	// what to change: a resume on this host only repeats it.
+	code, _, errText = runCLI("ab", "--journal", j, "--resume")
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, "  + call_ns=1")
+	assert.Regexp(t, `the same error stopped this campaign before it was resumed \(its log \S+\): --resume repeats it until what it names is changed`, errText)
 }
 
 func TestAbLockedJournal(t *testing.T) {
