@@ -333,7 +333,8 @@ func (a Report) armsMarkdown() *document.Document {
 			}
 		}
 	}
-	d.Add(warningList(qs, a.Warnings)...)
+	warnings, evidence := foldEvidence(a.Warnings, a.Primary.Name)
+	d.Add(warningList(qs, warnings)...)
 	e := a.Header.Env
 	d.Add(&document.Paragraph{Text: fmt.Sprintf("%s; on %s, %d CPUs (host %s)", strings.Join(a.armLinesN(), "; "), orNone(e.CPUModel, "an unrecorded CPU"), e.NCPU, orNone(e.Host, "unrecorded"))})
 	if t := a.ArmsTable(true); t != nil {
@@ -360,6 +361,7 @@ func (a Report) armsMarkdown() *document.Document {
 		d.Add(&document.Paragraph{Text: strings.Join(legend, "\n") + fmt.Sprintf(
 			"\nIn each arm's table the arm is head and %s is base; the first table's p is Holm-adjusted over the %d arms.", a.baseName(), a.otherArms())})
 	}
+	d.Add(evidence...)
 	d.Add(a.armsDetails(append(a.armsNoise(), a.armsMethod(true)...)))
 	return d
 }

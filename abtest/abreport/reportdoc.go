@@ -811,9 +811,11 @@ func (a Report) designNote() string {
 }
 
 // openDocument starts a report with what every format says first:
-// whether the arms did different work, the headline, the note on an unpaired design, and whether the campaign is
-// partial.
-func (a Report) openDocument() *document.Document {
+// whether the arms did different work, the headline, the note on an
+// unpaired design, whether the campaign is partial, and what qualifies the
+// verdict: the qualifiers and warnings (the pull request's with its
+// evidence warnings folded, foldEvidence).
+func (a Report) openDocument(warnings []string) *document.Document {
 	d := &document.Document{}
 	if l := a.CheckLine(); l != "" {
 		d.Add(&document.Paragraph{Text: l})
@@ -845,7 +847,7 @@ func (a Report) openDocument() *document.Document {
 	if a.Partial {
 		d.Add(&document.Paragraph{Text: fmt.Sprintf("PARTIAL: %d of %d rounds complete; the verdict covers only those.", a.Complete, a.Planned)})
 	}
-	d.Add(warningList(a.Qualifiers, a.Warnings)...)
+	d.Add(warningList(a.Qualifiers, warnings)...)
 	return d
 }
 
@@ -872,7 +874,7 @@ func (a Report) Document() *document.Document {
 	if len(a.Comparisons) > 0 {
 		return a.armsDocument()
 	}
-	d := a.openDocument()
+	d := a.openDocument(a.Warnings)
 	for _, f := range metric.Families() {
 		if t := a.FamilyTable(f); t != nil {
 			d.Add(t)
@@ -908,7 +910,8 @@ func (a Report) markdown(full bool) *document.Document {
 	if len(a.Comparisons) > 0 {
 		return a.armsMarkdown()
 	}
-	d := a.openDocument()
+	warnings, evidence := foldEvidence(a.Warnings, a.Primary.Name)
+	d := a.openDocument(warnings)
 	d.Add(&document.Paragraph{Text: a.WhatRan()})
 	short, folds := a.PRTable()
 	all := a.FullTable()
@@ -922,6 +925,7 @@ func (a Report) markdown(full bool) *document.Document {
 		}
 		d.Add(&document.Paragraph{Text: strings.Join(a.PRLegend(short), "\n")})
 	}
+	d.Add(evidence...)
 	if all != nil && !full {
 		d.Add(&document.Details{Summary: fmt.Sprintf("full table: all %d rows, with sign and p", len(all.Rows)), Blocks: []document.Block{all,
 			&document.Paragraph{Text: a.besideLegend() + "; sign: rounds whose change has Δ's sign, of those that changed; p: Wilcoxon " + a.testWord() + " test of Δ = 0, Holm-adjusted within its family on the rows without *" + a.rankP() + "; a secondary row is called faster or slower only when that p is below 0.05 as well."}}})

@@ -2,6 +2,7 @@ package abreport
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,4 +41,38 @@ func TestSwitchIsWarnedInEveryFormat(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPREvidenceWarningsFolded: the blocks' evidence warnings, most of a
+// pull request's WARNING list on a runtime whose attribute buffer cuts
+// counters, are folded into one line above the table and listed in a
+// <details> under it; one that names the primary metric stays above, and
+// the text report lists them all as before.
+func TestPREvidenceWarningsFolded(t *testing.T) {
+	t.Parallel()
+	j := journaltest.Twin(t, 1, nil)
+	a0 := analysis.Analyze(j)
+	primary := a0.Primary.Name
+	require.NotEmpty(t, primary)
+	for i := range j.Blocks {
+		j.Blocks[i].Warnings = []string{"evidence: /tmp/b.log:2: " + primary + ": a value is cut"}
+		for _, seg := range []string{"arena_build", "host_orch", "graph_upload", "args", "prebuilt", "view_close"} {
+			j.Blocks[i].Warnings = append(j.Blocks[i].Warnings, "evidence: /tmp/b.log:9: "+seg+": the counter rec_cpu_ns was cut")
+		}
+	}
+	a := analysis.Analyze(j)
+	var md, text bytes.Buffer
+	require.NoError(t, Write(&md, WriteOptions{Format: "markdown"}, a, j))
+	require.NoError(t, Write(&text, WriteOptions{Format: "text"}, a, j))
+	top, under, ok := strings.Cut(md.String(), "| metric |")
+	require.True(t, ok, md.String())
+	assert.Equal(t, 2, strings.Count(top, "WARNING: evidence"), top)
+	assert.Contains(t, top, "WARNING: evidence: "+primary+": a value is cut")
+	assert.Contains(t, top, "WARNING: evidence: 6 warnings that the blocks' logs left values out (counters cut or unreadable, pass totals missing); none names "+primary+", the verdict's metric; they are listed under the table")
+	assert.NotContains(t, top, "rec_cpu_ns")
+	assert.Contains(t, under, "<summary>evidence: what the blocks' logs left out (6 warnings)</summary>")
+	assert.Contains(t, under, "- evidence: host_orch: the counter rec_cpu_ns was cut")
+	assert.Contains(t, under, "- and 3 more evidence warnings")
+	assert.Equal(t, 4, strings.Count(text.String(), "WARNING: evidence"), "the text report lists them as before")
+	assert.Contains(t, text.String(), "WARNING: and 3 more evidence warnings")
 }

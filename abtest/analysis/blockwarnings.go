@@ -21,6 +21,25 @@ var (
 // lack.
 const totalsWarning = "evidence: pass totals known only for"
 
+// moreEvidence is the line that stands for the evidence warnings past
+// maxBlockWarnings.
+const moreEvidence = "and %d more evidence warnings of the blocks' logs (their block records in the journal)"
+
+// EvidenceCount is how many evidence warnings (what a log left out: a
+// counter's value cut or bad, a pass total missing) warning w of an
+// Analysis stands for: 1 for one, K for the line standing for K more, 0
+// for a warning of another kind.
+func EvidenceCount(w string) int {
+	var k int
+	if n, err := fmt.Sscanf(w, moreEvidence, &k); err == nil && n == 1 {
+		return k
+	}
+	if strings.HasPrefix(w, "evidence: ") {
+		return 1
+	}
+	return 0
+}
+
 // maxBlockWarnings bounds the distinct evidence warnings a report lists.
 const maxBlockWarnings = 4
 
@@ -59,7 +78,7 @@ func blockEvidenceWarnings(j *journal.Journal) []string {
 	var out []string
 	for i, m := range order {
 		if i == maxBlockWarnings {
-			out = append(out, fmt.Sprintf("and %d more evidence warnings of the blocks' logs (their block records in the journal)", len(order)-i))
+			out = append(out, fmt.Sprintf(moreEvidence, len(order)-i))
 			break
 		}
 		out = append(out, fmt.Sprintf("%s (in %d of %d blocks' logs)", m, count[m], blocks))
