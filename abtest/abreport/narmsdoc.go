@@ -263,9 +263,13 @@ func (a Report) armsNoise() []string {
 		drift = append(drift, names[k+1]+" "+analysis.Pct(n.Drift[journal.Head]))
 		fails = append(fails, fmt.Sprintf("%s %d", names[k+1], n.Failures[journal.Head]))
 	}
-	return append(out,
+	out = append(out,
 		fmt.Sprintf("lag-1 autocorrelation of passes: %s; drift per round: %s", strings.Join(lag, ", "), strings.Join(drift, ", ")),
 		fmt.Sprintf("failed blocks: %s; rounds dropped: %d", strings.Join(fails, ", "), a.Noise.Dropped))
+	if l := a.CostLine(); l != "" {
+		out = append(out, l)
+	}
+	return out
 }
 
 // armsMethod is the method of a campaign of more than two arms: the

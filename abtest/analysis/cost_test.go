@@ -55,3 +55,25 @@ func TestCostOfACampaign(t *testing.T) {
 	}
 	assert.Nil(t, Analyze(j).Cost)
 }
+
+// A campaign of more than two arms states what all its arms' blocks
+// cost, not only a comparison's two: 3 arms of 2 s blocks are 6 s a round.
+func TestCostOfThreeArms(t *testing.T) {
+	t.Parallel()
+	var vals [][3][]float64
+	for i := range 6 {
+		x := 1000 + float64(i)
+		vals = append(vals, [3][]float64{{x, x + 1, x + 2}, {x * 0.9, x*0.9 + 1, x*0.9 + 2}, {x, x + 2, x + 1}})
+	}
+	j := ArmsJournal(t, vals)
+	for i := range j.Blocks {
+		j.Blocks[i].WallNS = int64(2 * time.Second)
+	}
+	a := Analyze(j)
+	require.Len(t, a.Comparisons, 2)
+	require.NotNil(t, a.Cost)
+	assert.Equal(t, 18, a.Cost.Blocks)
+	assert.InDelta(t, 36, float64(a.Cost.BlockSeconds), 1e-9)
+	assert.InDelta(t, 6, float64(a.Cost.RoundSeconds), 1e-9)
+	assert.InDelta(t, 4, float64(a.Comparisons[0].Cost.RoundSeconds), 1e-9, "a comparison's own two arms")
+}

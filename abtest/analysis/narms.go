@@ -49,6 +49,8 @@ func analyzeArms(j *journal.Journal) *Analysis {
 	for _, c := range a.Comparisons {
 		a.Noise.Failures[journal.Head] += c.Noise.Failures[journal.Head]
 	}
+	// What the campaign cost is over every arm's blocks.
+	a.Cost = costOf(a, j)
 	seen := map[string]bool{}
 	for _, w := range a.Warnings {
 		seen[w] = true
