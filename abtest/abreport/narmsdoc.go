@@ -200,7 +200,7 @@ func (a Report) armLinesN() []string {
 		case journal.KindCommand:
 			what = "command " + x.Spec
 		}
-		line := fmt.Sprintf("%s %s: %s", role, x.Name, what)
+		line := fmt.Sprintf("%s %s: %s%s", role, x.Name, what, armLoad(x))
 		if len(x.Env) > 0 {
 			line += "; env " + strings.Join(x.Env, " ")
 		}

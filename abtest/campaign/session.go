@@ -626,7 +626,7 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	} else if given("base") || given("head") || given("base-cmd") || given("head-cmd") || given("cmd") || given("arm") || given("sweep") {
 		// "arm" is aa's ARM argument, or ab's --arm.
 		if !o.sameArm(h.Arms[0], arms[0]) || !o.sameArm(h.Arms[1], arms[1]) {
-			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", h.Arms[0].Label(), h.Arms[1].Label(), arms[0].Label(), arms[1].Label()))
+			diffs = append(diffs, fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", armLabel(h.Arms[0]), armLabel(h.Arms[1]), armLabel(arms[0]), armLabel(arms[1])))
 		}
 	}
 	if !o.AA && h.Arms[0].Same(h.Arms[1]) && (given("base") || given("head")) {
