@@ -2,6 +2,7 @@ package abreport
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -16,7 +17,7 @@ func loadLine(h *journal.Header) string {
 	}
 	n := h.Config.Load
 	if c := h.Config.LoadCmd; c != "" {
-		return fmt.Sprintf("Under load (--load-cmd): `%s` ran beside every block of every arm, started before the block and killed with its process group after it; the figures are those under that load (each block's load_cpu_ns in the journal is the CPU time it took).", c)
+		return fmt.Sprintf("Under load (--load-cmd%s): `%s` ran beside every block of every arm, started before the block and killed with its process group after it; the figures are those under that load (each block's load_cpu_ns in the journal is the CPU time it took).", recipeLoad(h, "load_cmd"), c)
 	}
 	if n == 0 {
 		return ""
@@ -25,8 +26,17 @@ func loadLine(h *journal.Header) string {
 	if h.Config.CPUs != "" {
 		where = "on the blocks' CPUs " + h.Config.CPUs
 	}
-	return fmt.Sprintf("Under load (--load %d): %d busy process(es) ran beside every block of every arm, %s, started before the block and killed after it; the figures are those under that load (each block's load_cpu_ns in the journal is the CPU time the load took).",
-		n, n, where)
+	return fmt.Sprintf("Under load (--load %d%s): %d busy process(es) ran beside every block of every arm, %s, started before the block and killed after it; the figures are those under that load (each block's load_cpu_ns in the journal is the CPU time the load took).",
+		n, recipeLoad(h, "load"), n, where)
+}
+
+// recipeLoad is ", from hbgbench.toml" when the campaign's recipe set its
+// load (key: load or load_cmd), else "".
+func recipeLoad(h *journal.Header, key string) string {
+	if h.Recipe != "" && slices.ContainsFunc(h.RecipeSet, func(s string) bool { return strings.HasPrefix(s, key+" = ") }) {
+		return ", from hbgbench.toml"
+	}
+	return ""
 }
 
 // armLoadsLine names the load of each arm of --sweep load=N1,N2: the
