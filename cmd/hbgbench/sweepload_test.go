@@ -51,6 +51,13 @@ func TestAbSweepLoad(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{"base": 3, "head": 3}, counted)
+	code, bench, errText := runCLI("report", j, "--format", "benchfmt")
+	require.Equal(t, 0, code, errText)
+	assert.Regexp(t, `(?m)^base: embedded:\S+ load=0$`, bench)
+	assert.Regexp(t, `(?m)^head: embedded:\S+ load=2$`, bench)
+	code, md, errText := runCLI("report", j, "--format", "markdown")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, md, "; load=0: no background load; head: ")
 
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--sweep", "load=0,3", "--rounds", "4")
 	assert.Equal(t, 1, code)
@@ -117,4 +124,26 @@ func TestAbResumeLoadJournalFromBeforeStampedLoads(t *testing.T) {
 	last := jr.Blocks[len(jr.Blocks)-1]
 	assert.Contains(t, last.Stamp, " load=1 ", "a new block names its load")
 	assert.Equal(t, 4, last.Round)
+}
+
+// Three loads are three arms, each compared with load-0: every block
+// runs beside its own arm's busy processes, and the report and benchfmt
+// name each arm's load.
+func TestAbSweepLoadThreeArms(t *testing.T) {
+	t.Parallel()
+	j := filepath.Join(t.TempDir(), "j.jsonl")
+	code, out, errText := runCLI("ab", "--journal", j, "--sweep", "load=0,1,2", "--rounds", "3", "--block", "3", "--warmup", "0", "--seed", "3")
+	require.Equal(t, 0, code, errText)
+	assert.Contains(t, out, "Under load, arm by arm (--sweep load=): load-0: no background load, load-1: 1 busy process beside each block, load-2: 2 busy processes beside each block.")
+	assert.Contains(t, out, "arm load-2: embedded:")
+	jr, err := journal.ReadJournal(j)
+	require.NoError(t, err)
+	want := map[string]int{"load-0": 0, "load-1": 1, "load-2": 2}
+	for _, b := range jr.Blocks {
+		assert.Len(t, b.LoadPids, want[b.Arm], "round %d %s", b.Round, b.Arm)
+	}
+	assert.Len(t, jr.Blocks, 9)
+	code, bench, errText := runCLI("report", j, "--format", "benchfmt")
+	require.Equal(t, 0, code, errText)
+	assert.Regexp(t, `(?m)^arm-load-1: embedded:\S+ load=1$`, bench)
 }
