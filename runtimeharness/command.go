@@ -98,9 +98,9 @@ func (r *CommandRunner) values(spec BlockSpec) []string {
 }
 
 // Stamp returns the [stamp] text of a block: the commit when known,
-// cpus=LIST when the block is pinned, "env" and the environment switches
-// when there are any, then the command, on one line (the form of
-// docs/formats.md "[stamp] lines").
+// cpus=LIST when the block is pinned, the load beside it (LoadStamp),
+// "env" and the environment switches when there are any, then the
+// command, on one line (the form of docs/formats.md "[stamp] lines").
 func (r *CommandRunner) Stamp(spec BlockSpec) string {
 	var parts []string
 	if r.Commit != "" {
@@ -108,6 +108,9 @@ func (r *CommandRunner) Stamp(spec BlockSpec) string {
 	}
 	if spec.CPUs != "" {
 		parts = append(parts, "cpus="+spec.CPUs)
+	}
+	if spec.Load != "" {
+		parts = append(parts, spec.Load)
 	}
 	if len(r.Env) > 0 {
 		parts = append(parts, "env")

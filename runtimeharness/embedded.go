@@ -78,6 +78,10 @@ func (r *EmbeddedRunner) Run(ctx context.Context, spec BlockSpec) (BlockResult, 
 		args = append(args, "--cpus", spec.CPUs)
 		host.CPUs = spec.CPUs
 	}
+	if spec.Load != "" {
+		args = append(args, "--load", spec.Load)
+		host.Load = spec.Load
+	}
 	res.Stamp = Stamp(r.Config, spec.Rounds, host)
 
 	log, err := os.Create(spec.Log)
@@ -156,7 +160,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 // ChildMain is the child side of an EmbeddedRunner: it reads --spec,
-// --rounds, --records-dir and --cpus from args (the arguments after ChildCommand),
+// --rounds, --records-dir, --cpus and --load from args (the arguments after ChildCommand),
 // runs the model with the log on descriptor 3, and prints the ModelResult
 // as JSON on stdout. It returns the exit status: 0, 1 on a failed run, 2 on
 // bad arguments.
@@ -168,6 +172,7 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 	rounds := fs.Int("rounds", 1, "binds to run")
 	records := fs.String("records-dir", "", "directory for host_phase_records.jsonl")
 	cpus := fs.String("cpus", "", "the CPU list the parent pinned this process to")
+	load := fs.String("load", "", "the load beside this process, as its stamp names it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -181,6 +186,9 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 	if err == nil && *cpus != "" {
 		err = checkPinned(*cpus)
 	}
+	if err == nil && strings.ContainsAny(*load, "\r\n") {
+		err = fmt.Errorf("--load %q: the stamp is one line", *load)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ChildCommand, err)
 		return 2
@@ -191,7 +199,7 @@ func ChildMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer log.Close()
-	res, err := RunModel(cfg, ModelOptions{Rounds: *rounds, Log: log, RecordsDir: *records, CPUs: *cpus})
+	res, err := RunModel(cfg, ModelOptions{Rounds: *rounds, Log: log, RecordsDir: *records, CPUs: *cpus, Load: *load})
 	if res != nil {
 		if jerr := json.NewEncoder(stdout).Encode(res); jerr != nil && err == nil {
 			err = jerr

@@ -7,6 +7,21 @@ import (
 	"time"
 )
 
+// LoadStamp is how a block's [stamp] names the load beside it
+// (BlockSpec.Load): "load=N" for n busy processes, "load-cmd=CMD" (one
+// line, shell-quoted) for a command; "" for none unless named, when a
+// block without a load says "load=0" (an arm of --sweep load=0,2, so that
+// its blocks and its neighbours' name their load alike).
+func LoadStamp(n int, command string, named bool) string {
+	switch {
+	case command != "":
+		return "load-cmd=" + ShellQuote(oneLine.Replace(command))
+	case n > 0 || named:
+		return fmt.Sprintf("load=%d", n)
+	}
+	return ""
+}
+
 // A Load is a fixed background load beside a block: N busy processes,
 // each a shell spinning in a loop, each the leader of its own process
 // group (killed with it), pinned to the block's CPUs when the block is

@@ -35,3 +35,29 @@ func TestStartLoadPinsAndStops(t *testing.T) {
 	}
 	assert.Zero(t, l.Stop(), "a second Stop does nothing")
 }
+
+// A block's stamp names the load beside it, and names none when the
+// campaign runs none, as stamps did before loads.
+func TestLoadStamp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n       int
+		command string
+		named   bool
+		want    string
+	}{
+		{0, "", false, ""},
+		{0, "", true, "load=0"},
+		{2, "", false, "load=2"},
+		{2, "", true, "load=2"},
+		{0, "stress-ng --cpu 2\nx", false, `load-cmd='stress-ng --cpu 2 x'`},
+	} {
+		assert.Equal(t, tc.want, LoadStamp(tc.n, tc.command, tc.named), "%d %q %v", tc.n, tc.command, tc.named)
+	}
+	h := HostFacts{NProc: 2, THP: "madvise", Glibc: "2.36", CPUs: "1", Load: "load=2"}
+	assert.Contains(t, Stamp(DefaultConfig(), 5, h), " nproc=2 cpus=1 load=2 thp=madvise ")
+	h.Load = ""
+	assert.NotContains(t, Stamp(DefaultConfig(), 5, h), " load=")
+	r := &CommandRunner{Template: "run {rounds} {out}"}
+	assert.Contains(t, r.Stamp(BlockSpec{Rounds: 3, Out: "/o", Load: "load=1"}), "load=1 run 3 /o")
+}

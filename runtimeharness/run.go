@@ -23,6 +23,9 @@ type ModelOptions struct {
 	// CPUs is the CPU list this process was pinned to, for the stamp
 	// (HostFacts.CPUs); "" when it was not.
 	CPUs string
+	// Load names the load beside this process, for the stamp
+	// (HostFacts.Load); "" for none.
+	Load string
 }
 
 // RunModel runs the embedded model in this process: opts.Rounds binds of
@@ -52,7 +55,7 @@ func RunModel(cfg Config, opts ModelOptions) (*ModelResult, error) {
 		recordsPath = filepath.Join(opts.RecordsDir, RecordsFile)
 	}
 	host := Host()
-	host.CPUs = opts.CPUs
+	host.CPUs, host.Load = opts.CPUs, opts.Load
 	stamp := Stamp(cfg, opts.Rounds, host)
 
 	if f, ok := opts.Log.(*os.File); ok {

@@ -32,6 +32,10 @@ type BlockSpec struct {
 	// CPUs pins the block's process, and what it forks, to a CPU list
 	// ("0", "0-1", "0,2-3"; see ParseCPUList); "" leaves it unpinned.
 	CPUs string
+	// Load names the background load beside the block in its [stamp]
+	// (LoadStamp: "load=2", "load=0", "load-cmd='...'"); "" when the
+	// campaign runs none, which leaves the stamp as it was before loads.
+	Load string
 }
 
 // BlockResult is what became of one block.

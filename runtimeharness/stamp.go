@@ -16,6 +16,9 @@ type HostFacts struct {
 	// CPUs is the CPU list a pinned block runs on (BlockSpec.CPUs), ""
 	// when it is not pinned.
 	CPUs string
+	// Load is the background load beside the block as the stamp names
+	// it (BlockSpec.Load), "" for none.
+	Load string
 }
 
 // Host reads the facts of this machine.
@@ -46,12 +49,16 @@ func parseTHP(s string) string {
 
 // Stamp returns the text of the [stamp] line the harness writes first
 // (without the "[stamp] " prefix): the harness, the variant's arm spec, the
-// rounds, the host facts (cpus= for a pinned block) and the device, with the model device's constants.
+// rounds, the host facts (cpus= for a pinned block, the load beside it)
+// and the device, with the model device's constants.
 func Stamp(c Config, rounds int, h HostFacts) string {
 	d := c.Device
 	s := fmt.Sprintf("hbgkit-harness %s rounds=%d nproc=%d", c.Spec(), rounds, h.NProc)
 	if h.CPUs != "" {
 		s += " cpus=" + h.CPUs
+	}
+	if h.Load != "" {
+		s += " " + h.Load
 	}
 	s += fmt.Sprintf(" thp=%s glibc=%s dev=%s", h.THP, h.Glibc, d.Kind)
 	if d.Kind != "model" {

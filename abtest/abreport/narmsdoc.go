@@ -200,7 +200,7 @@ func (a Report) armLinesN() []string {
 		case journal.KindCommand:
 			what = "command " + x.Spec
 		}
-		line := fmt.Sprintf("%s %s: %s", role, x.Name, what)
+		line := fmt.Sprintf("%s %s: %s%s", role, x.Name, what, armLoad(x))
 		if len(x.Env) > 0 {
 			line += "; env " + strings.Join(x.Env, " ")
 		}
@@ -414,14 +414,22 @@ func (a Report) benchfmtMetrics() []analysis.MetricResult {
 // arm's spec.
 func (a Report) benchfmtArms(ew *document.ErrWriter, oneLine func(string) string) {
 	h := a.Header
+	// An arm of --sweep load= differs from the others only in its load:
+	// the line says it after the spec.
+	spec := func(x journal.Arm) string {
+		if x.Load != nil {
+			return oneLine(x.Spec) + " " + x.Sweep
+		}
+		return oneLine(x.Spec)
+	}
 	if len(h.AllArms) == 0 {
-		ew.Printf("base: %s\n", oneLine(h.Arms[journal.Base].Spec))
-		ew.Printf("head: %s\n", oneLine(h.Arms[journal.Head].Spec))
+		ew.Printf("base: %s\n", spec(h.Arms[journal.Base]))
+		ew.Printf("head: %s\n", spec(h.Arms[journal.Head]))
 		return
 	}
 	ew.Printf("base: %s\n", h.AllArms[journal.Base].Name)
 	for _, x := range h.AllArms {
-		ew.Printf("arm-%s: %s\n", x.Name, oneLine(x.Spec))
+		ew.Printf("arm-%s: %s\n", x.Name, spec(x))
 	}
 	ew.Printf("arms: %s\n", strconv.Itoa(len(h.AllArms)))
 }

@@ -490,9 +490,9 @@ func (a Report) WhatRan() string {
 	}
 	name := func(x journal.Arm) string {
 		if x.Kind == journal.KindCommand {
-			return "command " + x.Spec
+			return "command " + x.Spec + armLoad(x)
 		}
-		return x.Label()
+		return x.Label() + armLoad(x)
 	}
 	b, x := h.Arms[journal.Base], h.Arms[journal.Head]
 	arms := fmt.Sprintf("base: %s; head: %s", name(b), name(x))
@@ -552,7 +552,7 @@ func (a Report) armLines() []string {
 		default:
 			line += x.Spec
 		}
-		out = append(out, line)
+		out = append(out, line+armLoad(x))
 	}
 	setting := func(what, flag string, get func(journal.Arm) string, kinds ...journal.ArmKind) {
 		var vals [2]string
@@ -687,6 +687,9 @@ func rulerLine(h *journal.Header) string {
 	naming := namingWords[h.Arms[journal.Base].Kind]
 	if h.Arms[journal.Head].Kind != h.Arms[journal.Base].Kind {
 		naming = "base: " + naming + "; head: " + namingWords[h.Arms[journal.Head].Kind]
+	}
+	if h.Arms[journal.Base].Load != nil {
+		naming += ", and its load=N of --sweep load="
 	}
 	line := fmt.Sprintf("ruler %s: the [stamp] line of each block with what names its arm (%s) replaced by %s, the same in every block: %s",
 		h.RulerHash, naming, journal.ArmPlaceholder, h.Ruler)

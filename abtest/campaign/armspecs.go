@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -313,6 +314,10 @@ func (r resolver) sweepArms(given []journal.Arm) ([]journal.Arm, error) {
 		setting := sw.Setting + "=" + v
 		var a journal.Arm
 		switch {
+		case sw.Setting == journal.LoadSetting:
+			if a, err = r.loadArm(tmpl, v); err != nil {
+				return nil, err
+			}
 		case tmpl.Kind == journal.KindEmbedded && !embeddedKey:
 			return nil, fmt.Errorf("--sweep %s: %s is not a setting of the embedded model; to sweep an environment variable, give the command or ref arm it reaches with --arm NAME=SPEC", r.Sweep, key)
 		case tmpl.Kind == journal.KindEmbedded:
@@ -340,4 +345,32 @@ func (r resolver) sweepArms(given []journal.Arm) ([]journal.Arm, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// loadArm is the arm of --sweep load=N1,N2,...'s value v: tmpl (the one
+// --arm, or the embedded model) under v busy processes beside each of its
+// blocks, a condition of the arm in place of the campaign's --load. The
+// sweep names the arm ("load=v"), so its stamp's load=v is set aside from
+// the ruler as an environment sweep's switch is.
+func (r resolver) loadArm(tmpl journal.Arm, v string) (journal.Arm, error) {
+	c := r.o.Config
+	if c.Load != 0 || c.LoadCmd != "" {
+		return journal.Arm{}, fmt.Errorf("--sweep %s gives each arm its load: leave out --load and --load-cmd (or the recipe's load), which give every arm one", r.Sweep)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > journal.MaxLoad {
+		return journal.Arm{}, fmt.Errorf("--sweep %s: load %q: want 0 to %d busy processes", r.Sweep, v, journal.MaxLoad)
+	}
+	a := tmpl
+	if a.Kind == journal.KindEmbedded {
+		// The full spec, as the stamp writes it: "embedded:" alone would
+		// be set aside from the stamp as a prefix of it.
+		if a, err = journal.ParseEmbedded(a.Spec); err != nil {
+			return journal.Arm{}, fmt.Errorf("--sweep %s: %w", r.Sweep, err)
+		}
+		a.Name, a.Check = tmpl.Name, tmpl.Check
+	}
+	a.Load = &n
+	a.Sweep = runtimeharness.LoadStamp(n, "", true)
+	return a, nil
 }

@@ -268,10 +268,11 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	spec := runtimeharness.BlockSpec{
 		Rounds: cfg.Block, Out: filepath.Join(c.Dir, label),
 		Log: filepath.Join(c.Dir, label+".log"), Timeout: cfg.Timeout, CPUs: cfg.CPUs,
+		Load: loadStamp(cfg, c.Header.ArmList()[arm]),
 	}
 	// A block directory left by a killed try of the same label is stale.
 	_ = os.RemoveAll(spec.Out)
-	stopLoad, err := startLoad(cfg, b)
+	stopLoad, err := startLoad(cfg, c.Header.ArmList()[arm], b)
 	if err != nil {
 		return err
 	}
@@ -360,7 +361,7 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	if c.Header.Ruler == "" {
 		c.Header.Ruler, c.Header.RulerHash = ruler, journal.RulerHash(ruler)
 	}
-	if ruler != c.Header.Ruler {
+	if !sameRuler(c.Header.Ruler, ruler, spec.Load) {
 		where := fmt.Sprintf("warm-up %d of %s", b.Warmup, b.Arm)
 		if b.Warmup == 0 {
 			where = fmt.Sprintf("round %d %s", b.Round, b.Arm)

@@ -39,7 +39,7 @@ func (o *Options) armsDiffer(j, g []journal.Arm) string {
 	}
 	switch {
 	case !same && len(j) == 2 && len(g) == 2 && !named:
-		return fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", j[0].Label(), j[1].Label(), g[0].Label(), g[1].Label())
+		return fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", armLabel(j[0]), armLabel(j[1]), armLabel(g[0]), armLabel(g[1]))
 	case !same:
 		return fmt.Sprintf("arms: journal %s, given %s", armSpecs(j), armSpecs(g))
 	case named && j[0].Name != g[0].Name:

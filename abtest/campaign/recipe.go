@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
 )
 
 // RecipeFile is the name of a repository's campaign recipe.
@@ -42,6 +44,11 @@ type Recipe struct {
 	Artifact  string            `toml:"artifact"`
 	Lock      string            `toml:"lock"`
 	CPUs      string            `toml:"cpus"` // "0", "0-1", "0,2-3"
+	// Load and LoadCmd are --load N and --load-cmd CMD: the background
+	// load beside every block. The command line's load (--load,
+	// --load-cmd or --sweep load=) replaces them both.
+	Load    *int   `toml:"load"`
+	LoadCmd string `toml:"load_cmd"`
 	// Check is the correctness check of every arm (--check).
 	Check string `toml:"check"`
 	// Tuned says where block and block_stat came from when `hbgbench aa
@@ -159,6 +166,12 @@ func LoadRecipe(path string) (*Recipe, error) {
 	if err := check("max_fail", r.MaxFail); err != nil {
 		return nil, err
 	}
+	if r.Load != nil && (*r.Load < 0 || *r.Load > journal.MaxLoad) {
+		return nil, &RecipeError{File: path, Line: keyLine(data, "load"), Key: "load", Msg: fmt.Sprintf("%d: want 0 to %d busy processes", *r.Load, journal.MaxLoad)}
+	}
+	if r.Load != nil && *r.Load > 0 && r.LoadCmd != "" {
+		return nil, &RecipeError{File: path, Line: keyLine(data, "load_cmd"), Key: "load_cmd", Msg: "beside load: give one load"}
+	}
 	if r.Timeout != "" {
 		if _, err := time.ParseDuration(r.Timeout); err != nil {
 			return nil, &RecipeError{File: path, Line: keyLine(data, "timeout"), Key: "timeout", Msg: fmt.Sprintf("%q is not a duration such as \"10m\"", r.Timeout)}
@@ -181,8 +194,15 @@ func (r *Recipe) Flags() [][2]string {
 		{"cold", num(r.Cold)}, {"warmup", num(r.Warmup)}, {"metric", r.Metric}, {"margin", share(r.Margin)},
 		{"order", r.Order}, {"block-stat", r.BlockStat}, {"trim", num(r.Trim)}, {"timeout", r.Timeout},
 		{"retries", num(r.Retries)}, {"max-fail", share(r.MaxFail)}, {"artifact", r.Artifact}, {"lock", r.Lock},
-		{"cpus", r.CPUs}, {"check", r.Check},
+		{"cpus", r.CPUs}, {"check", r.Check}, {"load", num(r.Load)}, {"load-cmd", r.LoadCmd},
 	}
+}
+
+// LoadGiven reports whether a command line gives the campaign's load:
+// --load or --load-cmd (changed says which flags it gave), or --sweep
+// load= (sweep). The recipe's load and load_cmd are then not applied.
+func LoadGiven(changed func(flag string) bool, sweep string) bool {
+	return changed("load") || changed("load-cmd") || strings.HasPrefix(sweep, journal.LoadSetting+"=")
 }
 
 // share renders a recipe share as the flag takes it.

@@ -52,6 +52,25 @@ type Arm struct {
 	// the recipe's check): "" for none. It is not part of what the arm
 	// measures, so Equal leaves it out.
 	Check string `json:"check,omitempty"`
+	// Load is the busy processes beside each block of this arm when
+	// --sweep load=N1,N2 made it (Sweep is then "load=N"): a condition of
+	// the arm, in place of the campaign's Config.Load. nil: the arm runs
+	// under the campaign's load (every journal before the sweep).
+	Load *int `json:"load,omitempty"`
+}
+
+// LoadSetting is the --sweep key that varies the background load rather
+// than a setting of the arm: --sweep load=0,2 (docs/ab.md "Under load").
+const LoadSetting = "load"
+
+// LoadOf returns the load beside a block of arm a in a campaign of cfg:
+// the arm's own when --sweep load= set it, else the campaign's --load N
+// or --load-cmd CMD.
+func (c Config) LoadOf(a Arm) (n int, command string) {
+	if a.Load != nil {
+		return *a.Load, ""
+	}
+	return c.Load, c.LoadCmd
 }
 
 // DefaultBase and DefaultHead are the arms of `hbgbench ab` with none
@@ -95,7 +114,8 @@ func CommandArm(template string) (Arm, error) {
 // Equal reports whether two arms are the same arm, field by field.
 func (a Arm) Equal(b Arm) bool {
 	return a.Kind == b.Kind && a.Spec == b.Spec && a.Sha == b.Sha && a.Build == b.Build && a.Sweep == b.Sweep &&
-		a.Run == b.Run && strings.Join(a.Env, "\x00") == strings.Join(b.Env, "\x00")
+		a.Run == b.Run && strings.Join(a.Env, "\x00") == strings.Join(b.Env, "\x00") &&
+		(a.Load == nil) == (b.Load == nil) && (a.Load == nil || *a.Load == *b.Load)
 }
 
 // Same reports whether two arms run the same thing: an A/A campaign. Two

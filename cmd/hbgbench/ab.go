@@ -138,6 +138,7 @@ a usage error; 130 after Ctrl-C (partial report).`,
   hbgbench ab --resume          # the newest campaign in .hbgbench/
   hbgbench ab --resume --journal .hbgbench/hbgbench-20261202T010000Z.jsonl
   hbgbench ab --sweep recorders=prewarm=0,4,8 --rounds 12   # 3 arms
+  hbgbench ab --sweep load=0,2 --rounds 20   # one arm under 2 loads
   hbgbench ab --arm main=main --arm pr1=pr1 --arm pr2=pr2 --baseline main
   hbgbench ab --arm run=cmd:'./run.sh {rounds} {out}' --sweep PREWARM=0,4,8`,
 		Args: cobra.NoArgs,
@@ -150,7 +151,7 @@ a usage error; 130 after Ctrl-C (partial report).`,
 	f.StringVar(&opts.HeadCmd, "head-cmd", "", "head arm: shell `CMD` with {rounds} {out}")
 	f.StringArrayVar(&opts.Named, "arm", nil, "named arm `NAME=SPEC`: REF, embedded:.., cmd:CMD")
 	f.StringVar(&opts.Baseline, "baseline", "", "the `NAME` of the base arm (default: the first)")
-	f.StringVar(&opts.Sweep, "sweep", "", "one arm per value: `K=V1,V2` (delay_us=0,300)")
+	f.StringVar(&opts.Sweep, "sweep", "", "an arm per value: `K=V1,V2` (delay_us=0,300; load=0,2)")
 	f.StringVar(&opts.ShardSpec, "shard", "", "run shard `I/N` of --campaign (0/8), --rounds each")
 	f.StringVar(&opts.CampaignID, "campaign", "", "campaign `ID` of the shards ($SLURM_ARRAY_JOB_ID)")
 	campaignFlags(f, opts)

@@ -232,11 +232,14 @@ func TestRecipeErrors(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"unknown key", "run = \"x {rounds} {out}\"\nroundz = 3\n", "hbgbench.toml:2: roundz: unknown key (known: build, run, env, rounds, block, cold, warmup, metric, margin, order, block_stat, trim, timeout, retries, max_fail, artifact, lock, cpus, check, tuned)"},
+		{"unknown key", "run = \"x {rounds} {out}\"\nroundz = 3\n", "hbgbench.toml:2: roundz: unknown key (known: build, run, env, rounds, block, cold, warmup, metric, margin, order, block_stat, trim, timeout, retries, max_fail, artifact, lock, cpus, load, load_cmd, check, tuned)"},
 		{"wrong type", "rounds = \"ten\"\n", "hbgbench.toml:1: "},
 		{"syntax", "rounds = \n", "hbgbench.toml:1: "},
 		{"bad margin", "margin = [1]\n", "hbgbench.toml:1: margin: want a share"},
 		{"bad duration", "timeout = \"soon\"\n", "hbgbench.toml:1: timeout: \"soon\" is not a duration"},
+		{"load too large", "rounds = 3\nload = 100000\n", "hbgbench.toml:2: load: 100000: want 0 to 256 busy processes"},
+		{"load negative", "load = -1\n", "hbgbench.toml:1: load: -1: want 0 to 256 busy processes"},
+		{"load and load_cmd", "load = 2\nload_cmd = \"stress\"\n", "hbgbench.toml:2: load_cmd: beside load: give one load"},
 		{"too large", "# " + strings.Repeat("x", campaign.MaxRecipeBytes) + "\nrounds = 3\n", "hbgbench.toml: file: longer than 1 MiB, the largest recipe hbgbench reads"},
 	}
 	for _, tc := range tests {

@@ -24,8 +24,13 @@ func applyRecipe(cmd *cobra.Command, r *campaign.Recipe, path string) (set []str
 		set = append(set, fmt.Sprintf("%s = %s", strings.ReplaceAll(name, "-", "_"), value))
 		return nil
 	}
+	sweep := ""
+	if f := cmd.Flags().Lookup("sweep"); f != nil {
+		sweep = f.Value.String()
+	}
+	loadGiven := campaign.LoadGiven(cmd.Flags().Changed, sweep)
 	for _, p := range r.Flags() {
-		if cmd.Flags().Lookup(p[0]) == nil {
+		if cmd.Flags().Lookup(p[0]) == nil || (loadGiven && (p[0] == "load" || p[0] == "load-cmd")) {
 			continue
 		}
 		if err := setFlag(p[0], p[1]); err != nil {

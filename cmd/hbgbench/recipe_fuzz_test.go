@@ -17,6 +17,8 @@ func FuzzRecipe(f *testing.F) {
 	f.Add("margin = 0.02\nmax_fail = 1\ntimeout = \"10m\"\n")
 	f.Add("rounds = -3\nblock = 0\ncold = 9\n")
 	f.Add("[env]\n\"K=V\" = \"x\"\n")
+	f.Add("load = 2\nload_cmd = \"stress --cpu 2\"\n")
+	f.Add("load = 99999999999\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, campaign.RecipeFile)
