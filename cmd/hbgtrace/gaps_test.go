@@ -52,7 +52,7 @@ func TestGapsCommandErrors(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"gaps", log}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errb.String(), "hbgtrace: gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records")
+	assert.Contains(t, errb.String(), "hbgtrace: gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records, or a run DIR that holds it")
 	out.Reset()
 	errb.Reset()
 	code = run([]string{"gaps", log, "--records", "x", "--format", "csv"}, strings.NewReader(""), &out, &errb)
