@@ -90,8 +90,9 @@ type BindLanes struct {
 	Pid   int64  `json:"pid"`
 	Inv   uint64 `json:"inv"`
 	Round *int   `json:"round"`
-	// Warm is false for the first bind of each process (round 0, or its
-	// lowest inv when rounds are not known).
+	// Warm is false for the first bind of each process (its lowest inv;
+	// rounds interleave the processes of a multi-rank run, so round 0
+	// would name only one of them).
 	Warm bool `json:"warm"`
 	// Recorders is the number of worker lanes with a recorder span
 	// (record_node, record_in_graph_task, record_sub_task,
@@ -169,7 +170,7 @@ func (sw *Swimlane) Lanes(opts GapOptions) *LaneReport {
 	}
 	busy := make(map[laneKey][]int64)
 	for k, v := range ivs {
-		busy[k.laneKey] = append(busy[k.laneKey], unionLen(v))
+		busy[k.laneKey] = append(busy[k.laneKey], busyLen(v))
 	}
 	for _, ln := range sw.lanes {
 		lk := laneKey{ln.pid, ln.id}
@@ -215,11 +216,7 @@ func (sw *Swimlane) Lanes(opts GapOptions) *LaneReport {
 				b.Round = &r
 			}
 		}
-		if b.Round != nil {
-			b.Warm = *b.Round > 0
-		} else {
-			b.Warm = firstOf[k.pid]
-		}
+		b.Warm = firstOf[k.pid]
 		firstOf[k.pid] = true
 		b.Recorders = len(windows[k])
 		b.MaxConcurrent = maxOverlap(windows[k])
@@ -256,8 +253,8 @@ func leafName(name string) string {
 	return name
 }
 
-// unionLen is the length of the union of the intervals.
-func unionLen(v [][2]int64) int64 {
+// busyLen is the length of the union of the intervals.
+func busyLen(v [][2]int64) int64 {
 	s := append([][2]int64(nil), v...)
 	sort.Slice(s, func(i, j int) bool { return s[i][0] < s[j][0] })
 	var total int64

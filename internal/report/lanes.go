@@ -49,12 +49,12 @@ func WriteLanes(w io.Writer, format string, rep *swimlane.LaneReport) error {
 	}
 	heading("binds")
 	if md {
-		b.WriteString("| bind | warm | recorder lanes | max concurrent recordings | gaps with a lane birth (lanes) | commit wait us |\n|---|---|---:|---:|---:|---:|\n")
+		b.WriteString("| bind | warm | recorder lanes | max concurrent recordings | gaps with a lane birth (lanes) | commit wait |\n|---|---|---:|---:|---:|---:|\n")
 	}
 	for _, bl := range rep.Binds {
-		cw := "-"
+		cw := "no build_definition record"
 		if bl.HasCommit {
-			cw = gapUS(bl.CommitWait)
+			cw = gapUS(bl.CommitWait) + " us"
 		}
 		warm := "cold"
 		if bl.Warm {
@@ -64,7 +64,7 @@ func WriteLanes(w io.Writer, format string, rep *swimlane.LaneReport) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d (%d) | %s |\n", bl.Label(), warm, bl.Recorders, bl.MaxConcurrent, bl.LaneBirths, bl.BornLanes, cw)
 			continue
 		}
-		fmt.Fprintf(&b, "  %s (%s): %d recorder lane(s), max %d concurrent recording(s), %d gap(s) with a lane birth (%d lane(s)), commit wait %s us\n",
+		fmt.Fprintf(&b, "  %s (%s): %d recorder lane(s), max %d concurrent recording(s), %d gap(s) with a lane birth (%d lane(s)), commit wait %s\n",
 			bl.Label(), warm, bl.Recorders, bl.MaxConcurrent, bl.LaneBirths, bl.BornLanes, cw)
 	}
 	heading("gaps on the submitting thread with lanes born inside")
