@@ -8,7 +8,7 @@ import (
 )
 
 // An Assertion is one parsed `--assert EXPR` of `hbgtrace gaps` and
-// `hbgtrace lanes` (docs/swimlanes.md "10. Assertions"). The grammar:
+// `hbgtrace lanes` (docs/swimlanes.md "11. Assertions"). The grammar:
 //
 //	expr := "no" "lane-start" "in" "gap" "(" "submit" ")"
 //	      | NAME "inside" NAME

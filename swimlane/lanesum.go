@@ -7,7 +7,7 @@ import (
 )
 
 // Lane roles, as `hbgtrace lanes` and the lanes(role=R) assertion name
-// them (docs/swimlanes.md "8. Lanes"): a short word for each lane name of
+// them (docs/swimlanes.md "9. Lanes"): a short word for each lane name of
 // assignLanes.
 const (
 	RoleSubmit       = "submit"       // graph submit main

@@ -48,8 +48,8 @@ and exits 1. Binds are labelled with their row of hbgtrace rounds.
 EXPR checks a claim and exits 1 when it fails. See docs/swimlanes.md.`,
 		Example: `  hbgtrace gaps run.log --records out/host_phase_records.jsonl
   hbgtrace gaps run.log --records r.jsonl --min-gap 50us --format json
-  hbgtrace gaps --base prewarm4/ --head prewarm8/
-  hbgtrace gaps out/ --assert 'no lane-start in gap(submit)'`,
+  hbgtrace gaps --base before/ --head after/
+  hbgtrace gaps out/ --assert 'every graph_submit on a submit lane'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.format {
 			case formatText, formatMarkdown, formatJSON:

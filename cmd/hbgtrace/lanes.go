@@ -210,7 +210,7 @@ fails. See docs/swimlanes.md.`,
 		Example: `  hbgtrace lanes out/
   hbgtrace lanes run.log --records out/host_phase_records.jsonl
   hbgtrace lanes --base before/ --head after/ --format markdown
-  hbgtrace lanes out/ --assert 'lanes(role=worker) >= 4'`,
+  hbgtrace lanes out/ --assert 'lanes(role=worker) >= 2'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.format {
 			case formatText, formatMarkdown, formatJSON:
