@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -113,6 +114,30 @@ func TestLanesOnHarness(t *testing.T) {
 		assert.NotEmpty(t, rs[0].Failures)
 		assert.Equal(t, "head", rs[1].Side)
 		assert.Empty(t, rs[1].Failures)
+	})
+
+	t.Run("two logs a side", func(t *testing.T) {
+		// Two runs into one directory: host.0.log, host.1.log and one
+		// artifact the harness appends to, read as the passes of one arm.
+		two := harnessDir(t, bench, "--workload", "dsv4-blocks7", "--recorders", "prewarm=4", "--rounds", "2")
+		args := []string{"harness", "--workload", "dsv4-blocks7", "--recorders", "prewarm=4", "--rounds", "2",
+			"--records-dir", two, "-o", filepath.Join(two, "host.1.log")}
+		outb, err := exec.Command(bench, args...).CombinedOutput()
+		require.NoError(t, err, "%s", outb)
+		code, out, errs := hbgtraceRun("lanes", "--base", two, "--head", p8, "--format", "json")
+		require.Equal(t, 0, code, errs)
+		var d swimlane.LaneDiff
+		require.NoError(t, json.Unmarshal([]byte(out), &d))
+		assert.Equal(t, 4, d.Base.Binds, "two binds from each log")
+		assert.Equal(t, 2, d.Base.WarmBinds, "each process's first bind is cold, whatever its round")
+		assert.Equal(t, 2, d.CommitWait.Pairs)
+		code, out, _ = hbgtraceRun("gaps", two, "--assert", "no lane-start in gap(submit)")
+		assert.Equal(t, 1, code)
+		pids := map[string]bool{}
+		for _, m := range regexp.MustCompile(`bind pid=(\d+) inv=2 `).FindAllStringSubmatch(out, -1) {
+			pids[m[1]] = true
+		}
+		assert.Len(t, pids, 2, "both logs' warm binds are named:\n%s", out)
 	})
 
 	t.Run("graph_upload", func(t *testing.T) {
