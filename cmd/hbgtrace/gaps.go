@@ -56,7 +56,7 @@ EXPR checks a claim and exits 1 when it fails. See docs/swimlanes.md.`,
 			default:
 				return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
 			}
-			if err := opts.sideOptions.check(cmd, args); err != nil {
+			if err := opts.sideOptions.check(cmd, args, opts.records); err != nil {
 				return err
 			}
 			minGap, err := parseMinGap(opts.minGap)

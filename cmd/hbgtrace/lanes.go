@@ -29,10 +29,12 @@ func addSideFlags(cmd *cobra.Command, o *sideOptions) {
 	cmd.Flags().StringArrayVar(&o.asserts, "assert", nil, "check EXPR; exit 1 if it fails (repeatable)")
 }
 
-// check validates the side flags against the positional args and parses
-// the assertions.
-func (o *sideOptions) check(cmd *cobra.Command, args []string) error {
+// check validates the side flags against the positional args and the
+// --records flag, and parses the assertions.
+func (o *sideOptions) check(cmd *cobra.Command, args, records []string) error {
 	switch {
+	case len(o.base) > 0 && len(records) > 0:
+		return &usageError{cmd: cmd, err: errors.New("--records applies to one log; with --base and --head give each side as a run DIR holding its host_phase_records.jsonl")}
 	case (len(o.base) == 0) != (len(o.head) == 0):
 		return &usageError{cmd: cmd, err: errors.New("--base and --head go together")}
 	case len(o.base) > 0 && len(args) > 0:
@@ -217,7 +219,7 @@ fails. See docs/swimlanes.md.`,
 			default:
 				return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
 			}
-			if err := opts.sideOptions.check(cmd, args); err != nil {
+			if err := opts.sideOptions.check(cmd, args, opts.records); err != nil {
 				return err
 			}
 			minGap, err := parseMinGap(opts.minGap)

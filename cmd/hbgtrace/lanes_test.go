@@ -85,7 +85,7 @@ func TestLanesOnHarness(t *testing.T) {
 		code, text, errs := hbgtraceRun("lanes", "--base", p4, "--head", p8)
 		require.Equal(t, 0, code, errs)
 		assert.Contains(t, text, "disappeared: no lane is created inside a gap in head")
-		assert.Contains(t, text, "commit wait, paired head - base          3 pairs")
+		assert.Contains(t, text, "commit wait head - base, 3 pairs         ")
 		t.Logf("\n%s", text)
 	})
 
@@ -169,6 +169,9 @@ func TestLanesInputErrors(t *testing.T) {
 	code, _, errs = hbgtraceRun("lanes", "x.log", "--base", "a", "--head", "b")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "either LOG arguments or --base and --head")
+	code, _, errs = hbgtraceRun("gaps", "--base", "a", "--head", "b", "--records", "r.jsonl")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--records applies to one log; with --base and --head give each side as a run DIR")
 	code, _, errs = hbgtraceRun("lanes")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "requires at least 1 arg(s)")

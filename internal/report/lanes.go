@@ -144,7 +144,7 @@ func WriteLaneDiff(w io.Writer, format, baseName, headName string, d swimlane.La
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", what, base, head, note)
 			return
 		}
-		fmt.Fprintf(&b, "  %-40s %-22s %-22s %s\n", what, base, head, note)
+		b.WriteString(strings.TrimRight(fmt.Sprintf("  %-40s %-22s %-22s %s", what, base, head, note), " ") + "\n")
 	}
 	if md {
 		fmt.Fprintf(&b, "base: `%s`, head: `%s`\n\n| | base | head | |\n|---|---|---|---|\n", baseName, headName)
@@ -162,12 +162,12 @@ func WriteLaneDiff(w io.Writer, format, baseName, headName string, d swimlane.La
 	cw := d.CommitWait
 	switch {
 	case cw.HasCI:
-		row("commit wait, paired head - base", fmt.Sprintf("%d pairs", cw.Pairs),
+		row(fmt.Sprintf("commit wait head - base, %d pairs", cw.Pairs), "",
 			fmt.Sprintf("%+.1f us", cw.Mean/1e3), fmt.Sprintf("95%% CI [%+.1f, %+.1f] us%s", cw.Lo/1e3, cw.Hi/1e3, ciNote(cw)))
 	case cw.Pairs > 0:
-		row("commit wait, paired head - base", fmt.Sprintf("%d pair", cw.Pairs), fmt.Sprintf("%+.1f us", cw.Mean/1e3), "no interval from one pair")
+		row("commit wait head - base, 1 pair", "", fmt.Sprintf("%+.1f us", cw.Mean/1e3), "no interval from one pair")
 	default:
-		row("commit wait, paired head - base", "-", "-", "no warm bind with a commit on both sides")
+		row("commit wait head - base", "", "-", "no warm bind with a commit on both sides")
 	}
 	row("max concurrent recordings, warm", count3(B.Concurrent), count3(H.Concurrent), "")
 	row("recorder spans per worker lane", fmt.Sprintf("%.1f", B.RecordsPerWorker), fmt.Sprintf("%.1f", H.RecordsPerWorker), "")
