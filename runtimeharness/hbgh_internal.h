@@ -224,6 +224,7 @@ typedef struct hbgh_recorder {
     int32_t busy;      /* owns a recording in this bind */
     int32_t stop;
     int32_t exited;
+    int32_t recorded;  /* has finished a record job since it was created */
     atomic_int tid;
     pthread_cond_t cv;
     hbgh_job *q;
@@ -381,6 +382,10 @@ int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
 int hbgh_pool_submit(hbgh_model *m, int32_t def, int32_t sub, int32_t first);
 int hbgh_pool_commit(hbgh_model *m);
+/* hbgh_pool_wait_recorded waits until the recorder of def has finished
+ * a record job: the submitting thread's wait for a recorder it created. */
+int hbgh_pool_wait_recorded(hbgh_model *m, int32_t def);
+
 /* hbgh_pool_wait_bound waits until n submissions of def are bound. */
 int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n);
 /* hbgh_pool_drain waits until no job is pending (on an error path, before

@@ -238,9 +238,11 @@ static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
     const hbgh_workload *wl = m->wl;
     /* Acquiring a recorder happens before the submission itself: a thread
      * created here shows as a gap between graph_submit records. */
+    int32_t created = b->st->threads_created;
     if (hbgh_pool_acquire(m, def, b->st) != 0) {
         return -1;
     }
+    created = b->st->threads_created != created;
     int64_t t0 = hbgh_now();
     uint64_t tens[128];
     uint32_t fanin[128];
@@ -275,6 +277,11 @@ static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
         os->first_sub[def] = (int32_t)sub;
     }
     if (hbgh_pool_submit(m, def, (int32_t)sub, first) != 0) {
+        return -1;
+    }
+    /* A thread created for this submission records its first job inside
+     * it (hbgh_recorder.c). */
+    if (created && first && hbgh_pool_wait_recorded(m, def) != 0) {
         return -1;
     }
     b->ntensor_args += nin + 2;

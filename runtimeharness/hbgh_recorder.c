@@ -11,7 +11,11 @@
  * `prewarm` threads are created when the model starts; when a bind needs
  * more recordings than free threads, the submitting thread creates one with
  * pthread_create in the middle of its burst, and that thread is joined at
- * the commit.
+ * the commit. The submission that hands a created thread its first job
+ * waits until the thread has recorded it (the cost of a cold thread, paid
+ * by the submitting thread): so the created lane's first record always
+ * starts inside the gap or the submission that closes it, however loaded
+ * the machine (docs/harness.md "Recorder threads").
  *
  * pthread_mutex_unlock, pthread_cond_wait/signal/broadcast and
  * pthread_cond_destroy can only fail on an invalid or unowned object, which
@@ -69,6 +73,9 @@ static void *recorder_main(void *arg)
         }
         if (job.type == HBGH_JOB_BIND) {
             m->defs[job.def].bound++;
+        } else if (!r->recorded) {
+            r->recorded = 1;
+            (void)pthread_cond_broadcast(&m->done_cv);
         }
         if (--m->pending == 0 || m->waiters > 0) {
             (void)pthread_cond_broadcast(&m->done_cv);
@@ -296,6 +303,23 @@ int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n)
     (void)pthread_mutex_unlock(&m->mu);
     if (failed) {
         return hbgh_fail(m, "a recorder thread failed (out of memory or pinned arena)");
+    }
+    return 0;
+}
+
+int hbgh_pool_wait_recorded(hbgh_model *m, int32_t def)
+{
+    hbgh_recorder *r = m->rec[m->defs[def].recorder];
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        return hbgh_fail(m, "pthread_mutex_lock failed");
+    }
+    while (!r->recorded && !m->failed) {
+        (void)pthread_cond_wait(&m->done_cv, &m->mu);
+    }
+    int failed = m->failed;
+    (void)pthread_mutex_unlock(&m->mu);
+    if (failed) {
+        return hbgh_fail(m, "a recorder thread failed (out of memory)");
     }
     return 0;
 }

@@ -28,6 +28,12 @@ var exampleInputs = map[string]string{
 	"out/host_phase_records.jsonl": "swimlane/testdata/gaps/host_phase_records.jsonl",
 	"r.jsonl":                      "swimlane/testdata/gaps/host_phase_records.jsonl",
 	"spool/host.71234.log":         "fixtures/hbg-e3-spool.log",
+	// Run directories (a log beside its records), for gaps and lanes.
+	"out/host.0.log":                  "swimlane/testdata/gaps/run.log",
+	"before/host.0.log":               "swimlane/testdata/gaps/run.log",
+	"before/host_phase_records.jsonl": "swimlane/testdata/gaps/host_phase_records.jsonl",
+	"after/host.0.log":                "swimlane/testdata/gaps/run.log",
+	"after/host_phase_records.jsonl":  "swimlane/testdata/gaps/host_phase_records.jsonl",
 }
 
 // exampleOverrides are the inputs of commands that need other content
@@ -85,20 +91,64 @@ type exampleLine struct {
 func parseExampleLine(t *testing.T, line string) exampleLine {
 	t.Helper()
 	var ex exampleLine
-	if left, right, ok := strings.Cut(line, "|"); ok {
-		words := strings.Fields(left)
-		require.Len(t, words, 2, "only `cat FILE |` pipes: %q", line)
-		require.Equal(t, "cat", words[0], line)
-		ex.stdin, line = words[1], right
+	words := shellWords(t, line)
+	for i, w := range words {
+		if w == "|" {
+			require.Equal(t, 1, i-1, "only `cat FILE |` pipes: %q", line)
+			require.Equal(t, "cat", words[0], line)
+			ex.stdin, words = words[1], words[i+1:]
+			break
+		}
 	}
-	if left, right, ok := strings.Cut(line, ">"); ok {
-		words := strings.Fields(right)
-		require.Len(t, words, 1, "one redirect target: %q", line)
-		ex.stdout, line = words[0], left
+	for i, w := range words {
+		if w == ">" {
+			require.Len(t, words[i+1:], 1, "one redirect target: %q", line)
+			ex.stdout, words = words[i+1], words[:i]
+			break
+		}
 	}
-	ex.args = strings.Fields(line)
+	ex.args = words
 	require.NotEmpty(t, ex.args, line)
 	return ex
+}
+
+// shellWords splits an example line into words as a shell would for the
+// forms the examples use: blanks separate words, 'single quotes' keep
+// blanks and > inside one word, and | and > outside quotes are words of
+// their own.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	flush := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	for _, r := range line {
+		switch {
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == ' ' || r == '\t':
+			flush()
+		case r == '|' || r == '>':
+			flush()
+			words = append(words, string(r))
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	require.False(t, quoted, "unclosed quote: %q", line)
+	flush()
+	return words
 }
 
 // TestEveryExampleRuns runs every line of the Example text of hbgtrace and

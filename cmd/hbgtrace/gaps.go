@@ -17,6 +17,7 @@ import (
 // gapsOptions are the flags of `hbgtrace gaps`.
 type gapsOptions struct {
 	logInput
+	sideOptions
 	records []string
 	minGap  string
 	format  string
@@ -29,7 +30,7 @@ type gapsOptions struct {
 func newGapsCmd(runF func(*gapsOptions) error) *cobra.Command {
 	opts := &gapsOptions{}
 	cmd := &cobra.Command{
-		Use:   "gaps LOG... --records R.jsonl... [--min-gap 20us]",
+		Use:   "gaps LOG|DIR... [--records R.jsonl...] | --base A --head B",
 		Short: "Find the waits between Graph submissions, annotated",
 		Long: `gaps lists, per bind, the gaps on the graph submit main lane between
 consecutive graph_submit records that are longer than --min-gap (default:
@@ -40,17 +41,23 @@ pthread_create mid-burst. Then the commit wait: last graph_submit end to
 last build_definition end (0 when recording finished first).
 
 The per-event graph_submit records live only in host_phase_records.jsonl,
-so --records is needed; without any graph_submit record gaps says so and
-exits 1. Binds are labelled with their row of hbgtrace rounds.
-See docs/swimlanes.md.`,
+so --records is needed, or a run DIR holding host.*.log files and its
+host_phase_records.jsonl; without any graph_submit record gaps says so
+and exits 1. Binds are labelled with their row of hbgtrace rounds.
+--base A --head B compares two sides (as hbgtrace lanes does); --assert
+EXPR checks a claim and exits 1 when it fails. See docs/swimlanes.md.`,
 		Example: `  hbgtrace gaps run.log --records out/host_phase_records.jsonl
-  hbgtrace gaps run.log --records r.jsonl --min-gap 50us --format json`,
-		Args: cobra.MinimumNArgs(1),
+  hbgtrace gaps run.log --records r.jsonl --min-gap 50us --format json
+  hbgtrace gaps --base before/ --head after/
+  hbgtrace gaps out/ --assert 'every graph_submit on a submit lane'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.format {
 			case formatText, formatMarkdown, formatJSON:
 			default:
 				return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
+			}
+			if err := opts.sideOptions.check(cmd, args, opts.records); err != nil {
+				return err
 			}
 			minGap, err := parseMinGap(opts.minGap)
 			if err != nil {
@@ -64,6 +71,7 @@ See docs/swimlanes.md.`,
 		"a host_phase_records.jsonl to merge (repeatable)")
 	cmd.Flags().StringVar(&opts.minGap, "min-gap", "", "gap threshold, e.g. 20us (see above)")
 	cmd.Flags().StringVar(&opts.format, "format", formatText, "text|markdown|json")
+	addSideFlags(cmd, &opts.sideOptions)
 	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
@@ -89,7 +97,14 @@ func parseMinGap(s string) (int64, error) {
 }
 
 func gapsRun(opts *gapsOptions) error {
-	log, sw, err := readSwimlane(opts.logInput, "gaps", opts.records)
+	if done, err := compareOrAssert(opts.logInput, "gaps", &opts.sideOptions, opts.records, opts.minGapNs, opts.format); done {
+		return err
+	}
+	records, err := dirRecords(opts.logs, opts.records)
+	if err != nil {
+		return fmt.Errorf("gaps: %w", err)
+	}
+	log, sw, err := readSwimlane(opts.logInput, "gaps", records)
 	if err != nil {
 		return err
 	}
@@ -101,8 +116,8 @@ func gapsRun(opts *gapsOptions) error {
 		}
 	}
 	if len(gs) == 0 {
-		if len(opts.records) == 0 {
-			return errors.New("gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records")
+		if len(records) == 0 {
+			return errors.New("gaps: no graph_submit records: they live only in host_phase_records.jsonl; pass it with --records, or a run DIR that holds it")
 		}
 		return errors.New("gaps: no graph_submit records in the artifacts for the binds of this log")
 	}

@@ -83,6 +83,7 @@ gzip-compressed.`,
 		newTraceCmd(nil),
 		newSwimlaneCmd(nil),
 		newGapsCmd(nil),
+		newLanesCmd(nil),
 		newPprofCmd(nil),
 		newOrchCmd(nil),
 	)
