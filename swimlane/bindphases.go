@@ -24,6 +24,14 @@ import (
 // thread's lines in enum order. With no bind of its thread, the first
 // containing bind decides. A bind the artifact covers takes no lines.
 func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[invKey]bool) []trace.Span {
+	var out []trace.Span
+	eachBindPhaseSpan(spans, lines, covered, func(s *trace.Span) { out = append(out, *s) })
+	return out
+}
+
+// eachBindPhaseSpan calls yield with each span bindPhaseSpans returns, in
+// its order, without holding them; the span is valid during the call.
+func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[invKey]bool, yield func(*trace.Span)) {
 	var binds []*trace.Span
 	for i := range spans {
 		if spans[i].Name == "chip.run.bind" && !spans[i].IsDevice() {
@@ -31,12 +39,11 @@ func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[inv
 		}
 	}
 	if len(binds) == 0 {
-		return nil
+		return
 	}
 	passStart := passStarts(lines)
 	idx := newBindIndex(binds)
 
-	var out []trace.Span
 	for i := range lines {
 		bp := &lines[i]
 		if !bp.Enveloped {
@@ -47,7 +54,7 @@ func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[inv
 			continue
 		}
 		attrs := strings.TrimSpace(strings.TrimSpace(bp.Attrs) + " log_thread=0x" + bp.Thread + " src=bind_phase")
-		out = append(out, trace.Span{
+		yield(&trace.Span{
 			Pid: parent.Pid, Tid: parent.Tid, Inv: parent.Inv, Hid: parent.Hid,
 			Depth: parent.Depth + 1,
 			Name:  "chip.run.bind." + bp.Phase,
@@ -57,7 +64,6 @@ func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[inv
 			Pos:    bp.Pos,
 		})
 	}
-	return out
 }
 
 // A bindIndex finds the binds that contain an interval without looking at
@@ -149,7 +155,13 @@ func absDiff(a, b int64) uint64 {
 // of its pass (trace.GroupPasses: one log thread's lines in enum order);
 // lines that are not enveloped get 0.
 func passStarts(lines []trace.BindPhase) []int64 {
-	var env []trace.BindPhase
+	n := 0
+	for i := range lines {
+		if lines[i].Enveloped {
+			n++
+		}
+	}
+	env := make([]trace.BindPhase, 0, n)
 	for _, bp := range lines {
 		if bp.Enveloped {
 			env = append(env, bp)

@@ -123,13 +123,16 @@ func (sw *Swimlane) Summary() Summary { return sw.sum }
 // Warnings returns the swimlane's own warnings (the reference's words,
 // docs/swimlanes.md "4. The bind's prepare path"), without the trailing
 // newline.
-func (sw *Swimlane) Warnings() []string {
+func (sw *Swimlane) Warnings() []string { return sw.sum.warnings() }
+
+// warnings are the warnings of what merging an artifact left out.
+func (sum Summary) warnings() []string {
 	var w []string
-	if sw.sum.Orphaned > 0 {
-		w = append(w, fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sw.sum.Orphaned))
+	if sum.Orphaned > 0 {
+		w = append(w, fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sum.Orphaned))
 	}
-	if sw.sum.OutOfRange > 0 {
-		w = append(w, fmt.Sprintf("warning: %d phase record(s) left out: end_ns - start_ns is past the int64 range", sw.sum.OutOfRange))
+	if sum.OutOfRange > 0 {
+		w = append(w, fmt.Sprintf("warning: %d phase record(s) left out: end_ns - start_ns is past the int64 range", sum.OutOfRange))
 	}
 	return w
 }
