@@ -24,8 +24,12 @@ type laneBuilder struct {
 	// slotBy is the slot_id of each (pid, inv): the last one a host span
 	// of ours gave.
 	slotBy map[invKey]attrVal
-	// laneOf is filled by finish: the split threads' lane per slot.
+	// split is filled by finish: the split threads' lane per slot.
 	split map[threadKey]map[attrVal]uint64
+	// last is the thread of the span added last: runs of one thread's
+	// spans find it without a map lookup.
+	last    *laneThread
+	lastKey threadKey
 }
 
 // A laneThread is what a laneBuilder keeps of one (pid, tid).
@@ -34,6 +38,9 @@ type laneThread struct {
 	hasExt   bool
 	roots    []laneRoot // the thread's own (non-external) depth-0 spans
 	invs     map[uint64]struct{}
+	// lastInv is the invocation added to invs last.
+	lastInv uint64
+	hasInv  bool
 }
 
 // A laneRoot is one depth-0 span of ours: its interval and invocation.
@@ -50,11 +57,15 @@ func newLaneBuilder() *laneBuilder {
 func (b *laneBuilder) add(s *trace.Span, external bool) {
 	attrs := laneAttrs(s.Attrs)
 	k := threadKey{s.Pid, s.Tid}
-	t := b.threads[k]
-	if t == nil {
-		t = &laneThread{invs: make(map[uint64]struct{})}
-		b.threads[k] = t
-		b.keys = append(b.keys, k)
+	t := b.last
+	if t == nil || b.lastKey != k {
+		t = b.threads[k]
+		if t == nil {
+			t = &laneThread{invs: make(map[uint64]struct{})}
+			b.threads[k] = t
+			b.keys = append(b.keys, k)
+		}
+		b.last, b.lastKey = t, k
 	}
 	if b.n == 0 || s.Tid > b.maxTid {
 		b.maxTid = s.Tid
@@ -66,7 +77,10 @@ func (b *laneBuilder) add(s *trace.Span, external bool) {
 		t.ext.add(s.Name, external, attrs)
 		return
 	}
-	t.invs[s.Inv] = struct{}{}
+	if !t.hasInv || t.lastInv != s.Inv {
+		t.invs[s.Inv] = struct{}{}
+		t.hasInv, t.lastInv = true, s.Inv
+	}
 	if s.Depth == 0 {
 		t.roots = append(t.roots, laneRoot{s.Ts, s.End(), s.Inv})
 	}

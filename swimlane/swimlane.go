@@ -152,6 +152,7 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		writeMeta(j, "thread_name", ln.pid, ln.id, ln.name)
 	}
 	var a args
+	var attrs trace.Attrs // reused: a span's parsed attributes
 	for _, i := range sw.order {
 		h := &sw.hosts[i]
 		s := h.span
@@ -161,7 +162,8 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		a.setInt("depth", s.Depth)
 		a.setStr("attrs", s.Attrs)
 		a.setInt("os_tid", s.Tid)
-		a.setAttrs(h.attrs())
+		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
+		a.setAttrs(attrs)
 		sw.clock.addWall(&a, s.Pid, s.Ts)
 		writeX(j, s, s.Pid, h.lane, a)
 	}
@@ -192,7 +194,8 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		j.key("attrs")
 		a = a[:0]
 		a.setStr("raw", s.Attrs)
-		a.setAttrs(trace.ParseAttrs(s.Attrs))
+		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
+		a.setAttrs(attrs)
 		j.object(a)
 		j.endObject()
 	}
