@@ -30,6 +30,7 @@ type laneBuilder struct {
 	// spans find it without a map lookup.
 	last    *laneThread
 	lastKey threadKey
+	attrs   trace.Attrs // reused: the attributes of the span being added
 }
 
 // A laneThread is what a laneBuilder keeps of one (pid, tid).
@@ -55,7 +56,8 @@ func newLaneBuilder() *laneBuilder {
 
 // add takes one host span in document order.
 func (b *laneBuilder) add(s *trace.Span, external bool) {
-	attrs := laneAttrs(s.Attrs)
+	b.attrs = laneAttrs(b.attrs[:0], s.Attrs)
+	attrs := b.attrs
 	k := threadKey{s.Pid, s.Tid}
 	t := b.last
 	if t == nil || b.lastKey != k {
@@ -91,16 +93,17 @@ func (b *laneBuilder) add(s *trace.Span, external bool) {
 	}
 }
 
-// laneAttrs parses the attributes of raw when it has one that lanes are
-// named or split by (keys are not percent-encoded, so "key=" is in raw
-// when key is an attribute); most spans have none, and cost no parse.
-func laneAttrs(raw string) trace.Attrs {
+// laneAttrs appends to buf the attributes of raw when it has one that
+// lanes are named or split by (keys are not percent-encoded, so "key=" is
+// in raw when key is an attribute); most spans have none, and cost no
+// parse.
+func laneAttrs(buf trace.Attrs, raw string) trace.Attrs {
 	for _, k := range [...]string{"host_phase_thread=", "role=", "slot_id="} {
 		if strings.Contains(raw, k) {
-			return trace.ParseAttrs(raw)
+			return trace.AppendAttrs(buf, raw)
 		}
 	}
-	return nil
+	return buf
 }
 
 // finish returns the lanes sorted by (pid, lane id); lane then gives each
