@@ -174,7 +174,32 @@ func (j *jsonWriter) uint(v uint64) {
 // exact below 2^53 ns, correctly rounded above.
 func (j *jsonWriter) micros(ns int64) {
 	j.elem()
-	j.b = strconv.AppendFloat(j.b, nsToMicros(ns), 'f', -1, 64)
+	j.b = appendMicros(j.b, ns)
+}
+
+// appendMicros appends ns/1000 as micros writes it: the shortest decimal
+// of the float64 quotient. Below 10^15 ns in magnitude that is the exact
+// quotient (at most 15 significant digits, which a float64 tells apart,
+// so no shorter decimal has the same float64), written here with integer
+// arithmetic; strconv's shortest formatting was a tenth of writing a
+// swimlane.
+func appendMicros(b []byte, ns int64) []byte {
+	const fast = 1e15
+	if ns <= -fast || ns >= fast {
+		return strconv.AppendFloat(b, nsToMicros(ns), 'f', -1, 64)
+	}
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	if f := ns % 1000; f != 0 {
+		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+		for b[len(b)-1] == '0' {
+			b = b[:len(b)-1]
+		}
+	}
+	return b
 }
 
 func nsToMicros(ns int64) float64 {
