@@ -27,10 +27,13 @@ func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[inv
 	var out []trace.Span
 	eachBindPhaseSpan(spans, lines, covered, func(s *trace.Span) {
 		if out == nil {
-			// At most one span a line: grown once, not by doubling
+			// At most one span a line: room for them all at once, up
+			// to 131,072 (18 MB), rather than doubling from one
 			// (copying 136-byte spans under the collector's write
-			// barrier cost a tenth of the 100 MB log's swimlane).
-			out = make([]trace.Span, 0, len(lines))
+			// barrier cost a tenth of the 100 MB log's swimlane); past
+			// that, doubling, so that a log of many lines that few binds
+			// take costs what it takes.
+			out = make([]trace.Span, 0, min(len(lines), 1<<17))
 		}
 		out = append(out, *s)
 	})
@@ -51,6 +54,7 @@ func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[
 	}
 	passStart := passStarts(lines)
 	idx := newBindIndex(binds)
+	names := make(map[string]string) // phase → span name, made once
 
 	for i := range lines {
 		bp := &lines[i]
@@ -62,10 +66,15 @@ func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[
 			continue
 		}
 		attrs := strings.TrimSpace(strings.TrimSpace(bp.Attrs) + " log_thread=0x" + bp.Thread + " src=bind_phase")
+		name, ok := names[bp.Phase]
+		if !ok {
+			name = "chip.run.bind." + bp.Phase
+			names[bp.Phase] = name
+		}
 		yield(&trace.Span{
 			Pid: parent.Pid, Tid: parent.Tid, Inv: parent.Inv, Hid: parent.Hid,
 			Depth: parent.Depth + 1,
-			Name:  "chip.run.bind." + bp.Phase,
+			Name:  name,
 			Ts:    bp.StartNs, Dur: bp.DurNs,
 			Attrs:  attrs,
 			Thread: bp.Thread,
@@ -161,27 +170,34 @@ func absDiff(a, b int64) uint64 {
 
 // passStarts returns, for each enveloped line, the earliest segment start
 // of its pass (trace.GroupPasses: one log thread's lines in enum order);
-// lines that are not enveloped get 0.
+// lines that are not enveloped get 0. It keeps of each pass its thread,
+// its size and its start, not a copy of its lines.
 func passStarts(lines []trace.BindPhase) []int64 {
-	n := 0
+	type pass struct {
+		thread string
+		n      int
+		start  int64
+	}
+	var passes []pass
+	g := trace.NewPassGrouper(func(i int, p trace.Pass) {
+		for len(passes) <= i {
+			passes = append(passes, pass{})
+		}
+		start, _ := p.Span()
+		passes[i] = pass{p.Thread, len(p.Segments), start}
+	})
 	for i := range lines {
 		if lines[i].Enveloped {
-			n++
+			g.Add(&lines[i])
 		}
 	}
-	env := make([]trace.BindPhase, 0, n)
-	for _, bp := range lines {
-		if bp.Enveloped {
-			env = append(env, bp)
-		}
-	}
-	passes := trace.GroupPasses(env)
-	// GroupPasses gives each thread's lines to that thread's passes in
+	g.Close()
+	// The grouper gives each thread's lines to that thread's passes in
 	// log order, so walking the lines again with one cursor per thread
 	// finds each line's pass.
 	byThread := make(map[string][]int)
 	for p := range passes {
-		byThread[passes[p].Thread] = append(byThread[passes[p].Thread], p)
+		byThread[passes[p].thread] = append(byThread[passes[p].thread], p)
 	}
 	type cursor struct{ k, used int }
 	cur := make(map[string]*cursor)
@@ -196,11 +212,11 @@ func passStarts(lines []trace.BindPhase) []int64 {
 			c = &cursor{}
 			cur[th] = c
 		}
-		if c.used == len(passes[byThread[th][c.k]].Segments) {
+		if c.used == passes[byThread[th][c.k]].n {
 			c.k, c.used = c.k+1, 0
 		}
 		c.used++
-		out[i], _ = passes[byThread[th][c.k]].Span()
+		out[i] = passes[byThread[th][c.k]].start
 	}
 	return out
 }

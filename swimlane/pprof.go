@@ -62,15 +62,21 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	return b.profile(opts)
 }
 
-// A pspan is what a profile keeps of a span: 64 bytes without a pointer,
+// A pspan is what a profile keeps of a span: 40 bytes without a pointer,
 // so that a log's spans cost the collector nothing to scan and the
 // profile no copy of their text.
 type pspan struct {
 	ts, dur, depth int64
-	pid, tid       int64
-	inv            uint64
+	group          uint32 // index into profileBuilder.groups
 	name           uint32 // index into profileBuilder.names
 	h2d, external  bool
+}
+
+// A pgroup is the thread and invocation of spans, which nest only among
+// themselves.
+type pgroup struct {
+	pid, tid int64
+	inv      uint64
 }
 
 func (s *pspan) nest() nestSpan {
@@ -103,15 +109,37 @@ func (p *pspans) at(i int) *pspan { return &p.blocks[i/pspanBlock][i%pspanBlock]
 // `bind phase=` segments) and device spans in any order, and lays out
 // the host lanes as they come.
 type profileBuilder struct {
-	names   []string
-	nameIdx map[string]uint32
-	hosts   pspans
-	devices pspans
-	lanes   *laneBuilder
+	groups   []pgroup
+	groupIdx map[pgroup]uint32
+	names    []string
+	h2d      []bool // whether names[i] is a host-to-device copy (isH2D)
+	nameIdx  map[string]uint32
+	hosts    pspans
+	devices  pspans
+	lanes    *laneBuilder
+	// lastGroup is the group of the span added last.
+	lastGroup uint32
 }
 
 func newProfileBuilder() *profileBuilder {
-	return &profileBuilder{nameIdx: make(map[string]uint32), lanes: newLaneBuilder()}
+	return &profileBuilder{nameIdx: make(map[string]uint32), groupIdx: make(map[pgroup]uint32), lanes: newLaneBuilder()}
+}
+
+// group returns the index of the span's (pid, tid, inv), the one of the
+// span before when they are the same.
+func (b *profileBuilder) group(s *trace.Span) uint32 {
+	k := pgroup{s.Pid, s.Tid, s.Inv}
+	if n := len(b.groups); n > 0 && b.groups[b.lastGroup] == k {
+		return b.lastGroup
+	}
+	id, ok := b.groupIdx[k]
+	if !ok {
+		id = uint32(len(b.groups))
+		b.groups = append(b.groups, k)
+		b.groupIdx[k] = id
+	}
+	b.lastGroup = id
+	return id
 }
 
 func (b *profileBuilder) span(s *trace.Span, external bool) pspan {
@@ -120,10 +148,11 @@ func (b *profileBuilder) span(s *trace.Span, external bool) pspan {
 		id = uint32(len(b.names))
 		name := strings.Clone(s.Name)
 		b.names = append(b.names, name)
+		b.h2d = append(b.h2d, isH2D(name))
 		b.nameIdx[name] = id
 	}
-	return pspan{ts: s.Ts, dur: s.Dur, depth: s.Depth, pid: s.Pid, tid: s.Tid, inv: s.Inv,
-		name: id, h2d: isH2D(s.Name), external: external}
+	return pspan{ts: s.Ts, dur: s.Dur, depth: s.Depth, group: b.group(s),
+		name: id, h2d: b.h2d[id], external: external}
 }
 
 func (b *profileBuilder) addHost(s *trace.Span, external bool) {
@@ -198,27 +227,33 @@ func (b *profileBuilder) profile(opts ProfileOptions) *Profile {
 	labels := make(map[labelKey][][2]string)
 	var stack []uint64
 	var g []nestSpan
+	// The rank of each group in (pid, tid, inv) order.
+	byKey := order(len(b.groups))
+	slices.SortFunc(byKey, func(x, y int32) int {
+		gx, gy := &b.groups[x], &b.groups[y]
+		if c := cmp.Compare(gx.pid, gy.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(gx.tid, gy.tid); c != 0 {
+			return c
+		}
+		return cmp.Compare(gx.inv, gy.inv)
+	})
+	rank := make([]int32, len(b.groups))
+	for r, g := range byKey {
+		rank[g] = int32(r)
+	}
 	add := func(spans *pspans, idx []int32, device bool) {
 		// The groups (thread and invocation) in (pid, tid, inv) order,
 		// each group's spans in the order idx gives.
 		slices.SortStableFunc(idx, func(x, y int32) int {
-			a, b := spans.at(int(x)), spans.at(int(y))
-			if c := cmp.Compare(a.pid, b.pid); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.tid, b.tid); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.inv, b.inv)
+			return cmp.Compare(rank[spans.at(int(x)).group], rank[spans.at(int(y)).group])
 		})
 		for lo := 0; lo < len(idx); {
-			k := spans.at(int(idx[lo]))
+			group := spans.at(int(idx[lo])).group
+			k := b.groups[group]
 			hi := lo + 1
-			for hi < len(idx) {
-				s := spans.at(int(idx[hi]))
-				if s.pid != k.pid || s.tid != k.tid || s.inv != k.inv {
-					break
-				}
+			for hi < len(idx) && spans.at(int(idx[hi])).group == group {
 				hi++
 			}
 			grp := idx[lo:hi]
@@ -280,7 +315,7 @@ func (b *profileBuilder) profile(opts ProfileOptions) *Profile {
 				s := spans.at(int(grp[j]))
 				lane := "device (clk=dev)"
 				if !device {
-					lane = laneName[laneKey{s.pid, b.lanes.lane(s.pid, s.tid, s.inv, s.external)}]
+					lane = laneName[laneKey{k.pid, b.lanes.lane(k.pid, k.tid, k.inv, s.external)}]
 				}
 				st, lb := intern(stack), labelsOf(lane)
 				key := sampleKey{&st[0], &lb[0]}
@@ -321,16 +356,17 @@ func (b *profileBuilder) profile(opts ProfileOptions) *Profile {
 	devs := order(b.devices.n)
 	slices.SortStableFunc(devs, func(i, j int32) int {
 		x, y := b.devices.at(int(i)), b.devices.at(int(j))
-		if c := cmp.Compare(x.pid, y.pid); c != 0 {
+		gx, gy := &b.groups[x.group], &b.groups[y.group]
+		if c := cmp.Compare(gx.pid, gy.pid); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(x.inv, y.inv); c != 0 {
+		if c := cmp.Compare(gx.inv, gy.inv); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(x.ts, y.ts); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(x.tid, y.tid); c != 0 {
+		if c := cmp.Compare(gx.tid, gy.tid); c != 0 {
 			return c
 		}
 		return strings.Compare(b.names[x.name], b.names[y.name])
@@ -341,7 +377,7 @@ func (b *profileBuilder) profile(opts ProfileOptions) *Profile {
 
 // A LogProfile builds the span profile of a log as the log is read, the
 // profile Build(log, passes).Profile gives, without holding the log: of
-// each span it keeps 72 bytes (pspan), of the chip.run.bind spans and the
+// each span it keeps 40 bytes (pspan; its thread and invocation are an index), of the chip.run.bind spans and the
 // `bind phase=` lines what recovering the bind segments needs, and per
 // thread what laying out its lanes needs. Give it the log's spans and
 // bind-phase lines in log order (trace.Visitors), then call Profile.

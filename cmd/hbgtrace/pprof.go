@@ -85,7 +85,7 @@ func pprofRun(opts *pprofOptions) error {
 }
 
 // pprofProfile reads the logs into the profile. Merged, the profile is
-// built as the log streams (swimlane.LogProfile: 72 bytes a span, not the
+// built as the log streams (swimlane.LogProfile: 40 bytes a span, not the
 // log and its swimlane); --per-invocation's round labels need the log's
 // invocations, so it reads the whole log and its swimlane.
 func pprofProfile(opts *pprofOptions) (*swimlane.Profile, error) {

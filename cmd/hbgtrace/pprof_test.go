@@ -165,7 +165,7 @@ func valuesByStack(samples []*profile.Sample) map[string][3]int64 {
 }
 
 // TestPprofHoldsNotTheLog: pprof builds its profile as the log streams,
-// keeping 64 bytes a span and none of its text. A 32 MB log of 16,000
+// keeping 40 bytes a span and none of its text. A 32 MB log of 16,000
 // spans with 2 KB of attributes each is profiled with a heap (sampled
 // every 2 ms, garbage included) that grows by less than the log: 12–26 MB
 // in 2026-12-04's runs, where the whole log and its swimlane took 61–66
