@@ -24,6 +24,25 @@ import (
 // thread's lines in enum order. With no bind of its thread, the first
 // containing bind decides. A bind the artifact covers takes no lines.
 func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[invKey]bool) []trace.Span {
+	var out []trace.Span
+	eachBindPhaseSpan(spans, lines, covered, func(s *trace.Span) {
+		if out == nil {
+			// At most one span a line: room for them all at once, up
+			// to 131,072 (18 MB), rather than doubling from one
+			// (copying 136-byte spans under the collector's write
+			// barrier cost a tenth of the 100 MB log's swimlane); past
+			// that, doubling, so that a log of many lines that few binds
+			// take costs what it takes.
+			out = make([]trace.Span, 0, min(len(lines), 1<<17))
+		}
+		out = append(out, *s)
+	})
+	return out
+}
+
+// eachBindPhaseSpan calls yield with each span bindPhaseSpans returns, in
+// its order, without holding them; the span is valid during the call.
+func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[invKey]bool, yield func(*trace.Span)) {
 	var binds []*trace.Span
 	for i := range spans {
 		if spans[i].Name == "chip.run.bind" && !spans[i].IsDevice() {
@@ -31,12 +50,12 @@ func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[inv
 		}
 	}
 	if len(binds) == 0 {
-		return nil
+		return
 	}
 	passStart := passStarts(lines)
 	idx := newBindIndex(binds)
+	names := make(map[string]string) // phase → span name, made once
 
-	var out []trace.Span
 	for i := range lines {
 		bp := &lines[i]
 		if !bp.Enveloped {
@@ -47,17 +66,21 @@ func bindPhaseSpans(spans []trace.Span, lines []trace.BindPhase, covered map[inv
 			continue
 		}
 		attrs := strings.TrimSpace(strings.TrimSpace(bp.Attrs) + " log_thread=0x" + bp.Thread + " src=bind_phase")
-		out = append(out, trace.Span{
+		name, ok := names[bp.Phase]
+		if !ok {
+			name = "chip.run.bind." + bp.Phase
+			names[bp.Phase] = name
+		}
+		yield(&trace.Span{
 			Pid: parent.Pid, Tid: parent.Tid, Inv: parent.Inv, Hid: parent.Hid,
 			Depth: parent.Depth + 1,
-			Name:  "chip.run.bind." + bp.Phase,
+			Name:  name,
 			Ts:    bp.StartNs, Dur: bp.DurNs,
 			Attrs:  attrs,
 			Thread: bp.Thread,
 			Pos:    bp.Pos,
 		})
 	}
-	return out
 }
 
 // A bindIndex finds the binds that contain an interval without looking at
@@ -147,21 +170,34 @@ func absDiff(a, b int64) uint64 {
 
 // passStarts returns, for each enveloped line, the earliest segment start
 // of its pass (trace.GroupPasses: one log thread's lines in enum order);
-// lines that are not enveloped get 0.
+// lines that are not enveloped get 0. It keeps of each pass its thread,
+// its size and its start, not a copy of its lines.
 func passStarts(lines []trace.BindPhase) []int64 {
-	var env []trace.BindPhase
-	for _, bp := range lines {
-		if bp.Enveloped {
-			env = append(env, bp)
+	type pass struct {
+		thread string
+		n      int
+		start  int64
+	}
+	var passes []pass
+	g := trace.NewPassGrouper(func(i int, p trace.Pass) {
+		for len(passes) <= i {
+			passes = append(passes, pass{})
+		}
+		start, _ := p.Span()
+		passes[i] = pass{p.Thread, len(p.Segments), start}
+	})
+	for i := range lines {
+		if lines[i].Enveloped {
+			g.Add(&lines[i])
 		}
 	}
-	passes := trace.GroupPasses(env)
-	// GroupPasses gives each thread's lines to that thread's passes in
+	g.Close()
+	// The grouper gives each thread's lines to that thread's passes in
 	// log order, so walking the lines again with one cursor per thread
 	// finds each line's pass.
 	byThread := make(map[string][]int)
 	for p := range passes {
-		byThread[passes[p].Thread] = append(byThread[passes[p].Thread], p)
+		byThread[passes[p].thread] = append(byThread[passes[p].thread], p)
 	}
 	type cursor struct{ k, used int }
 	cur := make(map[string]*cursor)
@@ -176,11 +212,11 @@ func passStarts(lines []trace.BindPhase) []int64 {
 			c = &cursor{}
 			cur[th] = c
 		}
-		if c.used == len(passes[byThread[th][c.k]].Segments) {
+		if c.used == passes[byThread[th][c.k]].n {
 			c.k, c.used = c.k+1, 0
 		}
 		c.used++
-		out[i], _ = passes[byThread[th][c.k]].Span()
+		out[i] = passes[byThread[th][c.k]].start
 	}
 	return out
 }

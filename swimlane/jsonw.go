@@ -1,7 +1,6 @@
 package swimlane
 
 import (
-	"bufio"
 	"io"
 	"math"
 	"math/big"
@@ -14,9 +13,12 @@ import (
 // jsonWriter writes JSON by hand, in the order the caller writes it: the
 // documents are streamed event by event, and their objects keep the key
 // order of the reference. The first write error sticks; later writes do
-// nothing. Commas and ": " separators are placed automatically.
+// nothing. Commas and ": " separators are placed automatically. Values
+// are appended to one buffer, written out when it passes jsonFlushAt: a
+// bufio.Writer call per token was a third of writing a swimlane.
 type jsonWriter struct {
-	w   *bufio.Writer
+	w   io.Writer
+	b   []byte
 	err error
 	// first[i] reports whether the container at nesting level i is still
 	// empty (no comma before its next element).
@@ -24,23 +26,29 @@ type jsonWriter struct {
 	// afterKey reports that a key was just written: the next value is its
 	// value, not a new element.
 	afterKey bool
-	buf      []byte
 }
+
+// jsonFlushAt is how much a jsonWriter buffers before it writes.
+const jsonFlushAt = 64 << 10
 
 func newJSONWriter(w io.Writer) *jsonWriter {
-	return &jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	return &jsonWriter{w: w, b: make([]byte, 0, jsonFlushAt+4<<10)}
 }
 
-func (j *jsonWriter) raw(s string) {
-	if j.err == nil {
-		_, j.err = j.w.WriteString(s)
+func (j *jsonWriter) raw(s string) { j.b = append(j.b, s...) }
+
+// spill writes the buffer out once it is full.
+func (j *jsonWriter) spill() {
+	if len(j.b) >= jsonFlushAt {
+		j.writeOut()
 	}
 }
 
-func (j *jsonWriter) rawBytes(b []byte) {
-	if j.err == nil {
-		_, j.err = j.w.Write(b)
+func (j *jsonWriter) writeOut() {
+	if j.err == nil && len(j.b) > 0 {
+		_, j.err = j.w.Write(j.b)
 	}
+	j.b = j.b[:0]
 }
 
 // elem starts a value: after a key nothing is needed, otherwise a comma
@@ -62,9 +70,13 @@ func (j *jsonWriter) elem() {
 }
 
 func (j *jsonWriter) beginObject() { j.elem(); j.raw("{"); j.first = append(j.first, true) }
-func (j *jsonWriter) endObject()   { j.first = j.first[:len(j.first)-1]; j.raw("}") }
-func (j *jsonWriter) beginArray()  { j.elem(); j.raw("["); j.first = append(j.first, true) }
-func (j *jsonWriter) endArray()    { j.first = j.first[:len(j.first)-1]; j.raw("]") }
+func (j *jsonWriter) endObject() {
+	j.first = j.first[:len(j.first)-1]
+	j.raw("}")
+	j.spill()
+}
+func (j *jsonWriter) beginArray() { j.elem(); j.raw("["); j.first = append(j.first, true) }
+func (j *jsonWriter) endArray()   { j.first = j.first[:len(j.first)-1]; j.raw("]"); j.spill() }
 
 // key writes an object key; the next value written is its value.
 func (j *jsonWriter) key(k string) {
@@ -83,16 +95,16 @@ func (j *jsonWriter) str(s string) {
 // quote writes s as a JSON string. Invalid UTF-8 becomes U+FFFD; control
 // characters are escaped; other characters are written as they are.
 func (j *jsonWriter) quote(s string) {
-	if j.err != nil {
-		return
-	}
 	if plainJSON(s) {
-		j.raw(`"`)
-		j.raw(s)
-		j.raw(`"`)
+		j.b = append(j.b, '"')
+		j.b = append(j.b, s...)
+		j.b = append(j.b, '"')
+		if len(s) > jsonFlushAt {
+			j.spill()
+		}
 		return
 	}
-	b := j.buf[:0]
+	b := j.b
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -129,8 +141,10 @@ func (j *jsonWriter) quote(s string) {
 		i += size
 	}
 	b = append(b, '"')
-	j.buf = b
-	j.rawBytes(b)
+	j.b = b
+	if len(s) > jsonFlushAt {
+		j.spill()
+	}
 }
 
 // plainJSON reports whether s is printable ASCII without '"' or '\\', so
@@ -148,22 +162,44 @@ func hexDigit(c byte) byte { return "0123456789abcdef"[c&0xf] }
 
 func (j *jsonWriter) int(v int64) {
 	j.elem()
-	j.buf = strconv.AppendInt(j.buf[:0], v, 10)
-	j.rawBytes(j.buf)
+	j.b = strconv.AppendInt(j.b, v, 10)
 }
 
 func (j *jsonWriter) uint(v uint64) {
 	j.elem()
-	j.buf = strconv.AppendUint(j.buf[:0], v, 10)
-	j.rawBytes(j.buf)
+	j.b = strconv.AppendUint(j.b, v, 10)
 }
 
 // micros writes ns/1000 as a JSON number, the reference's float division:
 // exact below 2^53 ns, correctly rounded above.
 func (j *jsonWriter) micros(ns int64) {
 	j.elem()
-	j.buf = strconv.AppendFloat(j.buf[:0], nsToMicros(ns), 'f', -1, 64)
-	j.rawBytes(j.buf)
+	j.b = appendMicros(j.b, ns)
+}
+
+// appendMicros appends ns/1000 as micros writes it: the shortest decimal
+// of the float64 quotient. Below 10^15 ns in magnitude that is the exact
+// quotient (at most 15 significant digits, which a float64 tells apart,
+// so no shorter decimal has the same float64), written here with integer
+// arithmetic; strconv's shortest formatting was a tenth of writing a
+// swimlane.
+func appendMicros(b []byte, ns int64) []byte {
+	const fast = 1e15
+	if ns <= -fast || ns >= fast {
+		return strconv.AppendFloat(b, nsToMicros(ns), 'f', -1, 64)
+	}
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	if f := ns % 1000; f != 0 {
+		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+		for b[len(b)-1] == '0' {
+			b = b[:len(b)-1]
+		}
+	}
+	return b
 }
 
 func nsToMicros(ns int64) float64 {
@@ -178,10 +214,9 @@ func nsToMicros(ns int64) float64 {
 	return f
 }
 
+// flush writes what is buffered and returns the first write error.
 func (j *jsonWriter) flush() error {
-	if j.err == nil {
-		j.err = j.w.Flush()
-	}
+	j.writeOut()
 	return j.err
 }
 

@@ -56,6 +56,25 @@ func TestMicros(t *testing.T) {
 	}
 }
 
+// FuzzMicros holds appendMicros' integer path to strconv's shortest
+// formatting of the float64 quotient, which it replaces below 10^15 ns.
+func FuzzMicros(f *testing.F) {
+	for _, ns := range []int64{0, 1, -1, 10, 100, 999, 1000, 1001, 1010, 1100, -1100, 880000294066,
+		1e15 - 1, -1e15 + 1, 1e15, 999999999999999, 123456789012345, 1 << 53, -9223372036854775808} {
+		f.Add(ns)
+	}
+	f.Fuzz(func(t *testing.T, ns int64) {
+		// Folded into the integer path too: most int64s are past it.
+		for _, v := range []int64{ns, ns % 1e15, ns % 1e9} {
+			got := string(appendMicros(nil, v))
+			want := strconv.FormatFloat(nsToMicros(v), 'f', -1, 64)
+			if got != want {
+				t.Fatalf("appendMicros(%d) = %s, want %s", v, got, want)
+			}
+		}
+	})
+}
+
 func TestArgsAndNesting(t *testing.T) {
 	var a args
 	a.setUint("inv", 18446744073709551615)

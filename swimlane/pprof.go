@@ -2,13 +2,14 @@ package swimlane
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -48,21 +49,149 @@ type ProfileOptions struct {
 // sample type spans, so a sample costs what its distinct stack and label
 // set cost, not what its spans do. Host spans include the
 // artifact's records and the `bind phase=` segments, as in the swimlane.
+// A LogProfile builds the same profile from a log as it is read, without
+// a Swimlane.
 func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
+	b := newProfileBuilder()
+	for i := range sw.hosts {
+		b.addHost(sw.hosts[i].span, sw.hosts[i].external)
+	}
+	for _, s := range sw.devices {
+		b.addDevice(s)
+	}
+	return b.profile(opts)
+}
+
+// A pspan is what a profile keeps of a span: 40 bytes without a pointer,
+// so that a log's spans cost the collector nothing to scan and the
+// profile no copy of their text.
+type pspan struct {
+	ts, dur, depth int64
+	group          uint32 // index into profileBuilder.groups
+	name           uint32 // index into profileBuilder.names
+	h2d, external  bool
+}
+
+// A pgroup is the thread and invocation of spans, which nest only among
+// themselves.
+type pgroup struct {
+	pid, tid int64
+	inv      uint64
+}
+
+func (s *pspan) nest() nestSpan {
+	return nestSpan{ts: s.ts, dur: s.dur, end: s.ts + s.dur, depth: s.depth, h2d: s.h2d}
+}
+
+// pspanBlock is how many pspans a block of pspans holds.
+const pspanBlock = 8 << 10
+
+// pspans are spans kept in blocks, which grow without copying what they
+// hold (a slice that doubles holds up to twice its spans while it grows).
+type pspans struct {
+	blocks [][]pspan
+	n      int
+}
+
+func (p *pspans) add(s pspan) {
+	if p.n%pspanBlock == 0 {
+		p.blocks = append(p.blocks, make([]pspan, 0, pspanBlock))
+	}
+	b := &p.blocks[len(p.blocks)-1]
+	*b = append(*b, s)
+	p.n++
+}
+
+func (p *pspans) at(i int) *pspan { return &p.blocks[i/pspanBlock][i%pspanBlock] }
+
+// A profileBuilder collects the spans of a profile, host spans in the
+// swimlane's order (the log's, then the artifact's records, then the
+// `bind phase=` segments) and device spans in any order, and lays out
+// the host lanes as they come.
+type profileBuilder struct {
+	groups   []pgroup
+	groupIdx map[pgroup]uint32
+	names    []string
+	h2d      []bool // whether names[i] is a host-to-device copy (isH2D)
+	nameIdx  map[string]uint32
+	hosts    pspans
+	devices  pspans
+	lanes    *laneBuilder
+	// lastGroup is the group of the span added last.
+	lastGroup uint32
+}
+
+func newProfileBuilder() *profileBuilder {
+	return &profileBuilder{nameIdx: make(map[string]uint32), groupIdx: make(map[pgroup]uint32), lanes: newLaneBuilder()}
+}
+
+// group returns the index of the span's (pid, tid, inv), the one of the
+// span before when they are the same.
+func (b *profileBuilder) group(s *trace.Span) uint32 {
+	k := pgroup{s.Pid, s.Tid, s.Inv}
+	if n := len(b.groups); n > 0 && b.groups[b.lastGroup] == k {
+		return b.lastGroup
+	}
+	id, ok := b.groupIdx[k]
+	if !ok {
+		id = uint32(len(b.groups))
+		b.groups = append(b.groups, k)
+		b.groupIdx[k] = id
+	}
+	b.lastGroup = id
+	return id
+}
+
+func (b *profileBuilder) span(s *trace.Span, external bool) pspan {
+	id, ok := b.nameIdx[s.Name]
+	if !ok {
+		id = uint32(len(b.names))
+		name := strings.Clone(s.Name)
+		b.names = append(b.names, name)
+		b.h2d = append(b.h2d, isH2D(name))
+		b.nameIdx[name] = id
+	}
+	return pspan{ts: s.Ts, dur: s.Dur, depth: s.Depth, group: b.group(s),
+		name: id, h2d: b.h2d[id], external: external}
+}
+
+func (b *profileBuilder) addHost(s *trace.Span, external bool) {
+	b.lanes.add(s, external)
+	b.hosts.add(b.span(s, external))
+}
+
+func (b *profileBuilder) addDevice(s *trace.Span) {
+	b.devices.add(b.span(s, false))
+}
+
+// profile builds the profile of the spans added (see Swimlane.Profile).
+func (b *profileBuilder) profile(opts ProfileOptions) *Profile {
 	p := &Profile{}
-	laneName := make(map[laneKey]string, len(sw.lanes))
-	for _, ln := range sw.lanes {
+	laneName := make(map[laneKey]string)
+	for _, ln := range b.lanes.finish() {
 		laneName[laneKey{ln.pid, ln.id}] = ln.name
 	}
-	locs := make(map[string]uint64)
-	loc := func(name string) uint64 {
+	locs := make(map[uint32]uint64)
+	var truncated uint64
+	loc := func(name uint32) uint64 {
 		if id, ok := locs[name]; ok {
 			return id
 		}
-		p.Functions = append(p.Functions, name)
+		p.Functions = append(p.Functions, b.names[name])
 		id := uint64(len(p.Functions))
 		locs[name] = id
 		return id
+	}
+	truncFrame := func() uint64 {
+		if truncated == 0 {
+			p.Functions = append(p.Functions, TruncatedFrame)
+			truncated = uint64(len(p.Functions))
+		}
+		return truncated
+	}
+	if _, ok := b.nameIdx[TruncatedFrame]; ok {
+		// A span named like the frame shares its location.
+		truncFrame = func() uint64 { return loc(b.nameIdx[TruncatedFrame]) }
 	}
 
 	// Samples share what repeats: one stack slice per distinct stack
@@ -84,10 +213,6 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 		stacks[string(stackKey)] = st
 		return st
 	}
-	type groupKey struct {
-		pid, tid int64
-		inv      uint64
-	}
 	// A sample is found by its shared stack and label slices: equal
 	// stacks and equal label sets are the same slices.
 	type sampleKey struct {
@@ -101,34 +226,44 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 	}
 	labels := make(map[labelKey][][2]string)
 	var stack []uint64
-	add := func(spans []*trace.Span, lanes []string, device bool) {
-		groups := make(map[groupKey][]int)
-		var keys []groupKey
-		for i, s := range spans {
-			k := groupKey{s.Pid, s.Tid, s.Inv}
-			if _, ok := groups[k]; !ok {
-				keys = append(keys, k)
-			}
-			groups[k] = append(groups[k], i)
+	var g []nestSpan
+	// The rank of each group in (pid, tid, inv) order.
+	byKey := order(len(b.groups))
+	slices.SortFunc(byKey, func(x, y int32) int {
+		gx, gy := &b.groups[x], &b.groups[y]
+		if c := cmp.Compare(gx.pid, gy.pid); c != 0 {
+			return c
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			a, b := keys[i], keys[j]
-			if a.pid != b.pid {
-				return a.pid < b.pid
-			}
-			if a.tid != b.tid {
-				return a.tid < b.tid
-			}
-			return a.inv < b.inv
+		if c := cmp.Compare(gx.tid, gy.tid); c != 0 {
+			return c
+		}
+		return cmp.Compare(gx.inv, gy.inv)
+	})
+	rank := make([]int32, len(b.groups))
+	for r, g := range byKey {
+		rank[g] = int32(r)
+	}
+	add := func(spans *pspans, idx []int32, device bool) {
+		// The groups (thread and invocation) in (pid, tid, inv) order,
+		// each group's spans in the order idx gives.
+		slices.SortStableFunc(idx, func(x, y int32) int {
+			return cmp.Compare(rank[spans.at(int(x)).group], rank[spans.at(int(y)).group])
 		})
-		for _, k := range keys {
-			idx := groups[k]
-			g := make([]*trace.Span, len(idx))
-			for j, i := range idx {
-				g[j] = spans[i]
+		for lo := 0; lo < len(idx); {
+			group := spans.at(int(idx[lo])).group
+			k := b.groups[group]
+			hi := lo + 1
+			for hi < len(idx) && spans.at(int(idx[hi])).group == group {
+				hi++
 			}
-			parent, order := nestParents(g)
-			self := selfTimes(g, parent, order)
+			grp := idx[lo:hi]
+			lo = hi
+			g = g[:0]
+			for _, i := range grp {
+				g = append(g, spans.at(int(i)).nest())
+			}
+			parent, order := nestTree(g)
+			self := nestSelfTimes(g, parent, order)
 			// The labels of the group's spans, per lane. String labels:
 			// pprof drops a numeric label of 0, and round 0 is the
 			// cold bind.
@@ -165,19 +300,24 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 				stack = stack[:0]
 				a := j
 				for ; a >= 0 && len(stack) < MaxStackDepth-1; a = parent[a] {
-					stack = append(stack, loc(g[a].Name))
+					stack = append(stack, loc(spans.at(int(grp[a])).name))
 				}
 				if a >= 0 {
 					// Deeper than MaxStackDepth: the outer spans are one
 					// frame, so memory stays linear in the spans.
 					if parent[a] >= 0 {
-						stack = append(stack, loc(TruncatedFrame))
+						stack = append(stack, truncFrame())
 						p.Truncated++
 					} else {
-						stack = append(stack, loc(g[a].Name))
+						stack = append(stack, loc(spans.at(int(grp[a])).name))
 					}
 				}
-				st, lb := intern(stack), labelsOf(lanes[idx[j]])
+				s := spans.at(int(grp[j]))
+				lane := "device (clk=dev)"
+				if !device {
+					lane = laneName[laneKey{k.pid, b.lanes.lane(k.pid, k.tid, k.inv, s.external)}]
+				}
+				st, lb := intern(stack), labelsOf(lane)
 				key := sampleKey{&st[0], &lb[0]}
 				p.Spans++
 				if i, ok := sampleOf[key]; ok {
@@ -200,28 +340,130 @@ func (sw *Swimlane) Profile(opts ProfileOptions) *Profile {
 		}
 	}
 
-	hosts := make([]*trace.Span, len(sw.hosts))
-	hostLanes := make([]string, len(sw.hosts))
 	var t0, t1 int64
-	for i := range sw.hosts {
-		s := sw.hosts[i].span
-		hosts[i] = s
-		hostLanes[i] = laneName[laneKey{s.Pid, sw.hosts[i].lane}]
-		if i == 0 || s.Ts < t0 {
-			t0 = s.Ts
+	for i := 0; i < b.hosts.n; i++ {
+		s := b.hosts.at(i)
+		if i == 0 || s.ts < t0 {
+			t0 = s.ts
 		}
-		if i == 0 || s.End() > t1 {
-			t1 = s.End()
+		if end := s.ts + s.dur; i == 0 || end > t1 {
+			t1 = end
 		}
 	}
 	p.DurationNanos = t1 - t0
-	add(hosts, hostLanes, false)
-	devLanes := make([]string, len(sw.devices))
-	for i := range devLanes {
-		devLanes[i] = "device (clk=dev)"
-	}
-	add(sw.devices, devLanes, true)
+	add(&b.hosts, order(b.hosts.n), false)
+	// Devices in the swimlane's order: by (pid, inv, ts, tid, name).
+	devs := order(b.devices.n)
+	slices.SortStableFunc(devs, func(i, j int32) int {
+		x, y := b.devices.at(int(i)), b.devices.at(int(j))
+		gx, gy := &b.groups[x.group], &b.groups[y.group]
+		if c := cmp.Compare(gx.pid, gy.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(gx.inv, gy.inv); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.ts, y.ts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(gx.tid, gy.tid); c != 0 {
+			return c
+		}
+		return strings.Compare(b.names[x.name], b.names[y.name])
+	})
+	add(&b.devices, devs, true)
 	return p
+}
+
+// A LogProfile builds the span profile of a log as the log is read, the
+// profile Build(log, passes).Profile gives, without holding the log: of
+// each span it keeps 40 bytes (pspan; its thread and invocation are an index), of the chip.run.bind spans and the
+// `bind phase=` lines what recovering the bind segments needs, and per
+// thread what laying out its lanes needs. Give it the log's spans and
+// bind-phase lines in log order (trace.Visitors), then call Profile.
+type LogProfile struct {
+	// MaxSpans, when positive, bounds the spans and bind-phase lines
+	// held: past it, Err returns a *trace.TooManySpansError.
+	MaxSpans int
+
+	b *profileBuilder
+	// binds are the host chip.run.bind spans and their segments (which
+	// an artifact's records are checked against), their text dropped.
+	binds []trace.Span
+	lines []trace.BindPhase
+	held  int
+	err   error
+}
+
+// NewLogProfile returns an empty LogProfile.
+func NewLogProfile() *LogProfile { return &LogProfile{b: newProfileBuilder()} }
+
+func (lp *LogProfile) hold(pos trace.Pos) bool {
+	if lp.err != nil {
+		return false
+	}
+	if lp.held++; lp.MaxSpans > 0 && lp.held > lp.MaxSpans {
+		lp.err = &trace.TooManySpansError{Max: lp.MaxSpans, Pos: pos}
+		return false
+	}
+	return true
+}
+
+// AddSpan takes the log's next span.
+func (lp *LogProfile) AddSpan(s *trace.Span) {
+	if !lp.hold(s.Pos) {
+		return
+	}
+	if s.IsDevice() {
+		lp.b.addDevice(s)
+		return
+	}
+	lp.b.addHost(s, trace.Family(s.Name) == trace.FamilyExternal)
+	keep := s.Name == "chip.run.bind"
+	if seg, ok := strings.CutPrefix(s.Name, "chip.run.bind."); ok && bindSegments[seg] {
+		keep = true
+	}
+	if keep {
+		c := *s
+		c.Attrs = "" // text that would keep the reader's chunk alive; unused
+		lp.binds = append(lp.binds, c)
+	}
+}
+
+// AddBindPhase takes the log's next `bind phase=` line.
+func (lp *LogProfile) AddBindPhase(l *trace.BindPhase) {
+	if !lp.hold(l.Pos) {
+		return
+	}
+	c := *l
+	c.Attrs = strings.Clone(l.Attrs)
+	lp.lines = append(lp.lines, c)
+}
+
+// Err returns the error that ended the read (a bound's), or nil.
+func (lp *LogProfile) Err() error { return lp.err }
+
+// Profile returns the profile of the log read, with the spans of the
+// artifact's passes (trace.LoadPhaseRecords; nil when there is none), and
+// the warnings of merging them (Swimlane.Warnings).
+func (lp *LogProfile) Profile(passes []trace.RecordPass, opts ProfileOptions) (*Profile, []string) {
+	m := mergeRecords(lp.binds, passes)
+	for i := range m.spans {
+		lp.b.addHost(&m.spans[i], false)
+	}
+	eachBindPhaseSpan(lp.binds, lp.lines, m.covered, func(s *trace.Span) { lp.b.addHost(s, false) })
+	lp.binds, lp.lines = nil, nil
+	sum := Summary{Orphaned: m.orphaned, OutOfRange: m.outOfRange}
+	return lp.b.profile(opts), sum.warnings()
+}
+
+// order returns 0, 1, …, n-1.
+func order(n int) []int32 {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	return idx
 }
 
 // addSat returns a+b, held at the int64 range rather than wrapped: hostile

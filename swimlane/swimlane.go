@@ -123,13 +123,16 @@ func (sw *Swimlane) Summary() Summary { return sw.sum }
 // Warnings returns the swimlane's own warnings (the reference's words,
 // docs/swimlanes.md "4. The bind's prepare path"), without the trailing
 // newline.
-func (sw *Swimlane) Warnings() []string {
+func (sw *Swimlane) Warnings() []string { return sw.sum.warnings() }
+
+// warnings are the warnings of what merging an artifact left out.
+func (sum Summary) warnings() []string {
 	var w []string
-	if sw.sum.Orphaned > 0 {
-		w = append(w, fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sw.sum.Orphaned))
+	if sum.Orphaned > 0 {
+		w = append(w, fmt.Sprintf("warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?", sum.Orphaned))
 	}
-	if sw.sum.OutOfRange > 0 {
-		w = append(w, fmt.Sprintf("warning: %d phase record(s) left out: end_ns - start_ns is past the int64 range", sw.sum.OutOfRange))
+	if sum.OutOfRange > 0 {
+		w = append(w, fmt.Sprintf("warning: %d phase record(s) left out: end_ns - start_ns is past the int64 range", sum.OutOfRange))
 	}
 	return w
 }
@@ -149,6 +152,7 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		writeMeta(j, "thread_name", ln.pid, ln.id, ln.name)
 	}
 	var a args
+	var attrs trace.Attrs // reused: a span's parsed attributes
 	for _, i := range sw.order {
 		h := &sw.hosts[i]
 		s := h.span
@@ -158,7 +162,8 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		a.setInt("depth", s.Depth)
 		a.setStr("attrs", s.Attrs)
 		a.setInt("os_tid", s.Tid)
-		a.setAttrs(h.attrs())
+		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
+		a.setAttrs(attrs)
 		sw.clock.addWall(&a, s.Pid, s.Ts)
 		writeX(j, s, s.Pid, h.lane, a)
 	}
@@ -189,7 +194,8 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		j.key("attrs")
 		a = a[:0]
 		a.setStr("raw", s.Attrs)
-		a.setAttrs(trace.ParseAttrs(s.Attrs))
+		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
+		a.setAttrs(attrs)
 		j.object(a)
 		j.endObject()
 	}

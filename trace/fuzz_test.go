@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -206,6 +207,14 @@ func FuzzParseAttrs(f *testing.F) {
 					t.Fatalf("key %q: value %q, want %q", k, a.Value, Decode(last))
 				}
 			}
+		}
+		// Appended after other attributes (a reused slice), the same
+		// attributes follow them: the earlier ones are neither replaced
+		// nor replace any.
+		prefix := Attrs{{Key: "k", Value: "before"}, {Key: "n", Value: "1", IsInt: true}}
+		appended := AppendAttrs(slices.Clone(prefix), raw)
+		if !slices.Equal(appended[:len(prefix)], prefix) || !slices.Equal(appended[len(prefix):], attrs) {
+			t.Fatalf("AppendAttrs(%v, %q) = %v, want the prefix and %v", prefix, raw, appended, attrs)
 		}
 	})
 }

@@ -540,15 +540,13 @@ func WallTime(a Anchor, t int64) (ns string, text string, ok bool) {
 		q, m := new(big.Int).DivMod(n, big.NewInt(1e9), new(big.Int))
 		sec, frac = q.Int64(), m.Int64()
 	}
-	ts := time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05")
-	return ns, ts + "." + pad9(frac) + "Z", true
-}
-
-func pad9(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	const zeros = "000000000"
-	if len(s) < 9 {
-		s = zeros[:9-len(s)] + s
+	// One allocation for the text: a view writes one for every span.
+	var buf [40]byte
+	b := time.Unix(sec, 0).UTC().AppendFormat(buf[:0], "2006-01-02T15:04:05")
+	b = append(b, '.')
+	for d := int64(1e8); d > 0; d /= 10 {
+		b = append(b, byte('0'+frac/d%10))
 	}
-	return s
+	b = append(b, 'Z')
+	return ns, string(b), true
 }

@@ -190,9 +190,14 @@ func (a Attrs) Has(key string) bool {
 // ParseAttrs splits raw on whitespace; each token with an '=' becomes a key
 // (split at the first '='). A value of an optional '-' and ASCII digits is an
 // integer, checked before decoding; any other value is percent-decoded.
-func ParseAttrs(raw string) Attrs {
-	var out Attrs
-	for _, tok := range strings.Fields(raw) {
+func ParseAttrs(raw string) Attrs { return AppendAttrs(nil, raw) }
+
+// AppendAttrs appends the attributes of raw (ParseAttrs) to out, so that
+// a caller that parses many spans one after another can reuse one slice
+// (AppendAttrs(a[:0], raw)).
+func AppendAttrs(out Attrs, raw string) Attrs {
+	base := len(out)
+	for tok := range strings.FieldsSeq(raw) {
 		k, v, ok := strings.Cut(tok, "=")
 		if !ok {
 			continue
@@ -204,7 +209,7 @@ func ParseAttrs(raw string) Attrs {
 			a.Value = Decode(v)
 		}
 		replaced := false
-		for i := range out {
+		for i := base; i < len(out); i++ {
 			if out[i].Key == k {
 				out[i] = a
 				replaced = true

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -62,11 +63,10 @@ func pprofRun(opts *pprofOptions) error {
 	if err := checkOutputs(opts.ioStreams, opts.logs, opts.records, opts.out); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	log, sw, err := readSwimlane(opts.logInput, "pprof", opts.records)
+	p, err := pprofProfile(opts)
 	if err != nil {
 		return err
 	}
-	p := sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log), PerInvocation: opts.perInvocation})
 	if p.Truncated > 0 {
 		fmt.Fprintf(opts.Stderr, "warning: %d span(s) nest deeper than %d; their stacks keep the %d innermost spans and one frame %q for the rest\n",
 			p.Truncated, swimlane.MaxStackDepth, swimlane.MaxStackDepth-1, swimlane.TruncatedFrame)
@@ -82,4 +82,40 @@ func pprofRun(opts *pprofOptions) error {
 	}
 	wrote(opts.ioStreams, opts.out, "Wrote span profile: %s (%d spans in %d samples)\n", opts.out, p.Spans, len(p.Samples))
 	return nil
+}
+
+// pprofProfile reads the logs into the profile. Merged, the profile is
+// built as the log streams (swimlane.LogProfile: 40 bytes a span, not the
+// log and its swimlane); --per-invocation's round labels need the log's
+// invocations, so it reads the whole log and its swimlane.
+func pprofProfile(opts *pprofOptions) (*swimlane.Profile, error) {
+	st := opts.ioStreams
+	if opts.perInvocation {
+		log, sw, err := readSwimlane(opts.logInput, "pprof", opts.records)
+		if err != nil {
+			return nil, err
+		}
+		return sw.Profile(swimlane.ProfileOptions{Round: roundIndex(log), PerInvocation: true}), nil
+	}
+	lp := swimlane.NewLogProfile()
+	lp.MaxSpans = opts.maxSpans
+	log, err := streamLog(st, opts.logs, trace.ReadOptions{}, trace.Visitors{
+		Span:      lp.AddSpan,
+		BindPhase: lp.AddBindPhase,
+		HostOrch:  func(*trace.HostOrchPhase) {}, // not drawn: not kept
+		Err:       lp.Err,
+	})
+	if err != nil {
+		return nil, tooManySpans(err, "--max-spans")
+	}
+	printWarnings(st.Stderr, log)
+	passes, err := loadRecords(opts.logInput, opts.records, true)
+	if err != nil {
+		return nil, fmt.Errorf("pprof: %w", err)
+	}
+	p, warns := lp.Profile(passes, swimlane.ProfileOptions{})
+	for _, w := range warns {
+		fmt.Fprintln(st.Stderr, w)
+	}
+	return p, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -53,9 +54,15 @@ func traceRun(opts *traceOptions) error {
 	if err := checkOutputs(opts.ioStreams, opts.logs, nil, opts.out); err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	log, err := readLog(opts.logInput)
+	// Only the invocations' spans are drawn: node and ext spans, and the
+	// phase lines, are parsed (for the warnings) but not kept.
+	skip := func(*trace.BindPhase) {}
+	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
+		KeepSpan: invocationSpan,
+		MaxSpans: opts.maxSpans,
+	}, trace.Visitors{BindPhase: skip, HostOrch: func(*trace.HostOrchPhase) {}})
 	if err != nil {
-		return err
+		return tooManySpans(err, "--max-spans")
 	}
 	printWarnings(opts.Stderr, log)
 	var n int
@@ -69,4 +76,15 @@ func traceRun(opts *traceOptions) error {
 	}
 	wrote(opts.ioStreams, opts.out, "Wrote Chrome trace: %s (%d spans)\n", opts.out, n)
 	return nil
+}
+
+// invocationSpan reports whether a span of this name belongs to an
+// invocation (trace.InvocationSpans): its family is neither node nor
+// external.
+func invocationSpan(name string) bool {
+	switch trace.Family(name) {
+	case trace.FamilyNode, trace.FamilyExternal:
+		return false
+	}
+	return true
 }

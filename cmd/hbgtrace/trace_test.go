@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -197,4 +198,30 @@ func TestSwimlaneDocExamples(t *testing.T) {
 		})
 	}
 	assert.NotZero(t, n, "no examples found")
+}
+
+// TestTraceHoldsOnlyInvocations: trace keeps only the spans it draws, the
+// invocations' (node and ext spans, bind phase= and host-orch phase= lines
+// are parsed for the warnings, not kept), so --max-spans counts those: a
+// log of 5 chip spans among 40 node spans and phase lines is drawn with
+// --max-spans 5, and refused at the fifth chip span with --max-spans 4.
+func TestTraceHoldsOnlyInvocations(t *testing.T) {
+	const env = "[mono_ns=1][T0x7f3c9a302c80][TIMING] emit_host_span: "
+	var b strings.Builder
+	for i := range 5 {
+		for j := range 4 {
+			fmt.Fprintf(&b, env+"[STRACE] v=1 pid=7 tid=8 inv=0 hid=0 depth=0 name=node.worker_run ts=%d dur=10 role=worker\n", 100*i+j)
+			fmt.Fprintf(&b, env+"[STRACE] v=1 pid=7 tid=9 inv=0 hid=0 depth=0 name=ext.pypto.step ts=%d dur=10 \n", 100*i+j)
+		}
+		fmt.Fprintf(&b, "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:1] bind phase=args start_ns=%d dur_ns=2 x=1\n", 100*i)
+		fmt.Fprintf(&b, "[mono_ns=1][T0xab][TIMING] host_phase_trace_end: [f.cpp:2] host-orch phase=record_node total_ns=5 count=1\n")
+		fmt.Fprintf(&b, env+"[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=50 \n", i+1, 100*i)
+	}
+	files := map[string]string{"mixed.log": b.String()}
+	stdout, stderr, code := phasesExec(t, files, "", "trace", "--max-spans", "5", "mixed.log", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 5, strings.Count(stdout, `"name": "chip.run"`))
+	_, stderr, code = phasesExec(t, files, "", "trace", "--max-spans", "4", "mixed.log", "-o", "-")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "hbgtrace: reading mixed.log: line 55: more than 4 spans and phase lines to hold in memory; --max-spans raises the bound\n", stderr)
 }
