@@ -17,12 +17,46 @@ import (
 // gapsOptions are the flags of `hbgtrace gaps`.
 type gapsOptions struct {
 	logInput
+	laneFlags
+}
+
+// laneFlags are the flags gaps and lanes share: the sides, the records,
+// the gap threshold and the format.
+type laneFlags struct {
 	sideOptions
 	records []string
 	minGap  string
 	format  string
 	// minGapNs is minGap parsed (parseMinGap), 0 for the default.
 	minGapNs int64
+}
+
+// add registers the flags on cmd; minGapHelp says where --min-gap is
+// explained.
+func (o *laneFlags) add(cmd *cobra.Command, minGapHelp string) {
+	cmd.Flags().StringArrayVar(&o.records, "records", nil,
+		"a host_phase_records.jsonl to merge (repeatable)")
+	cmd.Flags().StringVar(&o.minGap, "min-gap", "", "gap threshold, e.g. 20us "+minGapHelp)
+	cmd.Flags().StringVar(&o.format, "format", formatText, "text|markdown|json")
+	addSideFlags(cmd, &o.sideOptions)
+}
+
+// check checks the flags against the arguments and parses --min-gap.
+func (o *laneFlags) check(cmd *cobra.Command, args []string) error {
+	switch o.format {
+	case formatText, formatMarkdown, formatJSON:
+	default:
+		return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", o.format)}
+	}
+	if err := o.sideOptions.check(cmd, args, o.records); err != nil {
+		return err
+	}
+	minGap, err := parseMinGap(o.minGap)
+	if err != nil {
+		return &usageError{cmd: cmd, err: err}
+	}
+	o.minGapNs = minGap
+	return nil
 }
 
 // newGapsCmd builds the gaps command. runF replaces gapsRun in tests; nil
@@ -51,27 +85,13 @@ EXPR checks a claim and exits 1 when it fails. See docs/swimlanes.md.`,
   hbgtrace gaps --base before/ --head after/
   hbgtrace gaps out/ --assert 'every graph_submit on a submit lane'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch opts.format {
-			case formatText, formatMarkdown, formatJSON:
-			default:
-				return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
-			}
-			if err := opts.sideOptions.check(cmd, args, opts.records); err != nil {
+			if err := opts.check(cmd, args); err != nil {
 				return err
 			}
-			minGap, err := parseMinGap(opts.minGap)
-			if err != nil {
-				return &usageError{cmd: cmd, err: err}
-			}
-			opts.minGapNs = minGap
 			return runWith(cmd, args, &opts.logInput, opts, runF, gapsRun)
 		},
 	}
-	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
-		"a host_phase_records.jsonl to merge (repeatable)")
-	cmd.Flags().StringVar(&opts.minGap, "min-gap", "", "gap threshold, e.g. 20us (see above)")
-	cmd.Flags().StringVar(&opts.format, "format", formatText, "text|markdown|json")
-	addSideFlags(cmd, &opts.sideOptions)
+	opts.add(cmd, "(see above)")
 	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }

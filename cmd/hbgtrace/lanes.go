@@ -183,11 +183,7 @@ func compareOrAssert(in logInput, name string, o *sideOptions, records []string,
 // lanesOptions are the flags of `hbgtrace lanes`.
 type lanesOptions struct {
 	logInput
-	sideOptions
-	records  []string
-	minGap   string
-	format   string
-	minGapNs int64
+	laneFlags
 }
 
 // newLanesCmd builds the lanes command. runF replaces lanesRun in tests;
@@ -214,27 +210,13 @@ fails. See docs/swimlanes.md.`,
   hbgtrace lanes --base before/ --head after/ --format markdown
   hbgtrace lanes out/ --assert 'lanes(role=worker) >= 2'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch opts.format {
-			case formatText, formatMarkdown, formatJSON:
-			default:
-				return &usageError{cmd: cmd, err: fmt.Errorf("invalid --format %q: want text, markdown or json", opts.format)}
-			}
-			if err := opts.sideOptions.check(cmd, args, opts.records); err != nil {
+			if err := opts.check(cmd, args); err != nil {
 				return err
 			}
-			minGap, err := parseMinGap(opts.minGap)
-			if err != nil {
-				return &usageError{cmd: cmd, err: err}
-			}
-			opts.minGapNs = minGap
 			return runWith(cmd, args, &opts.logInput, opts, runF, lanesRun)
 		},
 	}
-	cmd.Flags().StringArrayVar(&opts.records, "records", nil,
-		"a host_phase_records.jsonl to merge (repeatable)")
-	cmd.Flags().StringVar(&opts.minGap, "min-gap", "", "gap threshold, e.g. 20us (see gaps)")
-	cmd.Flags().StringVar(&opts.format, "format", formatText, "text|markdown|json")
-	addSideFlags(cmd, &opts.sideOptions)
+	opts.add(cmd, "(see gaps)")
 	addMaxSpansFlag(cmd, &opts.logInput)
 	return cmd
 }
