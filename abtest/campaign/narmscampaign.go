@@ -37,9 +37,15 @@ func (o *Options) armsDiffer(j, g []journal.Arm) string {
 		}
 		same = k >= 0 && o.sameArm(j[i], g[k])
 	}
+	label := func(a journal.Arm) string {
+		if a.Name != "" {
+			return a.Name + "=" + armLabel(a)
+		}
+		return armLabel(a)
+	}
 	switch {
-	case !same && len(j) == 2 && len(g) == 2 && !named:
-		return fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", armLabel(j[0]), armLabel(j[1]), armLabel(g[0]), armLabel(g[1]))
+	case !same && len(j) == 2 && len(g) == 2:
+		return fmt.Sprintf("arms: journal %s vs %s, given %s vs %s", label(j[0]), label(j[1]), label(g[0]), label(g[1]))
 	case !same:
 		return fmt.Sprintf("arms: journal %s, given %s", armSpecs(j), armSpecs(g))
 	case named && j[0].Name != g[0].Name:
@@ -68,6 +74,9 @@ func armSpecs(arms []journal.Arm) string {
 			out += a.Name + "="
 		}
 		out += a.Spec
+		if a.Load != nil {
+			out += " under " + a.Sweep
+		}
 	}
 	return out
 }
