@@ -172,6 +172,7 @@ func (w *Worktrees) CleanStale() ([]string, error) {
 		return nil, fmt.Errorf("reading the worktree cache: %w", err)
 	}
 	var removed []string
+	defer w.adminLock()()
 	for _, e := range ents {
 		name := e.Name()
 		if !e.IsDir() || !strings.HasPrefix(name, w.repoKey()+"-") {
@@ -192,6 +193,40 @@ func (w *Worktrees) CleanStale() ([]string, error) {
 	}
 	_, _ = git(w.Repo, "worktree", "prune")
 	return removed, nil
+}
+
+// adminLock serialises the worktree administration of the repository
+// (add, remove, prune) across hbgbench processes and campaigns: a `git
+// worktree prune` run while another's `git worktree add` has made its
+// entry but not yet locked it deletes the entry, and the add fails
+// ("could not open '.git/worktrees/NAME/locked' for writing"). The lock
+// is a file in the repository's common git directory, which git status
+// never shows, taken with flock (released by the kernel if hbgbench
+// dies). It returns the release; when the lock cannot be had, a no-op,
+// and git's own behaviour runs unserialised.
+func (w *Worktrees) adminLock() func() {
+	dir, err := git(w.Repo, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return func() {}
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(w.Repo, dir)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "hbgbench-worktrees.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return func() {}
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { f.Close() }
 }
 
 func (w *Worktrees) remove(path string) {
@@ -222,6 +257,7 @@ func (w *Worktrees) Ensure(ctx context.Context, sha string) (string, error) {
 		w.held[path] = lock
 		return path, nil
 	}
+	unlock := w.adminLock()
 	w.remove(path)
 	_, _ = git(w.Repo, "worktree", "prune")
 	// git runs the repository's post-checkout hook, which may be slow:
@@ -229,7 +265,9 @@ func (w *Worktrees) Ensure(ctx context.Context, sha string) (string, error) {
 	add := exec.CommandContext(ctx, "git", "-C", w.Repo, "worktree", "add", "--detach", path, sha)
 	var out bytes.Buffer
 	add.Stdout, add.Stderr = &out, &out
-	if err := watchedRun(add); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+	err = watchedRun(add)
+	unlock()
+	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 		lock.Close()
 		if ctx.Err() != nil {
 			w.remove(path)
@@ -340,6 +378,7 @@ func lastLines(s string, n int) []string {
 // Close removes every worktree this manager holds, prunes, and drops the
 // locks.
 func (w *Worktrees) Close() {
+	defer w.adminLock()()
 	for path, lock := range w.held {
 		w.remove(path)
 		lock.Close()

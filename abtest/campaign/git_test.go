@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -297,4 +298,40 @@ func TestRunGitArms(t *testing.T) {
 	var be *BuildError
 	require.True(t, errors.As(err, &be), "%v", err)
 	assert.Equal(t, 1, worktreeCount(t, repo))
+}
+
+// TestWorktreesOfConcurrentCampaigns: campaigns checking out, removing
+// and pruning worktrees of one repository at once (shards on one host,
+// each with a cache of its own) never break each other's `git worktree
+// add`: a prune between another's add and its lock used to delete the
+// entry ("could not open '.git/worktrees/…/locked'").
+func TestWorktreesOfConcurrentCampaigns(t *testing.T) {
+	t.Parallel()
+	repo, c1, c2 := gitRepo(t)
+	errs := make(chan error, 64)
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				w := NewWorktrees(repo, filepath.Join(t.TempDir(), "cache"))
+				if _, err := w.CleanStale(); err != nil {
+					errs <- err
+				}
+				for _, sha := range []string{c1, c2}[(g+i)%2:] {
+					if _, err := w.Ensure(context.Background(), sha); err != nil {
+						errs <- err
+					}
+				}
+				w.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Equal(t, 1, worktreeCount(t, repo), "every worktree removed")
 }
