@@ -335,3 +335,30 @@ func TestWorktreesOfConcurrentCampaigns(t *testing.T) {
 	}
 	assert.Equal(t, 1, worktreeCount(t, repo), "every worktree removed")
 }
+
+// TestWorktreeLockSettles: a worktree lock released a moment after the
+// Ensure that wants it (as when a child forked before the release still
+// shares the descriptor until its exec) is taken, not refused as another
+// campaign's; one held longer is refused.
+func TestWorktreeLockSettles(t *testing.T) {
+	t.Parallel()
+	repo, c1, _ := gitRepo(t)
+	w := NewWorktrees(repo, t.TempDir())
+	path := w.Path(c1)
+	require.NoError(t, os.MkdirAll(w.Cache, 0o755))
+	held, err := journal.FlockFile(path + ".lock")
+	require.NoError(t, err)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		held.Close()
+	}()
+	_, err = w.Ensure(context.Background(), c1)
+	require.NoError(t, err)
+	w.Close()
+
+	held, err = journal.FlockFile(path + ".lock")
+	require.NoError(t, err)
+	defer held.Close()
+	_, err = NewWorktrees(repo, w.Cache).Ensure(context.Background(), c1)
+	assert.ErrorContains(t, err, "is in use by another hbgbench")
+}
