@@ -151,28 +151,14 @@ func (w *Worktrees) Path(sha string) string {
 }
 
 // tryLock takes path's lock; ok is false when another process holds it.
-// A lock just released can still be held for a moment by a child this
-// or another process forked before the release and has not yet exec'd
-// (the child shares the descriptor until exec closes it), so a held lock
-// is tried again for lockSettle before it counts as another campaign's.
 func tryLock(path string) (*os.File, bool, error) {
-	deadline := time.Now().Add(lockSettle)
-	for wait := time.Millisecond; ; wait *= 2 {
-		f, err := journal.FlockFile(path)
-		var held *journal.ErrLockHeld
-		if !errors.As(err, &held) {
-			return f, err == nil, err
-		}
-		if time.Now().After(deadline) {
-			return nil, false, nil
-		}
-		time.Sleep(min(wait, time.Until(deadline)+time.Millisecond))
+	f, err := journal.FlockFile(path)
+	var held *journal.ErrLockHeld
+	if errors.As(err, &held) {
+		return nil, false, nil
 	}
+	return f, err == nil, err
 }
-
-// lockSettle is how long tryLock waits for a held lock to be released
-// by a child that shares its descriptor until exec.
-const lockSettle = 500 * time.Millisecond
 
 // CleanStale removes the worktrees of this repository that a killed run
 // left in the cache (their locks are free) and prunes git's records of

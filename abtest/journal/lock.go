@@ -35,6 +35,13 @@ func (e *ErrLockHeld) Error() string {
 // refused by its own dying child. A variable so that a test can shorten it.
 var orphanLockGrace = 3 * time.Second
 
+// selfLockSettle bounds how long flockFile waits for a lock whose file
+// names this very process: one it let go a moment ago can still be held
+// by a child it forked before (the child shares the descriptor until its
+// exec closes it), so it is tried again this long before it counts as
+// held (by another campaign of this process, or by that child still).
+const selfLockSettle = 500 * time.Millisecond
+
 // flockFile takes an exclusive flock(2) on path, created when missing,
 // which the kernel drops when this process dies, so a killed campaign
 // never leaves a stale lock. The file then holds this process's pid, for
@@ -104,12 +111,16 @@ func flockOnce(path string) (*os.File, error) {
 		holder, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, 32), 32))
 		held := &ErrLockHeld{holder: strings.TrimSpace(string(holder))}
 		held.exited = pidExited(held.holder)
-		if !held.exited {
+		self := held.holder == strconv.Itoa(os.Getpid())
+		if !held.exited && !self {
 			f.Close()
 			return nil, held
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(orphanLockGrace)
+			if self {
+				deadline = time.Now().Add(selfLockSettle)
+			}
 		}
 		if time.Now().After(deadline) {
 			f.Close()
