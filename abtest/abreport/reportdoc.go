@@ -496,10 +496,17 @@ func (a Report) WhatRan() string {
 	}
 	b, x := h.Arms[journal.Base], h.Arms[journal.Head]
 	arms := fmt.Sprintf("base: %s; head: %s", name(b), name(x))
-	if d, e := specDiff(x, b), specDiff(b, x); b.Kind == journal.KindEmbedded && x.Kind == journal.KindEmbedded && b.Spec != x.Spec {
+	switch d, e := specDiff(x, b), specDiff(b, x); {
+	case b.Kind == journal.KindEmbedded && x.Kind == journal.KindEmbedded && b.Spec != x.Spec:
 		// Two embedded specs differ in a setting or two: name those, and
 		// leave the full specs to the details.
 		arms = fmt.Sprintf("base: embedded %s; head: embedded %s (the same otherwise: the full specs are in the details)", d, e)
+	case b.Spec == x.Spec && b.Kind == x.Kind && armLoad(b) != armLoad(x):
+		// One arm under two loads (--sweep load=): the load is what differs.
+		under := func(x journal.Arm) string { return strings.Replace(strings.TrimPrefix(armLoad(x), "; "), ": ", ", ", 1) }
+		lb, lx := under(b), under(x)
+		b.Load = nil
+		arms = fmt.Sprintf("base and head: the same arm, %s; base under %s; head under %s", name(b), lb, lx)
 	}
 	if a.Captured() {
 		return arms + "; logs captured by hand, paired as rounds (the host is not recorded)"

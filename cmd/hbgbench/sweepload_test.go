@@ -57,7 +57,8 @@ func TestAbSweepLoad(t *testing.T) {
 	assert.Regexp(t, `(?m)^head: embedded:\S+ load=2$`, bench)
 	code, md, errText := runCLI("report", j, "--format", "markdown")
 	require.Equal(t, 0, code, errText)
-	assert.Contains(t, md, "; load=0: no background load; head: ")
+	assert.Contains(t, md, "base and head: the same arm, embedded:")
+	assert.Contains(t, md, "; base under load=0, no background load; head under load=2, 2 busy processes beside each block; on ")
 
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--sweep", "load=0,3", "--rounds", "4")
 	assert.Equal(t, 1, code)
