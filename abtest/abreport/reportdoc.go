@@ -503,7 +503,9 @@ func (a Report) WhatRan() string {
 		arms = fmt.Sprintf("base: embedded %s; head: embedded %s (the same otherwise: the full specs are in the details)", d, e)
 	case b.Spec == x.Spec && b.Kind == x.Kind && armLoad(b) != armLoad(x):
 		// One arm under two loads (--sweep load=): the load is what differs.
-		under := func(x journal.Arm) string { return strings.Replace(strings.TrimPrefix(armLoad(x), "; "), ": ", ", ", 1) }
+		under := func(x journal.Arm) string {
+			return strings.Replace(strings.TrimPrefix(armLoad(x), "; "), ": ", ", ", 1)
+		}
 		lb, lx := under(b), under(x)
 		b.Load = nil
 		arms = fmt.Sprintf("base and head: the same arm, %s; base under %s; head under %s", name(b), lb, lx)
