@@ -298,7 +298,9 @@ func TestAbLockedJournal(t *testing.T) {
 	defer f.Close()
 	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
 	// The holder named is a process that runs (this one), so the lock is
-	// refused at once rather than waited for.
+	// refused after the 0.5 s a lock of this very process is given to
+	// settle (a child forked before a release), not the 3 s an exited
+	// holder's is.
 	_, err = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
 	require.NoError(t, err)
 	cat := catArm(t)
