@@ -312,8 +312,17 @@ func (a *Assertion) Check(sw *Swimlane, rep *LaneReport, round func(int64, uint6
 		if len(rep.Gaps) == 0 {
 			return []Failure{{"log", "no graph_submit records: gap(submit) needs host_phase_records.jsonl"}}
 		}
+		first := map[int64]uint64{}
+		for _, g := range rep.Gaps {
+			if f, ok := first[g.Pid]; !ok || g.Inv < f {
+				first[g.Pid] = g.Inv
+			}
+		}
 		for _, g := range rep.Gaps {
 			k := invKey{g.Pid, g.Inv}
+			if g.Inv == first[g.Pid] {
+				continue // ColdBirths: the first bind's cannot be told apart
+			}
 			for _, p := range g.Gaps {
 				if len(p.Created) == 0 {
 					continue

@@ -10,8 +10,8 @@ import (
 type SideSummary struct {
 	Binds     int `json:"binds"`
 	WarmBinds int `json:"warm_binds"`
-	// LaneBirths and BornLanes sum the binds' (all binds, the first
-	// included); BindsWithBirth counts the binds with at least one.
+	// LaneBirths and BornLanes sum the warm binds' (ColdBirths), and
+	// BindsWithBirth counts the warm binds with at least one.
 	LaneBirths     int            `json:"gaps_with_lane_birth"`
 	BornLanes      int            `json:"lanes_born_in_gaps"`
 	BindsWithBirth int            `json:"binds_with_lane_birth"`
@@ -59,11 +59,11 @@ func Side(reps ...*LaneReport) SideSummary {
 				if b.Recorders > 0 {
 					conc = append(conc, int64(b.MaxConcurrent))
 				}
-			}
-			s.LaneBirths += b.LaneBirths
-			s.BornLanes += b.BornLanes
-			if b.LaneBirths > 0 {
-				s.BindsWithBirth++
+				s.LaneBirths += b.LaneBirths
+				s.BornLanes += b.BornLanes
+				if b.LaneBirths > 0 {
+					s.BindsWithBirth++
+				}
 			}
 		}
 		for _, g := range r.Gaps {

@@ -103,6 +103,12 @@ type BindLanes struct {
 	MaxConcurrent int `json:"max_concurrent_recordings"`
 	// LaneBirths counts the gaps of the bind that have a lane born inside
 	// them, and BornLanes those lanes.
+	//
+	// ColdBirths: in the first bind of a process (not Warm) a prewarmed
+	// recorder's first record is its first in the log too, and cannot be
+	// told from a created one's birth, so whether it lands in a gap
+	// depends on the scheduler. The comparison (Side) and the
+	// assertion `no lane-start in gap(submit)` count warm binds only.
 	LaneBirths int `json:"gaps_with_lane_birth"`
 	BornLanes  int `json:"lanes_born_in_gaps"`
 	// HasCommit and CommitWait as BindGaps'.
