@@ -124,21 +124,8 @@ func TestCountersBadInput(t *testing.T) {
 // binds.
 func TestCountersOnHarness(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the embedded harness")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool to build hbgbench")
-	}
 	dir := t.TempDir()
-	bench := filepath.Join(dir, "hbgbench")
-	if outb, err := exec.Command(goTool, "build", "-o", bench, "../hbgbench").CombinedOutput(); err != nil {
-		if os.Getenv("CGO_ENABLED") == "0" {
-			t.Skip("hbgbench needs cgo")
-		}
-		t.Fatalf("building hbgbench: %v\n%s", err, outb)
-	}
+	bench := buildBench(t)
 	log, recs := filepath.Join(dir, "run.log"), filepath.Join(dir, "recs")
 	outb, err := exec.Command(bench, "harness", "--epoch", "e2", "--rounds", "4", "--records-dir", recs, "-o", log).CombinedOutput()
 	require.NoError(t, err, "%s", outb)

@@ -96,21 +96,7 @@ func harnessGaps(t *testing.T, bench, recorders string) []swimlane.BindGaps {
 // can land in a gap; the records cannot tell it from a created one.
 func TestGapsOnHarness(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the embedded harness")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool to build hbgbench")
-	}
-	bench := filepath.Join(t.TempDir(), "hbgbench")
-	build := exec.Command(goTool, "build", "-o", bench, "../hbgbench")
-	if outb, err := build.CombinedOutput(); err != nil {
-		if os.Getenv("CGO_ENABLED") == "0" {
-			t.Skip("hbgbench needs cgo")
-		}
-		t.Fatalf("building hbgbench: %v\n%s", err, outb)
-	}
+	bench := buildBench(t)
 	created := func(gs []swimlane.BindGaps, fromRound int) (n int) {
 		for _, g := range gs {
 			require.NotNil(t, g.Round, "every harness bind is a round")
