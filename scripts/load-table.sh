@@ -24,6 +24,11 @@
 # (default: a new directory under /tmp, kept, so a long sitting can be read
 # while it runs) and the table is printed at the end by load-table.py.
 # AA, DET and LOADS ("0 2 4") override the defaults; needs jq and python3.
+#
+# Given a DIR of a sitting that stopped early (its header, binary, tuned
+# designs and campaigns.tsv), it goes on from the repetition after the
+# last one recorded, with the same binary, calibration and tuned designs,
+# so the detection campaigns keep their spread.
 set -u
 aa=${AA:-50}
 det=${DET:-20}
@@ -33,33 +38,40 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$(mktemp -d /tmp/load-table.XXXXXX)}
 mkdir -p "$dir" || exit 1
 bin=$dir/hbgbench
-(cd "$here" && go build -o "$bin" ./cmd/hbgbench) || exit 1
 base=embedded:mirror=retained,epoch=e2
 tsv=$dir/campaigns.tsv
-{
-    echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $np CPUs, $(date -u +%FT%TZ)"
-    echo "# base $base; A/A $aa per cell, +5% and +10% $det per cell; loads $loads"
-} | tee "$dir/header"
-
-"$bin" ab --base "$base" --head "$base" --rounds 6 --seed 1 --journal "$dir/calib.jsonl" \
-    --format json >"$dir/calib.json" 2>/dev/null || exit 1
-cp=$(jq '[.metrics[] | select(.primary)][0].level[0]' "$dir/calib.json")
-d5=$(jq -n "$cp * 0.05 | round")
-d10=$(jq -n "$cp * 0.10 | round")
-echo "# ControlPlane block minimum ${cp} µs: +5% delay_us=$d5, +10% delay_us=$d10" | tee -a "$dir/header"
-
-# The tuned design per load: aa --tune under that load, its recommendation.
-for l in $loads; do
-    "$bin" aa "$base" --tune --load "$l" --seed 7 --journal "$dir/tune-$l.jsonl" \
-        --format json >"$dir/tune-$l.json" 2>"$dir/tune-$l.err" || { tail -3 "$dir/tune-$l.err"; exit 1; }
-    flags=$(jq -r 'select(.candidates) | .candidates[.best] | "--block \(.block) --block-stat \(.block_stat)"' "$dir/tune-$l.json")
-    [ -n "$flags" ] || { echo "no tuned design at load $l" >&2; exit 1; }
-    echo "$flags" >"$dir/tuned-$l"
-    echo "# tuned at load $l: $flags" | tee -a "$dir/header"
-done
-
-printf 'rep\tload\tdesign\teffect\tverdict\trounds\tdelta\twall_s\tloadavg\n' >"$tsv"
 rep=0
+if [ -s "$tsv" ] && [ -x "$bin" ] && [ -f "$dir/header" ]; then
+    rep=$(awk -F'\t' 'NR > 1 && $1 + 0 > m { m = $1 + 0 } END { print m + 0 }' "$tsv")
+    d5=$(sed -n 's/.*+5% delay_us=\([0-9]*\).*/\1/p' "$dir/header")
+    d10=$(sed -n 's/.*+10% delay_us=\([0-9]*\).*/\1/p' "$dir/header")
+    echo "# continued after repetition $rep at $(date -u +%FT%TZ), same binary, calibration and tuned designs" | tee -a "$dir/header"
+else
+    (cd "$here" && go build -o "$bin" ./cmd/hbgbench) || exit 1
+    {
+        echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $np CPUs, $(date -u +%FT%TZ)"
+        echo "# base $base; A/A $aa per cell, +5% and +10% $det per cell; loads $loads"
+    } | tee "$dir/header"
+
+    "$bin" ab --base "$base" --head "$base" --rounds 6 --seed 1 --journal "$dir/calib.jsonl" \
+        --format json >"$dir/calib.json" 2>/dev/null || exit 1
+    cp=$(jq '[.metrics[] | select(.primary)][0].level[0]' "$dir/calib.json")
+    d5=$(jq -n "$cp * 0.05 | round")
+    d10=$(jq -n "$cp * 0.10 | round")
+    echo "# ControlPlane block minimum ${cp} µs: +5% delay_us=$d5, +10% delay_us=$d10" | tee -a "$dir/header"
+
+    # The tuned design per load: aa --tune under that load, its recommendation.
+    for l in $loads; do
+        "$bin" aa "$base" --tune --load "$l" --seed 7 --journal "$dir/tune-$l.jsonl" \
+            --format json >"$dir/tune-$l.json" 2>"$dir/tune-$l.err" || { tail -3 "$dir/tune-$l.err"; exit 1; }
+        flags=$(jq -r 'select(.candidates) | .candidates[.best] | "--block \(.block) --block-stat \(.block_stat)"' "$dir/tune-$l.json")
+        [ -n "$flags" ] || { echo "no tuned design at load $l" >&2; exit 1; }
+        echo "$flags" >"$dir/tuned-$l"
+        echo "# tuned at load $l: $flags" | tee -a "$dir/header"
+    done
+
+    printf 'rep\tload\tdesign\teffect\tverdict\trounds\tdelta\twall_s\tloadavg\n' >"$tsv"
+fi
 while [ "$rep" -lt "$aa" ]; do
     rep=$((rep + 1))
     effects=aa
