@@ -13,12 +13,12 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/flagsuggest"
 	"github.com/hbgkit/hbgkit/internal/lineprefix"
 	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"github.com/hbgkit/hbgkit/internal/termsafe"
 	"github.com/hbgkit/hbgkit/runtimeharness"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func main() {
@@ -147,51 +147,7 @@ func newCmdChild() *cobra.Command {
 }
 
 // suggestFlag adds to an unknown-flag error the flag of c it was likely
-// meant to be ("did you mean --rounds?"): the nearest name by edit
-// distance, within a third of its length, or the one it begins.
+// meant to be (internal/flagsuggest, shared with hbgtrace).
 func suggestFlag(c *cobra.Command, err error) error {
-	msg := err.Error()
-	_, bad, ok := strings.Cut(msg, "unknown flag: --")
-	if !ok {
-		return err
-	}
-	bad, _, _ = strings.Cut(bad, "=")
-	best, dist := "", 0
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		d := editDistance(bad, f.Name)
-		if strings.HasPrefix(f.Name, bad) && len(bad) >= 3 {
-			d = 1
-		}
-		if best == "" || d < dist {
-			best, dist = f.Name, d
-		}
-	})
-	if best == "" || dist > max(2, len(best)/3) {
-		return err
-	}
-	return fmt.Errorf("%w (did you mean --%s?)", err, best)
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return flagsuggest.Suggest(c.Flags(), err)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
+	"github.com/hbgkit/hbgkit/internal/flagsuggest"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -72,7 +73,7 @@ gzip-compressed.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{cmd: c, err: err}
+		return &usageError{cmd: c, err: flagsuggest.Suggest(c.Flags(), err)}
 	})
 	root.AddCommand(
 		newTpotCmd(nil),

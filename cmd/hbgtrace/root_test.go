@@ -29,6 +29,8 @@ func TestExitCodes(t *testing.T) {
 			[]string{`hbgtrace: unknown command "bogus"`, "Usage:"}},
 		{"unknown flag", []string{"tpot", "--bogus", "x.log"}, 2,
 			[]string{"hbgtrace: unknown flag: --bogus", "Usage:\n  hbgtrace tpot"}},
+		{"mistyped flag", []string{"gaps", "--min-gp", "20us", "x.log"}, 2,
+			[]string{"hbgtrace: unknown flag: --min-gp (did you mean --min-gap?)"}},
 		{"bad format", []string{"tpot", "--format", "xml", "x.log"}, 2,
 			[]string{`invalid --format "xml"`}},
 		{"directory without host logs", []string{"tpot", t.TempDir()}, 1,
