@@ -200,6 +200,7 @@ var familyTitles = map[string]string{
 	metric.FamilyOrch:         "orchestrator operations, host-orch lines (per pass, µs)",
 	metric.FamilyCounters:     "kernel counters (per pass, counts)",
 	metric.FamilyWork:         "work done (per pass, counts and bytes)",
+	metric.FamilyLanes:        "lanes, from host_phase_records.jsonl (per bind; unit on each row)",
 	metric.FamilyAttrs:        "other attributes of bind and host-orch lines (per pass; unit on each row)",
 	metric.FamilyBind:         "bind wall, chip.run.bind (per pass, µs)",
 	metric.FamilyDerived:      "derived metrics, --derive (per pass; unit on each row)",

@@ -292,21 +292,18 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	if errors.As(runErr, &local) {
 		return fmt.Errorf("block %s: %w; that is this host's failure, not the arm's: free space, then --resume runs the round again", label, runErr)
 	}
-	paths := []string{spec.Log}
-	if more, _ := filepath.Glob(filepath.Join(spec.Out, "host.*.log")); len(more) > 0 {
-		paths = append(paths, more...)
-	}
+	files := metric.OutFiles(spec.Log, spec.Out)
 	var bp *metric.BlockPasses
 	var readErr error
 	if runErr == nil {
-		bp, readErr = metric.ReadBlockLog(paths)
+		bp, readErr = metric.ReadBlock(files)
 	}
 	if runErr != nil || readErr != nil || len(bp.Passes) == 0 {
 		b.Tail = logTail(spec.Log, failedTailLines)
 	}
 	// Keep the logs compressed, and the output directory only when the
 	// block left something else in it.
-	if err := keepLogs(paths, spec.Out); err != nil {
+	if err := keepLogs(append(files.Logs, files.Records...), spec.Out); err != nil {
 		return fmt.Errorf("keeping block %s's logs: %w; that is this host's failure, not the arm's: free space, then --resume runs the round again", label, err)
 	}
 	if runErr != nil {

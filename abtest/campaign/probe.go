@@ -35,7 +35,7 @@ func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 		if slices.ContainsFunc(arms[:arm], a.Equal) {
 			continue
 		}
-		r, err := armRunner(a, exe, dir)
+		r, err := armRunner(a, exe, dir, h.Config.Records)
 		if err != nil {
 			return fmt.Errorf("probing --metric %s: %w", name, err)
 		}
@@ -46,7 +46,7 @@ func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 		if _, err := r.Run(ctx, spec); err != nil {
 			return fmt.Errorf("probing --metric %s with a block of %s: %w", name, a.Spec, err)
 		}
-		bp, err := metric.ReadBlockLog([]string{spec.Log})
+		bp, err := metric.ReadBlock(metric.OutFiles(spec.Log, spec.Out))
 		if err != nil {
 			return fmt.Errorf("probing --metric %s: reading %s's log: %w", name, a.Spec, err)
 		}
