@@ -451,7 +451,26 @@ func (a Report) methodLines(md bool) []string {
 	if !md && a.anyGated() {
 		out = append(out, a.gatedNote())
 	}
+	if l := a.countDiffNote(); l != "" {
+		out = append(out, l)
+	}
 	return out
+}
+
+// countDiffNote says which rows' Δ is of differences, not log-ratios
+// (analysis.MetricResult.CountDiff); "" when none is.
+func (a Report) countDiffNote() string {
+	var names []string
+	for _, m := range a.Metrics {
+		if m.CountDiff {
+			names = append(names, m.Label)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: a lane count that was 0 in some block has no log-ratio; its Δ = mean(head)/mean(base) − 1 of the block statistics, with the t 95%% CI of their paired differences and the Wilcoxon p of those (docs/ab-method.md, Counts that are zero)",
+		strings.Join(names, ", "))
 }
 
 // besideMethod says what the column after the 95% CI holds.

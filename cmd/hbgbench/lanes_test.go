@@ -55,8 +55,11 @@ func lanesRows(t *testing.T, js string) map[string]lanesRow {
 // TestAbLaneMetrics runs #1936's change as a real embedded campaign with
 // --records: every bind gets the lane metrics, the created threads show as
 // gaps with a lane birth in the base arm's warm binds and never in the
-// head's, and the text report has the lanes table. Without --records the
-// same campaign has no lane metric at all.
+// head's, so the row is called fewer, Δ −100% with its interval (on the
+// differences: a count of 0 has no log-ratio), and the text report has the
+// lanes table. Ten rounds, so that the Holm-adjusted p of the row (over
+// at most four lane rows) is below 0.05 whatever the ties. Without
+// --records the same campaign has no lane metric at all.
 func TestAbLaneMetrics(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -66,7 +69,9 @@ func TestAbLaneMetrics(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	assert.Contains(t, out, "lanes, from host_phase_records.jsonl (per bind; unit on each row)")
 	assert.Regexp(t, `(?m)^ gaps with a lane birth.* +count +base +20 `, out)
+	assert.Regexp(t, `(?m)^ +head +20 +0 +0 +0 +0 +0 +-100\.0% +\[-100\.0%, -\d+\.\d%\] .* fewer$`, out)
 	assert.Regexp(t, `(?m)^ commit wait per bind +µs +base +20 `, out)
+	assert.Contains(t, out, "gaps with a lane birth: a lane count that was 0 in some block has no log-ratio")
 
 	code, js, errText := runCLI("report", j, "--format", "json")
 	require.Equal(t, 0, code, errText)
@@ -82,6 +87,10 @@ func TestAbLaneMetrics(t *testing.T) {
 	assert.Equal(t, 0, births.NonZero[journal.Head])
 	assert.Equal(t, 0.0, births.Arms[journal.Head].Median)
 	assert.Positive(t, rows[metric.MetricConcurrent].Arms[journal.Base].Median)
+	assert.Equal(t, "fewer", births.Verdict)
+	assert.True(t, births.Diff)
+	assert.InDelta(t, -1.0, births.Delta, 1e-9)
+	assert.InDelta(t, -1.0, births.CILo, 1e-9)
 
 	// The records are kept beside the block's log, compressed.
 	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", metric.RecordsName+".gz"))

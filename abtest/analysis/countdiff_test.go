@@ -1,0 +1,54 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/hbgkit/hbgkit/abtest/journal"
+	"github.com/hbgkit/hbgkit/abtest/journal/journaltest"
+	"github.com/hbgkit/hbgkit/abtest/metric"
+	"github.com/hbgkit/hbgkit/abtest/stats"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCountThatIsZeroIsCalled: three lane births per warm bind against
+// none in 8 rounds is fewer, Δ −100% with its interval, on the
+// differences of the block statistics; a count 0 in both arms and a time
+// that is 0 stay without an analysis, as before.
+func TestCountThatIsZeroIsCalled(t *testing.T) {
+	t.Parallel()
+	j := journaltest.Twin(t, 1, func(round, arm, rank, pass int, v map[string]float64) {
+		v[metric.MetricGapsWithBirth] = 3
+		v[metric.MetricConcurrent] = 0
+		v[metric.MetricCommitWait] = 0
+		if arm == journal.Head {
+			v[metric.MetricGapsWithBirth] = 0
+			v[metric.MetricCommitWait] = 5000
+		}
+		if arm == journal.Base && round == 2 {
+			v[metric.MetricGapsWithBirth] = 2
+		}
+	})
+	a := Analyze(j)
+	rows := map[string]MetricResult{}
+	for _, m := range a.Metrics {
+		rows[m.Name] = m
+	}
+	births := rows[metric.MetricGapsWithBirth]
+	require.Empty(t, births.Error)
+	assert.True(t, births.CountDiff)
+	assert.InDelta(t, -1.0, float64(births.Delta), 1e-12)
+	assert.Equal(t, -1.0, float64(births.CILo))
+	assert.InDelta(t, -0.897, float64(births.CIHi), 0.001)
+	assert.Equal(t, Verdict{Call: stats.Faster, Kind: metric.KindCount}, births.Verdict)
+	assert.Equal(t, "fewer", births.Verdict.String())
+	assert.Equal(t, [2]journal.Num{3 - 1.0/8, 0}, births.Level)
+	assert.Equal(t, 8, births.SignK)
+
+	for _, n := range []string{metric.MetricConcurrent, metric.MetricCommitWait} {
+		m := rows[n]
+		assert.NotEmpty(t, m.Error, n)
+		assert.False(t, m.CountDiff, n)
+		assert.Equal(t, NoVerdict, m.Verdict, n)
+	}
+}
