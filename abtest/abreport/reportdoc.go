@@ -469,7 +469,7 @@ func (a Report) countDiffNote() string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: a lane count that was 0 in some block has no log-ratio; its Δ = mean(head)/mean(base) − 1 of the block statistics, with the t 95%% CI of their paired differences and the Wilcoxon p of those (docs/ab-method.md, Counts that are zero)",
+	return fmt.Sprintf("%s: a lane metric that was 0 in some block has no log-ratio; its Δ = mean(head)/mean(base) − 1 of the block statistics, with the t 95%% CI of their paired differences and the Wilcoxon p of those (docs/ab-method.md, Counts that are zero)",
 		strings.Join(names, ", "))
 }
 

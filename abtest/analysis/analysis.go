@@ -116,8 +116,8 @@ type MetricResult struct {
 	// between them (callDetermined).
 	Determined bool `json:"determined,omitempty"`
 	// CountDiff is true when Δ, its interval and p are of the differences
-	// of a count's block statistics, not of their log-ratios: a count
-	// that was 0 in some block (countDiff).
+	// of a lane metric's block statistics, not of their log-ratios: a
+	// count or a commit wait that was 0 in some block (countDiff).
 	CountDiff bool `json:"count_diff,omitempty"`
 
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
@@ -651,7 +651,7 @@ func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, p
 	opts := stats.PairedOptions{Bootstrap: cfg.Bootstrap, Seed: 1}
 	pr, err := stats.Paired(stat[journal.Base], stat[journal.Head], opts)
 	if err != nil {
-		if m.Family == metric.FamilyLanes && m.Kind == metric.KindCount && errors.Is(err, stats.ErrNonPositive) && countDiff(&res, stat) {
+		if m.Family == metric.FamilyLanes && errors.Is(err, stats.ErrNonPositive) && countDiff(&res, stat) {
 			return res
 		}
 		res.Error = err.Error()

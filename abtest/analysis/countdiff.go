@@ -5,9 +5,10 @@ import (
 	"github.com/hbgkit/hbgkit/abtest/stats"
 )
 
-// countDiff analyses a lane count whose block statistic was 0 in some
+// countDiff analyses a lane metric whose block statistic was 0 in some
 // round (lanes.gaps_with_birth: three threads born in gaps per bind
-// against none), which no log-ratio takes, on the differences of its block
+// against none; a commit wait of 0 when recording finished first), which
+// no log-ratio takes, on the differences of its block
 // statistics (stats.PairedCountDiff): Δ is the ratio of the arms' mean
 // block statistics (the row's mean Levels) minus 1, with the t interval
 // of the mean difference, and p the Wilcoxon signed-rank p of the

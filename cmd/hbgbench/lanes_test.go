@@ -71,7 +71,7 @@ func TestAbLaneMetrics(t *testing.T) {
 	assert.Regexp(t, `(?m)^ gaps with a lane birth.* +count +base +20 `, out)
 	assert.Regexp(t, `(?m)^ +head +20 +0 +0 +0 +0 +0 +-100\.0% +\[-100\.0%, -\d+\.\d%\] .* fewer$`, out)
 	assert.Regexp(t, `(?m)^ commit wait per bind +µs +base +20 `, out)
-	assert.Contains(t, out, "gaps with a lane birth: a lane count that was 0 in some block has no log-ratio")
+	assert.Contains(t, out, "gaps with a lane birth: a lane metric that was 0 in some block has no log-ratio")
 
 	code, js, errText := runCLI("report", j, "--format", "json")
 	require.Equal(t, 0, code, errText)
