@@ -469,8 +469,12 @@ func (a Report) countDiffNote() string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: a lane metric that was 0 in some block has no log-ratio; its Δ = mean(head)/mean(base) − 1 of the block statistics, with the t 95%% CI of their paired differences and the Wilcoxon p of those (docs/ab-method.md, Counts that are zero)",
-		strings.Join(names, ", "))
+	how := "with the t 95% CI of their paired differences and the Wilcoxon p of those"
+	if a.Design == analysis.DesignUnpaired {
+		how = "with Welch's t 95% CI of the difference of the means and the rank-sum p"
+	}
+	return fmt.Sprintf("%s: a lane metric that was 0 in some block has no log-ratio; its Δ = mean(head)/mean(base) − 1 of the block statistics, %s (docs/ab-method.md, Counts that are zero)",
+		strings.Join(names, ", "), how)
 }
 
 // besideMethod says what the column after the 95% CI holds.
@@ -672,6 +676,9 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
 			delta,
 			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
+	}
+	if l := a.countDiffNote(); l != "" {
+		out = append(out, l)
 	}
 	return append(out,
 		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",

@@ -29,3 +29,20 @@ func countDiff(m *MetricResult, stat [2][]float64) bool {
 	withholdInterval(m, false)
 	return true
 }
+
+// unpairedCountDiff is countDiff for compare's logs, independent samples
+// (stats.UnpairedCountDiff): Δ the ratio of the arms' mean block
+// statistics minus 1 with Welch's interval of their difference, p the
+// rank-sum p. The row's levels become those means (LevelMean), the
+// figures Δ is a ratio of.
+func unpairedCountDiff(m *MetricResult, stat [2][]float64) bool {
+	d, ci, rs, err := stats.UnpairedCountDiff(stat[journal.Base], stat[journal.Head], 0)
+	if err != nil {
+		return false
+	}
+	m.CountDiff = true
+	m.Delta, m.CILo, m.CIHi = journal.Num(d), journal.Num(ci.Lo), journal.Num(ci.Hi)
+	m.P, m.HolmP = journal.Num(rs.P), journal.Num(rs.P)
+	withholdInterval(m, true)
+	return true
+}

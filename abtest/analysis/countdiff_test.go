@@ -60,3 +60,35 @@ func TestCountThatIsZeroIsCalled(t *testing.T) {
 	assert.False(t, m.CountDiff)
 	assert.Equal(t, NoVerdict, m.Verdict)
 }
+
+// TestCountThatIsZeroIsCalledUnpaired: the same births as compare's logs
+// (independent samples) are Δ −100% on the difference of the means, with
+// Welch's interval and the rank-sum p, fewer.
+func TestCountThatIsZeroIsCalledUnpaired(t *testing.T) {
+	t.Parallel()
+	j := journaltest.Twin(t, 1, func(round, arm, rank, pass int, v map[string]float64) {
+		v[metric.MetricGapsWithBirth] = 3
+		if arm == journal.Head {
+			v[metric.MetricGapsWithBirth] = 0
+		}
+		if arm == journal.Base && round == 2 {
+			v[metric.MetricGapsWithBirth] = 2
+		}
+	})
+	j.Unpaired = true
+	a := AnalyzeUnpaired(j)
+	var births *MetricResult
+	for i := range a.Metrics {
+		if a.Metrics[i].Name == metric.MetricGapsWithBirth {
+			births = &a.Metrics[i]
+		}
+	}
+	require.NotNil(t, births)
+	require.Empty(t, births.Error)
+	assert.True(t, births.CountDiff)
+	assert.InDelta(t, -1.0, float64(births.Delta), 1e-12)
+	assert.Equal(t, -1.0, float64(births.CILo))
+	assert.Less(t, float64(births.CIHi), -0.5)
+	assert.Equal(t, "fewer", births.Verdict.String())
+	assert.Equal(t, LevelMean, births.LevelOf)
+}

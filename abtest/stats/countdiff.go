@@ -75,3 +75,49 @@ func PairedCountDiff(a, b []float64, level float64) (CountDiffResult, error) {
 	res.Sign = signAgreement(d, md)
 	return res, nil
 }
+
+// UnpairedCountDiff is PairedCountDiff for two independent samples of
+// block statistics (hbgbench compare's logs): Δ = mean(b)/mean(a) − 1,
+// its interval Welch's t interval of mean(b) − mean(a) divided by
+// mean(a), its low end at −1 or above, and p the Wilcoxon rank-sum test of
+// a and b. Two samples without spread give the point as the interval.
+// It returns an error wrapping ErrTooFew for fewer than 2 values in a
+// sample, ErrNonPositive when mean(a) is not above 0, ErrBadArg for a
+// level outside (0, 1) and ErrNotFinite for NaN or infinite values.
+func UnpairedCountDiff(a, b []float64, level float64) (delta float64, ci Interval, rs RankSumResult, err error) {
+	const op = "unpaired count differences"
+	nan := math.NaN()
+	if level == 0 {
+		level = DefaultLevel
+	}
+	delta, ci, rs = nan, nanInterval(), RankSumResult{W: nan, U: nan, Z: nan, P: nan}
+	switch {
+	case !(level > 0 && level < 1):
+		return delta, ci, rs, fmt.Errorf("%s: %w: confidence level %v is outside (0, 1)", op, ErrBadArg, level)
+	case len(a) < 2 || len(b) < 2:
+		return delta, ci, rs, fmt.Errorf("%s: %w: need 2 values per sample, have %d and %d", op, ErrTooFew, len(a), len(b))
+	}
+	if err := checkFinite(op+", sample A", a); err != nil {
+		return delta, ci, rs, err
+	}
+	if err := checkFinite(op+", sample B", b); err != nil {
+		return delta, ci, rs, err
+	}
+	ma, mb := stat.Mean(a, nil), stat.Mean(b, nil)
+	if !(ma > 0) {
+		return delta, ci, rs, fmt.Errorf("%s: %w: sample A's mean is %v", op, ErrNonPositive, ma)
+	}
+	na, nb := float64(len(a)), float64(len(b))
+	qa, qb := stat.Variance(a, nil)/na, stat.Variance(b, nil)/nb
+	half := 0.0
+	if se := math.Sqrt(qa + qb); se > 0 {
+		df := (qa + qb) * (qa + qb) / (qa*qa/(na-1) + qb*qb/(nb-1))
+		half = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1-(1-level)/2) * se
+	}
+	md := mb - ma
+	r, err := RankSum(a, b)
+	if err != nil {
+		return delta, ci, rs, fmt.Errorf("%s: %w", op, err)
+	}
+	return md / ma, Interval{max(-1, (md-half)/ma), max(-1, (md+half)/ma)}, r, nil
+}

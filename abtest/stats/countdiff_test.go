@@ -51,3 +51,23 @@ func TestPairedCountDiffErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestUnpairedCountDiff: three logs of 3, 3 and 2 births against three of
+// none is Δ −100%, the low end held there, the high end Welch's
+// (−8/3 + t(2)·sd/√3)/(8/3); base never counting has no ratio.
+func TestUnpairedCountDiff(t *testing.T) {
+	t.Parallel()
+	d, ci, rs, err := UnpairedCountDiff([]float64{3, 3, 2}, []float64{0, 0, 0}, 0)
+	require.NoError(t, err)
+	assert.InDelta(t, -1.0, d, 1e-12)
+	assert.Equal(t, -1.0, ci.Lo)
+	sd := math.Sqrt(1.0 / 3)
+	assert.InDelta(t, (-8.0/3+4.302652729911275*sd/math.Sqrt(3))/(8.0/3), ci.Hi, 1e-9)
+	assert.Equal(t, 3, rs.NA)
+	assert.Less(t, rs.P, 0.2)
+
+	_, _, _, err = UnpairedCountDiff([]float64{0, 0}, []float64{1, 2}, 0)
+	assert.True(t, errors.Is(err, ErrNonPositive), "%v", err)
+	_, _, _, err = UnpairedCountDiff([]float64{3}, []float64{0, 0}, 0)
+	assert.True(t, errors.Is(err, ErrTooFew), "%v", err)
+}

@@ -107,7 +107,8 @@ func TestAbLaneMetrics(t *testing.T) {
 // TestCompareLaneMetricsOnRunDirs: compare on run directories (a
 // harness run's host.0.log and host_phase_records.jsonl) has the lane
 // metrics, each pass's value the one the swimlane of its log and records
-// gives; a run directory without records has none.
+// gives, and the births Δ −100% with Welch's interval; a run directory
+// without records has none.
 func TestCompareLaneMetricsOnRunDirs(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -123,7 +124,7 @@ func TestCompareLaneMetricsOnRunDirs(t *testing.T) {
 		return d
 	}
 	var base, head []string
-	for i := range 2 {
+	for i := range 3 {
 		base = append(base, run("b"+string(rune('0'+i)), "prewarm=4", true))
 		head = append(head, run("h"+string(rune('0'+i)), "prewarm=8", true))
 	}
@@ -141,8 +142,11 @@ func TestCompareLaneMetricsOnRunDirs(t *testing.T) {
 	require.Len(t, births.NonZero, 2, js)
 	assert.Positive(t, births.NonZero[journal.Base])
 	assert.Equal(t, 0, births.NonZero[journal.Head])
+	assert.True(t, births.Diff, "a count of 0 is compared on the difference of the means")
+	assert.InDelta(t, -1.0, births.Delta, 1e-9)
+	assert.InDelta(t, -1.0, births.CILo, 1e-9)
 	require.Contains(t, rows, metric.MetricCommitWait)
-	assert.Equal(t, 6, rows[metric.MetricCommitWait].Arms[journal.Base].N)
+	assert.Equal(t, 9, rows[metric.MetricCommitWait].Arms[journal.Base].N)
 
 	// Each pass's values are the swimlane's of that directory.
 	bp, err := metric.ReadBlockLog([]string{base[0]})
