@@ -177,3 +177,12 @@ func TestCompareLaneMetricsOnRunDirs(t *testing.T) {
 		assert.False(t, strings.HasPrefix(n, "lanes."), "%s without the base's records", n)
 	}
 }
+
+// TestAbLaneMetricNeedsRecords: a lane metric as --metric of embedded
+// arms without --records is refused before the campaign, saying what
+// gives it.
+func TestAbLaneMetricNeedsRecords(t *testing.T) {
+	t.Parallel()
+	assertAbRefused(t, []string{"--metric", metric.MetricGapsWithBirth, "--base", lanesBase, "--head", lanesHead, "--rounds", "3", "--block", "3", "--cold", "1"},
+		"records it (a probe block of 3 passes); the lane metrics need host_phase_records.jsonl, which an embedded arm writes under --records")
+}
