@@ -96,10 +96,37 @@ func isFile(p string) bool {
 // --max-spans bounds --records: a record is an object of about ten.
 const recordValuesPerSpan = 16
 
+// MaxRecordsBytes bounds the size of a block's host_phase_records.jsonl
+// files together: they are read whole. A 20-pass dsv4-pair block writes
+// 4.2 MB. Tests lower it.
+var MaxRecordsBytes int64 = 512 << 20
+
+// A RecordsTooLargeError is a block's host_phase_records.jsonl past
+// MaxRecordsBytes: the run's output, not this host's failure.
+type RecordsTooLargeError struct {
+	File  string
+	Size  int64 // the files' size so far, this one included
+	Limit int64
+}
+
+func (e *RecordsTooLargeError) Error() string {
+	return fmt.Sprintf("%s: the host_phase_records.jsonl files of the block hold %d bytes, more than the %d MiB hbgbench reads for the lane metrics", e.File, e.Size, e.Limit>>20)
+}
+
 // laneValues reads the records of a block whose log is l and returns per
 // bind its lane metrics, and the warnings of the read (an artifact that
 // holds no pass, lines left out, records of binds the log lacks).
 func laneValues(l *trace.Log, records []string) (map[passKey]map[string]float64, []string, error) {
+	var size int64
+	for _, r := range records {
+		st, err := os.Stat(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", r, err)
+		}
+		if size += st.Size(); size > MaxRecordsBytes {
+			return nil, nil, &RecordsTooLargeError{File: r, Size: size, Limit: MaxRecordsBytes}
+		}
+	}
 	passes, warns, skipped, err := trace.LoadPhaseRecordsMax(records, MaxBlockLogSpans*recordValuesPerSpan)
 	if err != nil {
 		return nil, nil, err

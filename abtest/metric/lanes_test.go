@@ -115,3 +115,21 @@ func TestLaneMetricsKnown(t *testing.T) {
 	assert.Equal(t, KindTime, m.Kind)
 	assert.Contains(t, Families(), FamilyLanes)
 }
+
+// TestReadBlockRecordsTooLarge: records past MaxRecordsBytes (a sparse
+// file, so nothing is written) are refused before they are read, naming
+// the file.
+func TestReadBlockRecordsTooLarge(t *testing.T) {
+	t.Parallel()
+	dir := gapsRunDir(t, false)
+	r := filepath.Join(dir, RecordsName)
+	f, err := os.Create(r)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(MaxRecordsBytes+1))
+	require.NoError(t, f.Close())
+	_, err = ReadBlockLog([]string{dir})
+	var big *RecordsTooLargeError
+	require.ErrorAs(t, err, &big)
+	assert.Equal(t, r, big.File)
+	assert.Contains(t, err.Error(), r+": the host_phase_records.jsonl files of the block hold 536870913 bytes, more than the 512 MiB")
+}

@@ -186,3 +186,21 @@ func TestAbLaneMetricNeedsRecords(t *testing.T) {
 	assertAbRefused(t, []string{"--metric", metric.MetricGapsWithBirth, "--base", lanesBase, "--head", lanesHead, "--rounds", "3", "--block", "3", "--cold", "1"},
 		"records it (a probe block of 3 passes); the lane metrics need host_phase_records.jsonl, which an embedded arm writes under --records")
 }
+
+// TestAbRecordsTooLarge: a command arm whose run leaves a records file
+// past what hbgbench reads (600 MB, sparse) fails its block with the file
+// named, as an arm printing too long a line does, and the file is left
+// as written, not compressed.
+func TestAbRecordsTooLarge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j := filepath.Join(dir, "j.jsonl")
+	code, _, errText := abCmd(t, j, catArm(t)+"; truncate -s 600M {out}/"+metric.RecordsName, catArm(t), "--retries", "0")
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, "/"+metric.RecordsName+": the host_phase_records.jsonl files of the block hold 629145600 bytes, more than the 512 MiB hbgbench reads for the lane metrics; the arm's output is the cause")
+	left, err := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName))
+	require.NoError(t, err)
+	assert.NotEmpty(t, left)
+	gz, _ := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName+".gz"))
+	assert.Empty(t, gz)
+}
