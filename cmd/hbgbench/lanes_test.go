@@ -204,3 +204,22 @@ func TestAbRecordsTooLarge(t *testing.T) {
 	gz, _ := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName+".gz"))
 	assert.Empty(t, gz)
 }
+
+// TestAbRecordsResume: --records is journaled, so a resumed campaign
+// keeps writing records without it, and refuses --records=false.
+func TestAbRecordsResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j := filepath.Join(dir, "c.jsonl")
+	common := []string{"--rounds", "3", "--block", "2", "--cold", "1", "--warmup", "0", "--seed", "7", "--journal", j}
+	code, _, errText := runCLI(append([]string{"ab", "--records", "--base", lanesBase, "--head", lanesHead}, common...)...)
+	require.Equal(t, 0, code, errText)
+	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "4")
+	require.Equal(t, 0, code, errText)
+	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", metric.RecordsName+".gz"))
+	require.NoError(t, err)
+	assert.Len(t, kept, 8, "the fourth round's blocks wrote records too")
+	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "5", "--records=false")
+	assert.Equal(t, 1, code, errText)
+	assert.Contains(t, errText, "is a journal of another campaign:\n  --records: journal true, given false")
+}
