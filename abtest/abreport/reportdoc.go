@@ -200,6 +200,7 @@ var familyTitles = map[string]string{
 	metric.FamilyOrch:         "orchestrator operations, host-orch lines (per pass, µs)",
 	metric.FamilyCounters:     "kernel counters (per pass, counts)",
 	metric.FamilyWork:         "work done (per pass, counts and bytes)",
+	metric.FamilyLanes:        "lanes, from host_phase_records.jsonl (per bind; unit on each row)",
 	metric.FamilyAttrs:        "other attributes of bind and host-orch lines (per pass; unit on each row)",
 	metric.FamilyBind:         "bind wall, chip.run.bind (per pass, µs)",
 	metric.FamilyDerived:      "derived metrics, --derive (per pass; unit on each row)",
@@ -450,7 +451,30 @@ func (a Report) methodLines(md bool) []string {
 	if !md && a.anyGated() {
 		out = append(out, a.gatedNote())
 	}
+	if l := a.countDiffNote(); l != "" {
+		out = append(out, l)
+	}
 	return out
+}
+
+// countDiffNote says which rows' Δ is of differences, not log-ratios
+// (analysis.MetricResult.CountDiff); "" when none is.
+func (a Report) countDiffNote() string {
+	var names []string
+	for _, m := range a.Metrics {
+		if m.CountDiff {
+			names = append(names, m.Label)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	how := "with the t 95% CI of their paired differences and the Wilcoxon p of those"
+	if a.Design == analysis.DesignUnpaired {
+		how = "with Welch's t 95% CI of the difference of the means and the rank-sum p"
+	}
+	return fmt.Sprintf("%s: a lane metric that was 0 in some block has no log-ratio; its Δ = mean(head)/mean(base) − 1 of the block statistics, %s (docs/ab-method.md, Counts that are zero)",
+		strings.Join(names, ", "), how)
 }
 
 // besideMethod says what the column after the 95% CI holds.
@@ -652,6 +676,9 @@ func (a Report) unpairedMethod(first, trim, perArm string, md bool) []string {
 			"descriptive only: with one log on an arm there is one block statistic, so no spread between logs to build an interval or a test on; the passes of one process share its state and are not independent, so a pass-level test would be dishonest",
 			delta,
 			fmt.Sprintf("primary metric: %s (* in the tables)", a.Primary))
+	}
+	if l := a.countDiffNote(); l != "" {
+		out = append(out, l)
 	}
 	return append(out,
 		"Δ = exp(T_head − T_base) − 1, T the 20%-trimmed mean of ln(block statistic) over an arm's logs, with Yuen's trimmed-t 95% CI (Welch–Satterthwaite df) on the log scale",

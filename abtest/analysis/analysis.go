@@ -9,6 +9,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -114,6 +115,10 @@ type MetricResult struct {
 	// count's own: one value on every warm pass of each arm, another
 	// between them (callDetermined).
 	Determined bool `json:"determined,omitempty"`
+	// CountDiff is true when Δ, its interval and p are of the differences
+	// of a lane metric's block statistics, not of their log-ratios: a
+	// count or a commit wait that was 0 in some block (countDiff).
+	CountDiff bool `json:"count_diff,omitempty"`
 
 	// sw is the 20%-winsorized SD of the log-ratios: the spread the
 	// interval and the MDE rest on, and so the rounds-for-margin estimate.
@@ -646,6 +651,9 @@ func analyseMetric(m metric.MetricInfo, pairs []roundPair, cfg journal.Config, p
 	opts := stats.PairedOptions{Bootstrap: cfg.Bootstrap, Seed: 1}
 	pr, err := stats.Paired(stat[journal.Base], stat[journal.Head], opts)
 	if err != nil {
+		if m.Family == metric.FamilyLanes && errors.Is(err, stats.ErrNonPositive) && countDiff(&res, stat) {
+			return res
+		}
 		res.Error = err.Error()
 		signOfDifferences(&res, stat)
 		return res

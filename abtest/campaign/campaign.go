@@ -292,21 +292,26 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	if errors.As(runErr, &local) {
 		return fmt.Errorf("block %s: %w; that is this host's failure, not the arm's: free space, then --resume runs the round again", label, runErr)
 	}
-	paths := []string{spec.Log}
-	if more, _ := filepath.Glob(filepath.Join(spec.Out, "host.*.log")); len(more) > 0 {
-		paths = append(paths, more...)
-	}
+	files := metric.OutFiles(spec.Log, spec.Out)
 	var bp *metric.BlockPasses
 	var readErr error
 	if runErr == nil {
-		bp, readErr = metric.ReadBlockLog(paths)
+		bp, readErr = metric.ReadBlock(files)
 	}
 	if runErr != nil || readErr != nil || len(bp.Passes) == 0 {
 		b.Tail = logTail(spec.Log, failedTailLines)
 	}
 	// Keep the logs compressed, and the output directory only when the
 	// block left something else in it.
-	if err := keepLogs(paths, spec.Out); err != nil {
+	// Records past what hbgbench reads are the arm's output (as a line
+	// past the reader's bound is): the block's failure. They stay as
+	// written, not compressed.
+	var big *metric.RecordsTooLargeError
+	keep := append(files.Logs, files.Records...)
+	if errors.As(readErr, &big) {
+		keep = files.Logs
+	}
+	if err := keepLogs(keep, spec.Out); err != nil {
 		return fmt.Errorf("keeping block %s's logs: %w; that is this host's failure, not the arm's: free space, then --resume runs the round again", label, err)
 	}
 	if runErr != nil {
@@ -321,6 +326,10 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 	if errors.As(readErr, &long) {
 		b.Error = fmt.Sprintf("its log %s: line %d is longer than %d MiB, the longest line hbgbench reads; the arm's output is the cause: make the arm print shorter lines (or send that output to another file than its log and {out}/host.*.log)",
 			keptName(long.File), long.Line, long.Limit>>20)
+		return nil
+	}
+	if big != nil {
+		b.Error = big.Error() + "; the arm's output is the cause: make its run write fewer records (or leave --records off)"
 		return nil
 	}
 	if readErr != nil {

@@ -35,7 +35,7 @@ func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 		if slices.ContainsFunc(arms[:arm], a.Equal) {
 			continue
 		}
-		r, err := armRunner(a, exe, dir)
+		r, err := armRunner(a, exe, dir, h.Config.Records)
 		if err != nil {
 			return fmt.Errorf("probing --metric %s: %w", name, err)
 		}
@@ -46,7 +46,7 @@ func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 		if _, err := r.Run(ctx, spec); err != nil {
 			return fmt.Errorf("probing --metric %s with a block of %s: %w", name, a.Spec, err)
 		}
-		bp, err := metric.ReadBlockLog([]string{spec.Log})
+		bp, err := metric.ReadBlock(metric.OutFiles(spec.Log, spec.Out))
 		if err != nil {
 			return fmt.Errorf("probing --metric %s: reading %s's log: %w", name, a.Spec, err)
 		}
@@ -65,8 +65,12 @@ func probeMetric(ctx context.Context, h journal.Header, exe string) error {
 			for _, m := range ms {
 				have = append(have, m.Name)
 			}
-			return fmt.Errorf("--metric %s: no warm pass of %s records it (a probe block of %d passes); the metrics it records: %s",
-				name, a.Spec, spec.Rounds, strings.Join(have, ", "))
+			hint := ""
+			if m, ok := metric.LookupMetric(name); ok && m.Family == metric.FamilyLanes && !h.Config.Records {
+				hint = "; the lane metrics need host_phase_records.jsonl, which an embedded arm writes under --records"
+			}
+			return fmt.Errorf("--metric %s: no warm pass of %s records it (a probe block of %d passes)%s; the metrics it records: %s",
+				name, a.Spec, spec.Rounds, hint, strings.Join(have, ", "))
 		}
 	}
 	return nil

@@ -361,7 +361,7 @@ func Open(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	s.runners = make([]runtimeharness.Runner, len(dirs))
 	for i, a := range s.Header.ArmList() {
-		if s.runners[i], err = armRunner(a, o.Exe, dirs[i]); err != nil {
+		if s.runners[i], err = armRunner(a, o.Exe, dirs[i], s.Header.Config.Records); err != nil {
 			return s, err
 		}
 	}
@@ -588,6 +588,7 @@ func (o *Options) checkResume(h journal.Header, env journal.Env) error {
 	check("cpus", jc.CPUs, cfg.CPUs)
 	check("load", jc.Load, cfg.Load)
 	check("load-cmd", jc.LoadCmd, cfg.LoadCmd)
+	check("records", jc.Records, cfg.Records)
 	check("seed", h.Schedule.Seed, o.Seed)
 	diffs = append(diffs, journal.CheckShard(h.Shard, o.Shard)...)
 	// A check is each arm's, and the same for all: the journal's is what

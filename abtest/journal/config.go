@@ -61,6 +61,11 @@ type Config struct {
 	// change of W or more" (stats.StopWithin); 0 = only a change or a
 	// change inside the margin stops it (every journal before the option).
 	StopWithin Num `json:"stop_within,omitempty"`
+	// Records is --records: embedded arms write host_phase_records.jsonl
+	// into each block's {out}, so that its binds get the lane metrics
+	// (metric.FamilyLanes); a command or git arm has them whenever its
+	// run leaves that file in {out}.
+	Records bool `json:"records,omitempty"`
 	// Derive are the --derive NAME=EXPR metrics (metric.ParseDerivation):
 	// analysed as any metric, computed per pass from the others when the
 	// journal is analysed.

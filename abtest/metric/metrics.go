@@ -1,7 +1,8 @@
 // Package metric is the vocabulary of what a campaign measures and how a
 // block's log becomes numbers: the known metrics with their families,
 // kinds and units, and ReadBlockLog, which reads a block's log through
-// trace and phases into per-pass values. Its opinion: a metric a log
+// trace and phases (and its host_phase_records.jsonl through swimlane,
+// for the lane metrics) into per-pass values. Its opinion: a metric a log
 // does not carry is missing, never 0.
 package metric
 
@@ -30,7 +31,7 @@ const (
 
 // Families lists the metric families in report order.
 func Families() []string {
-	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyAttrs, FamilyHost, FamilyBind, FamilyDerived}
+	return []string{FamilyControlPlane, FamilyCPU, FamilyPhases, FamilyOrch, FamilyCounters, FamilyWork, FamilyLanes, FamilyAttrs, FamilyHost, FamilyBind, FamilyDerived}
 }
 
 // A MetricKind says what a metric measures, and so its unit and the
@@ -149,7 +150,7 @@ var phaseOrder = []string{
 // ControlPlane first (the default primary metric), then the other stages of
 // the accounting, their CPU-time twins, the raw segments, the
 // orchestrator's operation kinds, the kernel counters, the work
-// attributes, and the host wall.
+// attributes, the lane metrics, and the host wall.
 func KnownMetrics() []MetricInfo {
 	return knownMetrics
 }
@@ -197,6 +198,7 @@ func knownMetricList() []MetricInfo {
 		n := WorkPrefix + w.seg + "." + w.attr
 		out = append(out, MetricInfo{Name: n, Family: FamilyWork, Label: n, Kind: w.kind})
 	}
+	out = append(out, laneMetricList...)
 	out = append(out, MetricInfo{Name: MetricHost, Family: FamilyHost, Label: "chip.run host wall", Kind: KindTime},
 		// Its own family: beside Host in one Holm family, two walls that
 		// move together would halve each other's power.
@@ -355,11 +357,22 @@ type BlockPasses struct {
 // then any host.*.log the block left) with the trace engine and turns every
 // pass into its metrics: the accounting stages of docs/accounting.md "2.
 // Per-pass stages", the raw
-// segments summed per pass, and the chip.run host wall. The first pass of
+// segments summed per pass, and the chip.run host wall; a path that is a
+// run directory holding host_phase_records.jsonl adds the lane metrics
+// (FilesOf, ReadBlock). The first pass of
 // each pid is marked cold. It holds at most MaxBlockLogSpans spans and
 // phase lines: past them it returns a *trace.TooManySpansError naming the
 // file, the line and the bound.
 func ReadBlockLog(paths []string) (*BlockPasses, error) {
+	return ReadBlock(FilesOf(paths))
+}
+
+// ReadBlock is ReadBlockLog over a block's files: its logs, and its
+// host_phase_records.jsonl, which add the lane metrics (FamilyLanes) to
+// the binds whose graph_submit records it holds. The records are held
+// within recordValuesPerSpan JSON values per span of MaxBlockLogSpans.
+func ReadBlock(f BlockFiles) (*BlockPasses, error) {
+	paths := f.Logs
 	srcs, err := trace.Inputs(paths, nil)
 	if err != nil {
 		return nil, err
@@ -380,7 +393,16 @@ func ReadBlockLog(paths []string) (*BlockPasses, error) {
 	if err != nil {
 		return nil, err
 	}
-	return blockPasses(l), nil
+	var lanes map[passKey]map[string]float64
+	var warns []string
+	if len(f.Records) > 0 {
+		if lanes, warns, err = laneValues(l, f.Records); err != nil {
+			return nil, err
+		}
+	}
+	bp := blockPasses(l, lanes)
+	bp.Warnings = append(bp.Warnings, warns...)
+	return bp, nil
 }
 
 // MaxBlockLogSpans bounds the spans and phase lines ReadBlockLog holds
@@ -401,7 +423,9 @@ type passKey struct {
 	inv uint64
 }
 
-func blockPasses(l *trace.Log) *BlockPasses {
+// blockPasses makes the passes of l, adding to each the values extra
+// holds for its bind (the lane metrics).
+func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) *BlockPasses {
 	out := &BlockPasses{Warnings: l.Warnings()}
 	if l.Stamp != nil {
 		out.Stamp = l.Stamp.Text
@@ -457,6 +481,12 @@ func blockPasses(l *trace.Log) *BlockPasses {
 			p.Values[phasePrefix+seg.Name] += float64(seg.Dur)
 		}
 		evidenceValues(p.Values, bp, evs[i])
+	}
+	for k, vs := range extra {
+		p := get(k)
+		for n, v := range vs {
+			p.Values[n] = v
+		}
 	}
 	keys := make([]passKey, 0, len(byKey))
 	for k := range byKey {

@@ -212,6 +212,7 @@ func campaignFlags(f *pflag.FlagSet, opts *AbOptions) {
 	f.IntVar(&opts.Config.Cold, "cold", def.Cold, "`N` first passes per pid dropped")
 	f.BoolVar(&opts.keepFirst, "keep-first", false, "keep every pass (--cold 0)")
 	f.BoolVar(&opts.Config.PerRank, "per-rank", false, "analyse each rank (pid) separately")
+	f.BoolVar(&opts.Config.Records, "records", false, "embedded arms write records: the lanes.* metrics")
 	f.StringVar(&opts.Config.Metric, "metric", "", "primary `metric` (default ControlPlane; list: all)")
 	f.StringArrayVar(&opts.Config.Derive, "derive", nil, "derived metric `NAME=EXPR` (+ - * / of metrics)")
 	f.StringVar((*string)(&opts.Config.BlockStat), "block-stat", "", "block `stat`: median, mean, min (min from 6 warm)")
