@@ -230,6 +230,7 @@ typedef struct hbgh_recorder {
     int32_t stop;
     int32_t exited;
     int32_t started;   /* has written its first record_node (under m->mu) */
+    int32_t released;  /* created: its creating submission is over (under m->mu) */
     uint8_t *arena;    /* recording arena, HBGH_REC_ARENA_BYTES, mmapped */
     atomic_int tid;
     pthread_cond_t cv;
@@ -391,9 +392,12 @@ int hbgh_pool_submit(hbgh_model *m, int32_t def, int32_t sub, int32_t first);
 int hbgh_pool_commit(hbgh_model *m);
 /* hbgh_pool_wait_started waits until the recorder of def has written its
  * first record: the submitting thread's wait for a recorder it created.
- * hbgh_pool_started is the recorder's side, after that record. */
+ * hbgh_pool_started is the recorder's side, after that record; a created
+ * recorder then waits there until hbgh_pool_release, which the submitting
+ * thread calls once the creating submission's record is written. */
 int hbgh_pool_wait_started(hbgh_model *m, int32_t def);
 void hbgh_pool_started(hbgh_model *m, hbgh_recorder *r);
+void hbgh_pool_release(hbgh_model *m, int32_t def);
 
 /* hbgh_pool_wait_bound waits until n submissions of def are bound. */
 int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n);

@@ -290,14 +290,22 @@ static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
         return -1;
     }
     /* A thread created for this submission writes its first record inside
-     * it; the rest of its recording runs on after it (hbgh_recorder.c). */
-    if (created && first && hbgh_pool_wait_started(m, def) != 0) {
-        return -1;
+     * it, and goes on with the recording once the submission is over
+     * (hbgh_recorder.c): it is released whatever happens here. */
+    int rc = 0;
+    if (created && first) {
+        rc = hbgh_pool_wait_started(m, def);
     }
-    b->ntensor_args += nin + 2;
-    b->nscalar_args += wl->sub_scalars;
-    hbgh_record(&m->pool, &m->main_prod, HBGH_K_GRAPH_SUBMIT, t0, hbgh_now(), HBGH_TASK_ID(slot));
-    return 0;
+    if (rc == 0) {
+        b->ntensor_args += nin + 2;
+        b->nscalar_args += wl->sub_scalars;
+        hbgh_record(&m->pool, &m->main_prod, HBGH_K_GRAPH_SUBMIT, t0, hbgh_now(),
+                    HBGH_TASK_ID(slot));
+    }
+    if (created && first) {
+        hbgh_pool_release(m, def);
+    }
+    return rc;
 }
 
 static void op_scope_end(hbgh_model *m, hbgh_bind *b, orch_state *os)

@@ -14,12 +14,14 @@
  * the commit. The submission that hands a created thread its first job
  * waits until the thread has written its first record: so the created
  * lane's first record always starts inside the gap or the submission that
- * closes it, however loaded the machine. Every recorder owns a recording
- * arena (HBGH_REC_ARENA_BYTES, its own mmap) that each recording writes to
- * page by page; a prewarmed thread first-touches it when the model starts,
- * a created one during its first recording, after the submitting thread has
- * moved on: real page faults that make a cold recorder's recording finish
- * late, which the commit waits for (docs/harness.md "Recorder threads").
+ * closes it, however loaded the machine; the thread goes on with the
+ * recording only once that submission's record is written. Every recorder
+ * owns a recording arena (HBGH_REC_ARENA_BYTES, its own mmap) that each
+ * recording writes to page by page; a prewarmed thread first-touches it
+ * when the model starts, a created one during its first recording, after
+ * the submission that created it: real page faults that make a cold
+ * recorder's recording finish late, which the commit waits for
+ * (docs/harness.md "Recorder threads").
  *
  * pthread_mutex_unlock, pthread_cond_wait/signal/broadcast and
  * pthread_cond_destroy can only fail on an invalid or unowned object, which
@@ -356,6 +358,20 @@ void hbgh_pool_started(hbgh_model *m, hbgh_recorder *r)
     }
     r->started = 1;
     (void)pthread_cond_broadcast(&m->done_cv);
+    while (r->overflow && !r->released) {
+        (void)pthread_cond_wait(&r->cv, &m->mu);
+    }
+    (void)pthread_mutex_unlock(&m->mu);
+}
+
+void hbgh_pool_release(hbgh_model *m, int32_t def)
+{
+    hbgh_recorder *r = m->rec[m->defs[def].recorder];
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        abort();
+    }
+    r->released = 1;
+    (void)pthread_cond_signal(&r->cv);
     (void)pthread_mutex_unlock(&m->mu);
 }
 

@@ -160,8 +160,9 @@ func TestLanesOnHarness(t *testing.T) {
 // fresh prewarm=4 and prewarm=8 runs of dsv4-blocks7, `gaps --base
 // --head` says the commit wait fell, with a 95% interval that excludes 0.
 // Once, no retries. The harness's created recorders are cold (each first
-// touches its 1 MiB recording arena while it records) and get the bind's
-// last Definitions, so the commit waits milliseconds for them; prewarmed
+// touches its 1 MiB recording arena while it records, after the
+// submission that created it) and get the bind's last Definitions, so
+// the commit waits milliseconds for them; prewarmed
 // recorders record those in tens of µs (docs/harness.md "Recorder
 // threads"). The waits are timed, so a loaded machine stretches some binds
 // by tens of ms: 25 rounds a side give 24 pairs, which keeps the interval
