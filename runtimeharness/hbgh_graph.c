@@ -30,29 +30,31 @@ static int graph_h2d(hbgh_model *m, hbgh_bind *b, void *dst, uint64_t cap, const
 }
 
 /* hbgh_eager_layer uploads the Graph PODs of one layer from the pinned
- * arena, inside host_orch, synchronously: it waits until the recorder has
- * bound the layer's submissions, then copies each into the device buffer
- * kept for its (Definition, occurrence), allocated on first use and
- * retained. */
-int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer)
+ * arena, inside host_orch, synchronously: it waits until the recorders
+ * have bound the layer's n submissions (occurrence occ[i] of Definition
+ * def[i]), then copies each into the device buffer kept for its
+ * (Definition, occurrence), allocated on first use and retained. */
+int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer, const int32_t *def,
+                     const uint32_t *occ, uint32_t n)
 {
     const hbgh_workload *wl = m->wl;
     /* The wait for the recorder is orchestration; the span is the copy. */
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        if (hbgh_pool_wait_bound(m, (int32_t)d, layer + 1) != 0) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (hbgh_pool_wait_bound(m, def[i], occ[i] + 1) != 0) {
             return -1;
         }
     }
     int64_t t0 = hbgh_now();
     uint64_t bytes = 0;
-    for (uint32_t d = 0; d < wl->ndefs; d++) {
-        hbgh_defrec *r = &m->defs[d];
-        uint64_t len = r->vec_len[layer];
-        void **dst = &m->dev_pod[d * wl->layers + layer];
+    for (uint32_t i = 0; i < n; i++) {
+        hbgh_defrec *r = &m->defs[def[i]];
+        uint32_t k = occ[i];
+        uint64_t len = r->vec_len[k];
+        void **dst = &m->dev_pod[(uint32_t)def[i] * wl->layers + k];
         if (*dst == NULL && hbgh_dev_alloc(m, len ? len : 1, dst) != 0) {
             return -1;
         }
-        if (graph_h2d(m, b, *dst, len, m->pinned + r->pin_off[layer], len, 0) != 0) {
+        if (graph_h2d(m, b, *dst, len, m->pinned + r->pin_off[k], len, 0) != 0) {
             return -1;
         }
         bytes += len;

@@ -38,6 +38,11 @@
 #define HBGH_MAX_DEFS 8
 #define HBGH_MAX_PREWARM 64
 #define HBGH_MAX_RECORDERS (HBGH_MAX_PREWARM + HBGH_MAX_DEFS)
+/* Each recorder's recording arena (docs/harness.md "Recorder threads"): a
+ * prewarmed recorder touches it when the model starts, a created one
+ * during its first recording. */
+#define HBGH_REC_ARENA_BYTES (1024u * 1024u)
+#define HBGH_PAGE_BYTES 4096u
 #define HBGH_ATTR_CAP 96                /* runtime's attribute buffer */
 
 /* Host arena layout (offsets into the 11.5 MB arena). */
@@ -224,7 +229,9 @@ typedef struct hbgh_recorder {
     int32_t busy;      /* owns a recording in this bind */
     int32_t stop;
     int32_t exited;
-    int32_t recorded;  /* has finished a record job since it was created */
+    int32_t started;   /* has written its first record_node (under m->mu) */
+    int32_t released;  /* created: its creating submission is over (under m->mu) */
+    uint8_t *arena;    /* recording arena, HBGH_REC_ARENA_BYTES, mmapped */
     atomic_int tid;
     pthread_cond_t cv;
     hbgh_job *q;
@@ -362,7 +369,8 @@ int hbgh_host_orch(hbgh_model *m, hbgh_bind *b);
 /* graph.c: the Graph POD variants. hbgh_eager_layer uploads one layer's
  * PODs inside host_orch (eager_pinned); hbgh_graph_step is the Graph POD
  * segment after orchestration. Each returns 0, or -1 with the error set. */
-int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer);
+int hbgh_eager_layer(hbgh_model *m, hbgh_bind *b, uint32_t layer, const int32_t *def,
+                     const uint32_t *occ, uint32_t n);
 int hbgh_graph_step(hbgh_model *m, hbgh_bind *b);
 
 /* bind.c: hbgh_run_bind runs one bind; 0, or -1 with the error set. With
@@ -382,9 +390,14 @@ int hbgh_pool_start(hbgh_model *m);
 int hbgh_pool_acquire(hbgh_model *m, int32_t def, hbgh_bind_stats *st);
 int hbgh_pool_submit(hbgh_model *m, int32_t def, int32_t sub, int32_t first);
 int hbgh_pool_commit(hbgh_model *m);
-/* hbgh_pool_wait_recorded waits until the recorder of def has finished
- * a record job: the submitting thread's wait for a recorder it created. */
-int hbgh_pool_wait_recorded(hbgh_model *m, int32_t def);
+/* hbgh_pool_wait_started waits until the recorder of def has written its
+ * first record: the submitting thread's wait for a recorder it created.
+ * hbgh_pool_started is the recorder's side, after that record; a created
+ * recorder then waits there until hbgh_pool_release, which the submitting
+ * thread calls once the creating submission's record is written. */
+int hbgh_pool_wait_started(hbgh_model *m, int32_t def);
+void hbgh_pool_started(hbgh_model *m, hbgh_recorder *r);
+void hbgh_pool_release(hbgh_model *m, int32_t def);
 
 /* hbgh_pool_wait_bound waits until n submissions of def are bound. */
 int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n);

@@ -85,6 +85,11 @@ typedef struct orch_state {
     uint32_t scope_begin;
     uint32_t subs;
     int32_t first_sub[HBGH_MAX_DEFS];
+    uint32_t occ[HBGH_MAX_DEFS]; /* submissions of each Definition so far */
+    /* This layer's Graph submissions: Definition and occurrence. */
+    int32_t layer_def[HBGH_MAX_DEFS];
+    uint32_t layer_occ[HBGH_MAX_DEFS];
+    uint32_t nlayer;
 } orch_state;
 
 /* slot_write initialises a task slot when it is written (init-on-write)
@@ -276,18 +281,31 @@ static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
     if (first) {
         os->first_sub[def] = (int32_t)sub;
     }
+    if (os->nlayer >= HBGH_MAX_DEFS) {
+        return hbgh_fail(m, "more than %d Graph submissions in a layer", HBGH_MAX_DEFS);
+    }
+    os->layer_def[os->nlayer] = def;
+    os->layer_occ[os->nlayer++] = os->occ[def]++;
     if (hbgh_pool_submit(m, def, (int32_t)sub, first) != 0) {
         return -1;
     }
-    /* A thread created for this submission records its first job inside
-     * it (hbgh_recorder.c). */
-    if (created && first && hbgh_pool_wait_recorded(m, def) != 0) {
-        return -1;
+    /* A thread created for this submission writes its first record inside
+     * it, and goes on with the recording once the submission is over
+     * (hbgh_recorder.c): it is released whatever happens here. */
+    int rc = 0;
+    if (created && first) {
+        rc = hbgh_pool_wait_started(m, def);
     }
-    b->ntensor_args += nin + 2;
-    b->nscalar_args += wl->sub_scalars;
-    hbgh_record(&m->pool, &m->main_prod, HBGH_K_GRAPH_SUBMIT, t0, hbgh_now(), HBGH_TASK_ID(slot));
-    return 0;
+    if (rc == 0) {
+        b->ntensor_args += nin + 2;
+        b->nscalar_args += wl->sub_scalars;
+        hbgh_record(&m->pool, &m->main_prod, HBGH_K_GRAPH_SUBMIT, t0, hbgh_now(),
+                    HBGH_TASK_ID(slot));
+    }
+    if (created && first) {
+        hbgh_pool_release(m, def);
+    }
+    return rc;
 }
 
 static void op_scope_end(hbgh_model *m, hbgh_bind *b, orch_state *os)
@@ -353,8 +371,9 @@ int hbgh_host_orch(hbgh_model *m, hbgh_bind *b)
         default:
             op_scope_end(m, b, &os);
             if (m->cfg.graph_pod == HBGH_POD_EAGER_PINNED) {
-                rc = hbgh_eager_layer(m, b, os.scope - 1);
+                rc = hbgh_eager_layer(m, b, os.scope - 1, os.layer_def, os.layer_occ, os.nlayer);
             }
+            os.nlayer = 0;
             break;
         }
         if (rc != 0) {

@@ -12,10 +12,16 @@
  * more recordings than free threads, the submitting thread creates one with
  * pthread_create in the middle of its burst, and that thread is joined at
  * the commit. The submission that hands a created thread its first job
- * waits until the thread has recorded it (the cost of a cold thread, paid
- * by the submitting thread): so the created lane's first record always
- * starts inside the gap or the submission that closes it, however loaded
- * the machine (docs/harness.md "Recorder threads").
+ * waits until the thread has written its first record: so the created
+ * lane's first record always starts inside the gap or the submission that
+ * closes it, however loaded the machine; the thread goes on with the
+ * recording only once that submission's record is written. Every recorder
+ * owns a recording arena (HBGH_REC_ARENA_BYTES, its own mmap) that each
+ * recording writes to page by page; a prewarmed thread first-touches it
+ * when the model starts, a created one during its first recording, after
+ * the submission that created it: real page faults that make a cold
+ * recorder's recording finish late, which the commit waits for
+ * (docs/harness.md "Recorder threads").
  *
  * pthread_mutex_unlock, pthread_cond_wait/signal/broadcast and
  * pthread_cond_destroy can only fail on an invalid or unowned object, which
@@ -28,6 +34,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- the pool ---- */
 
@@ -39,6 +46,12 @@ static void *recorder_main(void *arg)
      * the thread is harmless for the model itself. */
     (void)pthread_setname_np(pthread_self(), "hbgh-rec");
     r->prod.tid = hbgh_gettid();
+    if (!r->overflow) {
+        /* Prewarm: first-touch the recording arena before the first bind. */
+        for (uint32_t off = 0; off < HBGH_REC_ARENA_BYTES; off += HBGH_PAGE_BYTES) {
+            r->arena[off] = 1;
+        }
+    }
     atomic_store(&r->cpu_ns, hbgh_thread_cpu());
     if (pthread_mutex_lock(&m->mu) != 0) {
         abort();
@@ -73,9 +86,6 @@ static void *recorder_main(void *arg)
         }
         if (job.type == HBGH_JOB_BIND) {
             m->defs[job.def].bound++;
-        } else if (!r->recorded) {
-            r->recorded = 1;
-            (void)pthread_cond_broadcast(&m->done_cv);
         }
         if (--m->pending == 0 || m->waiters > 0) {
             (void)pthread_cond_broadcast(&m->done_cv);
@@ -126,8 +136,23 @@ static hbgh_recorder *spawn(hbgh_model *m, int32_t overflow)
         return NULL;
     }
     hbgh_producer_reset(&r->prod);
+    /* A fresh mapping: no page of it is resident until written. Huge
+     * pages are refused so that the first touch costs a fault per page
+     * whatever the THP mode (a failed madvise only changes that cost). */
+    void *arena = mmap(NULL, HBGH_REC_ARENA_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (arena == MAP_FAILED) {
+        int e = errno;
+        free(r->q);
+        free(r);
+        hbgh_fail(m, "mmap of a %u-byte recording arena: %s", HBGH_REC_ARENA_BYTES, strerror(e));
+        return NULL;
+    }
+    (void)madvise(arena, HBGH_REC_ARENA_BYTES, MADV_NOHUGEPAGE);
+    r->arena = arena;
     int err = pthread_cond_init(&r->cv, NULL);
     if (err != 0) {
+        (void)munmap(r->arena, HBGH_REC_ARENA_BYTES);
         free(r->q);
         free(r);
         hbgh_fail(m, "pthread_cond_init: %s", strerror(err));
@@ -136,6 +161,7 @@ static hbgh_recorder *spawn(hbgh_model *m, int32_t overflow)
     err = pthread_create(&r->thread, NULL, recorder_main, r);
     if (err != 0) {
         (void)pthread_cond_destroy(&r->cv);
+        (void)munmap(r->arena, HBGH_REC_ARENA_BYTES);
         free(r->q);
         free(r);
         hbgh_fail(m, "pthread_create: %s", strerror(err));
@@ -165,6 +191,7 @@ static int join(hbgh_model *m, hbgh_recorder *r)
     }
     int rc = note_tid(m, atomic_load(&r->tid));
     (void)pthread_cond_destroy(&r->cv);
+    (void)munmap(r->arena, HBGH_REC_ARENA_BYTES);
     free(r->q);
     free(r);
     return rc;
@@ -307,13 +334,13 @@ int hbgh_pool_wait_bound(hbgh_model *m, int32_t def, uint32_t n)
     return 0;
 }
 
-int hbgh_pool_wait_recorded(hbgh_model *m, int32_t def)
+int hbgh_pool_wait_started(hbgh_model *m, int32_t def)
 {
     hbgh_recorder *r = m->rec[m->defs[def].recorder];
     if (pthread_mutex_lock(&m->mu) != 0) {
         return hbgh_fail(m, "pthread_mutex_lock failed");
     }
-    while (!r->recorded && !m->failed) {
+    while (!r->started && !m->failed) {
         (void)pthread_cond_wait(&m->done_cv, &m->mu);
     }
     int failed = m->failed;
@@ -322,6 +349,30 @@ int hbgh_pool_wait_recorded(hbgh_model *m, int32_t def)
         return hbgh_fail(m, "a recorder thread failed (out of memory)");
     }
     return 0;
+}
+
+void hbgh_pool_started(hbgh_model *m, hbgh_recorder *r)
+{
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        abort();
+    }
+    r->started = 1;
+    (void)pthread_cond_broadcast(&m->done_cv);
+    while (r->overflow && !r->released) {
+        (void)pthread_cond_wait(&r->cv, &m->mu);
+    }
+    (void)pthread_mutex_unlock(&m->mu);
+}
+
+void hbgh_pool_release(hbgh_model *m, int32_t def)
+{
+    hbgh_recorder *r = m->rec[m->defs[def].recorder];
+    if (pthread_mutex_lock(&m->mu) != 0) {
+        abort();
+    }
+    r->released = 1;
+    (void)pthread_cond_signal(&r->cv);
+    (void)pthread_mutex_unlock(&m->mu);
 }
 
 void hbgh_pool_drain(hbgh_model *m)

@@ -172,8 +172,20 @@ int hbgh_record_definition(hbgh_model *m, hbgh_recorder *r, int32_t def)
                 return -1;
             }
         }
+        /* The recording is laid out in the recorder's arena: node i of
+         * nodes writes its record to each page of its share of it, so one
+         * recording writes every page once (first touches on a recorder
+         * created in this bind; docs/harness.md "Recorder threads"). */
+        uint32_t pages = HBGH_REC_ARENA_BYTES / HBGH_PAGE_BYTES;
+        for (uint32_t pg = (uint32_t)((uint64_t)pages * i / nodes);
+             pg < (uint32_t)((uint64_t)pages * (i + 1) / nodes); pg++) {
+            memcpy(r->arena + (size_t)pg * HBGH_PAGE_BYTES, n, sizeof(*n));
+        }
         d->nn++;
         hbgh_record(&m->pool, &r->prod, HBGH_K_RECORD_NODE, t0, hbgh_now(), ops);
+        if (!r->started) {
+            hbgh_pool_started(m, r);
+        }
     }
 
     /* Build the Definition image: header, node descriptors with their

@@ -80,9 +80,16 @@ int hbgh_workload_ops(const hbgh_workload *wl, hbgh_op **ops, int32_t *nops)
         for (uint32_t i = 0; i < ns; i++) {
             o[k++] = (hbgh_op){.type = HBGH_OP_SUBMIT, .def = -1};
         }
-        /* The layer's Graph submissions come back to back: the burst. */
+        /* The layer's Graph submissions come back to back: the burst.
+         * The bind walks its Definitions in order, each one's `layers`
+         * submissions together (a model of DSv4's layers, walked in
+         * order, as seven blocks), so Graph submission s of the bind is
+         * of Definition s / layers: Definition d is first submitted at
+         * s = d * layers, and the last Definitions come into the bind
+         * late (docs/harness.md "Workloads"). */
         for (uint32_t d = 0; d < wl->ndefs; d++) {
-            o[k++] = (hbgh_op){.type = HBGH_OP_GRAPH, .def = (int32_t)d};
+            uint32_t s = l * wl->ndefs + d;
+            o[k++] = (hbgh_op){.type = HBGH_OP_GRAPH, .def = (int32_t)(s / wl->layers)};
         }
         o[k++] = (hbgh_op){.type = HBGH_OP_SCOPE_END, .def = -1};
     }
