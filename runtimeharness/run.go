@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // RecordsFile is the name of the per-pass records artifact the model
 // appends to in ModelOptions.RecordsDir (docs/formats.md
 // "host_phase_records.jsonl").
-const RecordsFile = "host_phase_records.jsonl"
+const RecordsFile = trace.RecordsFile
 
 // ModelOptions say how to run the model once.
 type ModelOptions struct {

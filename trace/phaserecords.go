@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +29,8 @@ type PhaseRecord struct {
 	Fields map[string]any
 }
 
-// LoadPhaseRecords reads host_phase_records.jsonl files in order, keeping
+// LoadPhaseRecords reads host_phase_records.jsonl files in order (a
+// gzip-compressed one decompressed, readRecordsFile), keeping
 // the reference reader's quirks: empty lines, lines that are not JSON (a
 // truncated tail is normal), values that are not objects and objects whose
 // "records" is present but not a list are skipped; a missing "records" is
@@ -71,9 +71,9 @@ func LoadPhaseRecordsMax(paths []string, maxValues int) ([]RecordPass, []string,
 	var skipped []Pos
 	var warns []string
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := readRecordsFile(p)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reading %s: %w", p, err)
+			return nil, nil, nil, err
 		}
 		before, lines := len(out), 0
 		for n, line := range bytes.Split(data, []byte{'\n'}) {

@@ -44,7 +44,7 @@ var laneMetricList = []MetricInfo{
 
 // RecordsName is the per-event artifact a run leaves beside its
 // host.*.log files (docs/formats.md), the lane metrics' source.
-const RecordsName = "host_phase_records.jsonl"
+const RecordsName = trace.RecordsFile
 
 // BlockFiles are the files one block is read from: its logs, in order
 // (read as one stream), and the host_phase_records.jsonl artifacts of
@@ -56,14 +56,15 @@ type BlockFiles struct {
 
 // OutFiles returns the files of a campaign's block whose captured output
 // is log and whose output directory ({out}) is out: log, then every
-// out/host.*.log, and out/host_phase_records.jsonl when the run left one.
+// out/host.*.log, and out/host_phase_records.jsonl when the run left one
+// (trace.DirRecords).
 // It is the one place that says which files of {out} a block is.
 func OutFiles(log, out string) BlockFiles {
 	f := BlockFiles{Logs: []string{log}}
 	if more, _ := filepath.Glob(filepath.Join(out, "host.*.log")); len(more) > 0 {
 		f.Logs = append(f.Logs, more...)
 	}
-	if r := filepath.Join(out, RecordsName); isFile(r) {
+	if r := trace.DirRecords(out); r != "" {
 		f.Records = []string{r}
 	}
 	return f
@@ -72,23 +73,19 @@ func OutFiles(log, out string) BlockFiles {
 // FilesOf returns the files of a block given as paths (hbgbench compare's
 // sides, compare --paired's logs): the paths as its logs (a directory is
 // its host.*.log files, trace.Inputs), and the host_phase_records.jsonl
-// of each path that is a run directory holding one.
+// of each path that is a run directory holding one (trace.DirRecords: a
+// kept block's .gz too).
 func FilesOf(paths []string) BlockFiles {
 	f := BlockFiles{Logs: paths}
 	for _, p := range paths {
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			continue
 		}
-		if r := filepath.Join(p, RecordsName); isFile(r) {
+		if r := trace.DirRecords(p); r != "" {
 			f.Records = append(f.Records, r)
 		}
 	}
 	return f
-}
-
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // recordValuesPerSpan bounds the records a block may hold, in JSON values

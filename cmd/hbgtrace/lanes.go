@@ -9,11 +9,12 @@ import (
 
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
 )
 
 // recordsName is the artifact a run directory holds beside its logs.
-const recordsName = "host_phase_records.jsonl"
+const recordsName = trace.RecordsFile
 
 // sideOptions are the flags gaps and lanes share: the sides to compare
 // and the assertions.
@@ -63,13 +64,12 @@ func dirRecords(logs, records []string) ([]string, error) {
 		if err != nil || !st.IsDir() {
 			continue
 		}
-		r := filepath.Join(l, recordsName)
-		_, rerr := os.Stat(r)
+		r := trace.DirRecords(l)
 		logsIn, _ := filepath.Glob(filepath.Join(l, "host.*.log*"))
-		if rerr != nil && len(logsIn) == 0 {
+		if r == "" && len(logsIn) == 0 {
 			return nil, fmt.Errorf("%s holds neither host.*.log files nor %s", l, recordsName)
 		}
-		if rerr == nil && !contains(out, r) {
+		if r != "" && !contains(out, r) {
 			out = append(out, r)
 		}
 	}
