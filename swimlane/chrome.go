@@ -3,6 +3,7 @@ package swimlane
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -26,32 +27,40 @@ func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
 	j.beginObject()
 	j.key("traceEvents")
 	j.beginArray()
-	var a args
-	for n, iv := range invs {
-		lp := int64(n + 1)
-		label, ok := labels[iv.Hid]
-		if !ok {
-			label = hidPrefix(iv.Hid)
-		}
-		writeMeta(j, "process_name", lp, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.Pid))
-		writeMeta(j, "thread_name", lp, 0, "host")
-		writeMeta(j, "thread_name", lp, 1, "device (clk=dev)")
-		for _, s := range iv.Spans {
-			dev := s.IsDevice()
-			a = a[:0]
-			a.setUint("inv", s.Inv)
-			a.setStr("hid", s.Hid)
-			a.setInt("depth", s.Depth)
-			a.setStr("attrs", s.Attrs)
-			tid := uint64(0)
-			if dev {
-				tid = 1
-			} else {
-				clock.addWall(&a, s.Pid, s.Ts)
-			}
-			writeX(j, s, lp, tid, a)
-		}
+	// Pieces of about elementsPerPiece spans, whole invocations each.
+	per := 1
+	if len(spans) > 0 {
+		per = max(1, elementsPerPiece*len(invs)/len(spans))
 	}
+	j.elements(len(invs), per, func() func(j *jsonWriter, n int) {
+		var a args
+		return func(j *jsonWriter, n int) {
+			iv := invs[n]
+			lp := int64(n + 1)
+			label, ok := labels[iv.Hid]
+			if !ok {
+				label = hidPrefix(iv.Hid)
+			}
+			writeMeta(j, "process_name", lp, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.Pid))
+			writeMeta(j, "thread_name", lp, 0, "host")
+			writeMeta(j, "thread_name", lp, 1, "device (clk=dev)")
+			for _, s := range iv.Spans {
+				dev := s.IsDevice()
+				a = a[:0]
+				a.setUint("inv", s.Inv)
+				a.setStr("hid", s.Hid)
+				a.setInt("depth", s.Depth)
+				a.setStr("attrs", s.Attrs)
+				tid := uint64(0)
+				if dev {
+					tid = 1
+				} else {
+					clock.addWall(&a, s.Pid, s.Ts)
+				}
+				writeX(j, s, lp, tid, a)
+			}
+		}
+	})
 	j.endArray()
 	j.key("displayTimeUnit")
 	j.str("ms")
@@ -89,22 +98,22 @@ func writeMeta(j *jsonWriter, what string, pid int64, tid uint64, name string) {
 	j.endObject()
 }
 
-// writeX writes one complete ("X") event for s on (pid, tid).
+// writeX writes one complete ("X") event for s on (pid, tid), as
+// beginObject, key and the value writers would.
 func writeX(j *jsonWriter, s *trace.Span, pid int64, tid uint64, a args) {
-	j.beginObject()
-	j.key("name")
-	j.str(s.Name)
-	j.key("ph")
-	j.str("X")
-	j.key("ts")
-	j.micros(s.Ts)
-	j.key("dur")
-	j.micros(s.Dur)
-	j.key("pid")
-	j.int(pid)
-	j.key("tid")
-	j.uint(tid)
-	j.key("args")
-	j.object(a)
-	j.endObject()
+	j.elem()
+	b := append(j.b, `{"name": `...)
+	b = appendQuote(b, s.Name)
+	b = append(b, `, "ph": "X", "ts": `...)
+	b = appendMicros(b, s.Ts)
+	b = append(b, `, "dur": `...)
+	b = appendMicros(b, s.Dur)
+	b = append(b, `, "pid": `...)
+	b = strconv.AppendInt(b, pid, 10)
+	b = append(b, `, "tid": `...)
+	b = strconv.AppendUint(b, tid, 10)
+	b = append(b, `, "args": `...)
+	b = j.appendObject(b, a)
+	j.b = append(b, '}')
+	j.spill()
 }

@@ -513,6 +513,19 @@ func (l *Log) AnchorFor(pid int64) (Anchor, bool) {
 	return Anchor{}, false
 }
 
+// WallNs returns WallTime's ns as an int64 when it is one: ok is false
+// when t is before the anchor or the wall time is past the int64 range.
+func WallNs(a Anchor, t int64) (int64, bool) {
+	if a.MonoNs > t {
+		return 0, false
+	}
+	diff := t - a.MonoNs
+	if diff >= 0 && (a.WallNs <= 0 || diff <= math.MaxInt64-a.WallNs) {
+		return a.WallNs + diff, true
+	}
+	return 0, false
+}
+
 // WallTime maps the monotonic time t of the anchor's process to wall time
 // (docs/formats.md "[CLOCK_ANCHOR]"): WallNs + t − MonoNs, computed exactly
 // as the reference's Python integers do (it may exceed int64 with extreme
@@ -524,9 +537,7 @@ func WallTime(a Anchor, t int64) (ns string, text string, ok bool) {
 		return "", "", false
 	}
 	var sec, frac int64
-	diff := t - a.MonoNs
-	if diff >= 0 && (a.WallNs <= 0 || diff <= math.MaxInt64-a.WallNs) {
-		n := a.WallNs + diff
+	if n, ok := WallNs(a, t); ok {
 		ns = strconv.FormatInt(n, 10)
 		sec, frac = n/1e9, n%1e9
 		if frac < 0 {
