@@ -1,10 +1,12 @@
 package swimlane
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -15,10 +17,6 @@ type hostEntry struct {
 	lane     uint64
 	external bool
 }
-
-// attrs parses the span's attributes. They are parsed where needed rather
-// than kept, so that a large log holds its spans only once.
-func (h *hostEntry) attrs() trace.Attrs { return trace.ParseAttrs(h.span.Attrs) }
 
 // A Summary counts what a swimlane holds, for the line the command prints.
 type Summary struct {
@@ -58,8 +56,12 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 	sw.sum.Orphaned = m.orphaned
 	sw.sum.OutOfRange = m.outOfRange
 	sw.sum.BindPhases = len(bind)
-	extra := append(m.spans, bind...)
+	extra := bind
+	if len(m.spans) > 0 {
+		extra = append(m.spans, bind...)
+	}
 
+	sw.hosts = make([]hostEntry, 0, len(l.Spans)+len(extra))
 	for i := range l.Spans {
 		s := &l.Spans[i]
 		if s.IsDevice() {
@@ -85,37 +87,84 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 	})
 	sw.flows = dispatchFlows(sw.hosts)
 
-	sw.order = make([]int, len(sw.hosts))
-	for i := range sw.order {
-		sw.order[i] = i
-	}
-	sort.SliceStable(sw.order, func(a, b int) bool {
-		x, y := sw.hosts[sw.order[a]].span, sw.hosts[sw.order[b]].span
-		switch {
-		case x.Ts != y.Ts:
-			return x.Ts < y.Ts
-		case x.Pid != y.Pid:
-			return x.Pid < y.Pid
-		case x.Tid != y.Tid:
-			return x.Tid < y.Tid
-		}
-		return x.Name < y.Name
-	})
-	sort.SliceStable(sw.devices, func(a, b int) bool {
-		x, y := sw.devices[a], sw.devices[b]
-		switch {
-		case x.Pid != y.Pid:
-			return x.Pid < y.Pid
-		case x.Inv != y.Inv:
-			return x.Inv < y.Inv
-		case x.Ts != y.Ts:
-			return x.Ts < y.Ts
-		case x.Tid != y.Tid:
-			return x.Tid < y.Tid
-		}
-		return x.Name < y.Name
-	})
+	sw.order = eventOrder(sw.hosts)
+	sortDevices(sw.devices)
 	return sw
+}
+
+// eventOrder returns the indices of hosts in the order their events are
+// written: by (ts, pid, tid, name), ties in hosts' order. The numeric
+// keys are copied next to the indices, so that the sort reaches through a
+// span pointer only to break a tie by name, and the index breaks the
+// remaining ties, so that an unstable sort gives the stable order.
+func eventOrder(hosts []hostEntry) []int {
+	type key struct {
+		ts, pid, tid int64
+		i            int
+	}
+	keys := make([]key, len(hosts))
+	for i := range hosts {
+		s := hosts[i].span
+		keys[i] = key{s.Ts, s.Pid, s.Tid, i}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.ts, y.ts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.pid, y.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.tid, y.tid); c != 0 {
+			return c
+		}
+		if c := strings.Compare(hosts[x.i].span.Name, hosts[y.i].span.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	order := make([]int, len(keys))
+	for n := range keys {
+		order[n] = keys[n].i
+	}
+	return order
+}
+
+// sortDevices orders the device spans by (pid, inv, ts, tid, name), ties
+// in their order before, as eventOrder does.
+func sortDevices(devices []*trace.Span) {
+	type key struct {
+		pid     int64
+		inv     uint64
+		ts, tid int64
+		i       int
+	}
+	keys := make([]key, len(devices))
+	for i, s := range devices {
+		keys[i] = key{s.Pid, s.Inv, s.Ts, s.Tid, i}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.pid, y.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.inv, y.inv); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.ts, y.ts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.tid, y.tid); c != 0 {
+			return c
+		}
+		if c := strings.Compare(devices[x.i].Name, devices[y.i].Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	sorted := make([]*trace.Span, len(keys))
+	for n := range keys {
+		sorted[n] = devices[keys[n].i]
+	}
+	copy(devices, sorted)
 }
 
 // Summary returns the counts of what the swimlane holds.
