@@ -7,8 +7,8 @@ import (
 )
 
 // elementsPerPiece is about how many events a goroutine of elements
-// formats at a time: a few hundred KB of text.
-const elementsPerPiece = 2048
+// formats at a time: 100–200 KB of text.
+const elementsPerPiece = 512
 
 // elements writes n elements of the array j is in, element i being what
 // format(w, i) writes to w, in order i = 0, 1, …, n-1. The elements are
@@ -39,7 +39,7 @@ func (j *jsonWriter) elements(n, per int, newFormat func() func(w *jsonWriter, i
 		w      *jsonWriter
 		done   chan struct{}
 	}
-	inFlight := 2 * workers
+	inFlight := workers + 1
 	ordered := make(chan *piece, inFlight)
 	jobs := make(chan *piece, inFlight)
 	free := make(chan *jsonWriter, inFlight+workers+1)

@@ -23,8 +23,8 @@ func tiedSpans(n int, seed uint64) []trace.Span {
 }
 
 // TestEventOrderIsTheStableOrder holds eventOrder and sortDevices, which
-// sort copied keys with the index as the last one, to the stable sorts
-// by the spans' fields they replace.
+// sort copied keys, to the stable sorts by the spans' fields they
+// replace, on spans that tie on every key.
 func TestEventOrderIsTheStableOrder(t *testing.T) {
 	for seed := range uint64(20) {
 		spans := tiedSpans(500, seed)
