@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -76,7 +77,16 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 		sw.hosts = append(sw.hosts, hostEntry{span: &extra[i]})
 	}
 
-	sw.lanes = assignLanes(sw.hosts)
+	// The layout's parts read the spans and each writes its own result
+	// (assignLanes only the entries' lane, which no other part reads), so
+	// they run side by side, on both cores where there are two.
+	var wg sync.WaitGroup
+	wg.Go(func() { sw.lanes = assignLanes(sw.hosts) })
+	wg.Go(func() { sw.flows = dispatchFlows(sw.hosts) })
+	wg.Go(func() {
+		sw.order = eventOrder(sw.hosts)
+		sortDevices(sw.devices)
+	})
 	sw.procs = processLabels(sw.hosts, func(yield func(*trace.Span)) {
 		for i := range l.Spans {
 			yield(&l.Spans[i])
@@ -85,10 +95,7 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 			yield(&extra[i])
 		}
 	})
-	sw.flows = dispatchFlows(sw.hosts)
-
-	sw.order = eventOrder(sw.hosts)
-	sortDevices(sw.devices)
+	wg.Wait()
 	return sw
 }
 
