@@ -27,40 +27,32 @@ func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
 	j.beginObject()
 	j.key("traceEvents")
 	j.beginArray()
-	// Pieces of about elementsPerPiece spans, whole invocations each.
-	per := 1
-	if len(spans) > 0 {
-		per = max(1, elementsPerPiece*len(invs)/len(spans))
-	}
-	j.elements(len(invs), per, func() func(j *jsonWriter, n int) {
-		var a args
-		return func(j *jsonWriter, n int) {
-			iv := invs[n]
-			lp := int64(n + 1)
-			label, ok := labels[iv.Hid]
-			if !ok {
-				label = hidPrefix(iv.Hid)
-			}
-			writeMeta(j, "process_name", lp, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.Pid))
-			writeMeta(j, "thread_name", lp, 0, "host")
-			writeMeta(j, "thread_name", lp, 1, "device (clk=dev)")
-			for _, s := range iv.Spans {
-				dev := s.IsDevice()
-				a = a[:0]
-				a.setUint("inv", s.Inv)
-				a.setStr("hid", s.Hid)
-				a.setInt("depth", s.Depth)
-				a.setStr("attrs", s.Attrs)
-				tid := uint64(0)
-				if dev {
-					tid = 1
-				} else {
-					clock.addWall(&a, s.Pid, s.Ts)
-				}
-				writeX(j, s, lp, tid, a)
-			}
+	var a args
+	for n, iv := range invs {
+		lp := int64(n + 1)
+		label, ok := labels[iv.Hid]
+		if !ok {
+			label = hidPrefix(iv.Hid)
 		}
-	})
+		writeMeta(j, "process_name", lp, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.Pid))
+		writeMeta(j, "thread_name", lp, 0, "host")
+		writeMeta(j, "thread_name", lp, 1, "device (clk=dev)")
+		for _, s := range iv.Spans {
+			dev := s.IsDevice()
+			a = a[:0]
+			a.setUint("inv", s.Inv)
+			a.setStr("hid", s.Hid)
+			a.setInt("depth", s.Depth)
+			a.setStr("attrs", s.Attrs)
+			tid := uint64(0)
+			if dev {
+				tid = 1
+			} else {
+				clock.addWall(&a, s.Pid, s.Ts)
+			}
+			writeX(j, s, lp, tid, a)
+		}
+	}
 	j.endArray()
 	j.key("displayTimeUnit")
 	j.str("ms")

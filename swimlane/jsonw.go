@@ -42,10 +42,9 @@ func newJSONWriter(w io.Writer) *jsonWriter {
 
 func (j *jsonWriter) raw(s string) { j.b = append(j.b, s...) }
 
-// spill writes the buffer out once it is full. A writer without w (a
-// piece of elements) keeps everything.
+// spill writes the buffer out once it is full.
 func (j *jsonWriter) spill() {
-	if len(j.b) >= jsonFlushAt && j.w != nil {
+	if len(j.b) >= jsonFlushAt {
 		j.writeOut()
 	}
 }

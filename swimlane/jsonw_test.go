@@ -6,9 +6,7 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -124,70 +122,6 @@ func TestWriteErrors(t *testing.T) {
 	err = Build(l, nil).WriteJSON(&failWriter{n: 10})
 	assert.ErrorIs(t, err, assert.AnError)
 	assert.ErrorContains(t, err, "writing host swimlane")
-}
-
-// TestElementsInParallel holds the parallel writer of elements to the
-// text one goroutine writes: the same elements in the same order, commas
-// placed as for any element, in arrays empty or not, for every piece size.
-func TestElementsInParallel(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	format := func() func(j *jsonWriter, i int) {
-		var a args // scratch state of each goroutine
-		return func(j *jsonWriter, i int) {
-			a = a[:0]
-			a.setInt("i", int64(i))
-			a.setStr("s", strings.Repeat("x", i%7))
-			j.object(a)
-			if i%5 == 0 { // some indices write two elements
-				j.int(int64(-i))
-			}
-		}
-	}
-	write := func(n, per int, before bool, serial bool) string {
-		var buf bytes.Buffer
-		j := newJSONWriter(&buf)
-		j.beginArray()
-		if before {
-			j.str("meta")
-		}
-		if serial {
-			f := format()
-			for i := range n {
-				f(j, i)
-			}
-		} else {
-			j.elements(n, per, format)
-		}
-		j.str("after")
-		j.endArray()
-		require.NoError(t, j.flush())
-		return buf.String()
-	}
-	for _, n := range []int{0, 1, 2, 7, 64, 1000} {
-		for _, per := range []int{0, 1, 3, 64, 5000} {
-			for _, before := range []bool{false, true} {
-				want := write(n, per, before, true)
-				got := write(n, per, before, false)
-				require.Equal(t, want, got, "n=%d per=%d before=%v", n, per, before)
-				require.True(t, json.Valid([]byte(got)))
-			}
-		}
-	}
-}
-
-// TestElementsStopOnWriteError: a failed write ends the elements with
-// the error kept, and nothing waits forever.
-func TestElementsStopOnWriteError(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	for _, n := range []int{0, 100, 5000} {
-		j := newJSONWriter(&failWriter{n: n})
-		j.beginArray()
-		j.elements(100_000, 10, func() func(j *jsonWriter, i int) {
-			return func(j *jsonWriter, i int) { j.int(int64(i)) }
-		})
-		j.endArray()
-		assert.ErrorIs(t, j.flush(), assert.AnError)
-	}
 }
 
 // FuzzWallText holds the wall times the writers format as they write

@@ -203,62 +203,55 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 	for _, ln := range sw.lanes {
 		writeMeta(j, "thread_name", ln.pid, ln.id, ln.name)
 	}
-	j.elements(len(sw.order), elementsPerPiece, func() func(j *jsonWriter, i int) {
-		var a args
-		var attrs trace.Attrs // reused: a span's parsed attributes
-		return func(j *jsonWriter, i int) {
-			h := &sw.hosts[sw.order[i]]
-			s := h.span
-			a = a[:0]
-			a.setUint("inv", s.Inv)
-			a.setStr("hid", s.Hid)
-			a.setInt("depth", s.Depth)
-			a.setStr("attrs", s.Attrs)
-			a.setInt("os_tid", s.Tid)
-			attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
-			a.setAttrs(attrs)
-			sw.clock.addWall(&a, s.Pid, s.Ts)
-			writeX(j, s, s.Pid, h.lane, a)
-		}
-	})
+	var a args
+	var attrs trace.Attrs // reused: a span's parsed attributes
+	for _, i := range sw.order {
+		h := &sw.hosts[i]
+		s := h.span
+		a = a[:0]
+		a.setUint("inv", s.Inv)
+		a.setStr("hid", s.Hid)
+		a.setInt("depth", s.Depth)
+		a.setStr("attrs", s.Attrs)
+		a.setInt("os_tid", s.Tid)
+		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
+		a.setAttrs(attrs)
+		sw.clock.addWall(&a, s.Pid, s.Ts)
+		writeX(j, s, s.Pid, h.lane, a)
+	}
 	sw.writeFlows(j)
 	j.endArray()
 	j.key("displayTimeUnit")
 	j.str("ms")
 	j.key("unalignedDeviceSpans")
 	j.beginArray()
-	j.elements(len(sw.devices), elementsPerPiece, func() func(j *jsonWriter, i int) {
-		var a args
-		var attrs trace.Attrs
-		return func(j *jsonWriter, i int) {
-			s := sw.devices[i]
-			j.elem()
-			b := append(j.b, `{"name": `...)
-			b = appendQuote(b, s.Name)
-			b = append(b, `, "ts_ns": `...)
-			b = strconv.AppendInt(b, s.Ts, 10)
-			b = append(b, `, "dur_ns": `...)
-			b = strconv.AppendInt(b, s.Dur, 10)
-			b = append(b, `, "pid": `...)
-			b = strconv.AppendInt(b, s.Pid, 10)
-			b = append(b, `, "tid": `...)
-			b = strconv.AppendInt(b, s.Tid, 10)
-			b = append(b, `, "inv": `...)
-			b = strconv.AppendUint(b, s.Inv, 10)
-			b = append(b, `, "hid": `...)
-			b = appendQuote(b, s.Hid)
-			b = append(b, `, "depth": `...)
-			b = strconv.AppendInt(b, s.Depth, 10)
-			b = append(b, `, "attrs": `...)
-			a = a[:0]
-			a.setStr("raw", s.Attrs)
-			attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
-			a.setAttrs(attrs)
-			b = j.appendObject(b, a)
-			j.b = append(b, '}')
-			j.spill()
-		}
-	})
+	for _, s := range sw.devices {
+		j.elem()
+		b := append(j.b, `{"name": `...)
+		b = appendQuote(b, s.Name)
+		b = append(b, `, "ts_ns": `...)
+		b = strconv.AppendInt(b, s.Ts, 10)
+		b = append(b, `, "dur_ns": `...)
+		b = strconv.AppendInt(b, s.Dur, 10)
+		b = append(b, `, "pid": `...)
+		b = strconv.AppendInt(b, s.Pid, 10)
+		b = append(b, `, "tid": `...)
+		b = strconv.AppendInt(b, s.Tid, 10)
+		b = append(b, `, "inv": `...)
+		b = strconv.AppendUint(b, s.Inv, 10)
+		b = append(b, `, "hid": `...)
+		b = appendQuote(b, s.Hid)
+		b = append(b, `, "depth": `...)
+		b = strconv.AppendInt(b, s.Depth, 10)
+		b = append(b, `, "attrs": `...)
+		a = a[:0]
+		a.setStr("raw", s.Attrs)
+		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
+		a.setAttrs(attrs)
+		b = j.appendObject(b, a)
+		j.b = append(b, '}')
+		j.spill()
+	}
 	j.endArray()
 	sw.clock.writeClockAnchors(j)
 	j.endObject()
