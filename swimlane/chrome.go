@@ -14,7 +14,14 @@ import (
 // 1). Only invocation-keyed spans appear (trace.InvocationSpans); it returns
 // their number. The document is streamed: nothing but w's buffer holds it.
 func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
-	spans := trace.InvocationSpans(l.Spans)
+	return WriteChromeTraceSpans(w, l, trace.InvocationSpans(l.Spans))
+}
+
+// WriteChromeTraceSpans is WriteChromeTrace of the invocation-keyed spans
+// given (trace.InvocationSpans, in log order) instead of l's: for a reader
+// that kept them itself (trace.SpanBlocks). It takes only the anchors of
+// l.
+func WriteChromeTraceSpans(w io.Writer, l *trace.Log, spans []*trace.Span) (int, error) {
 	invs := trace.GroupInvocations(spans)
 	buckets := trace.BucketByHid(invs)
 	labels := make(map[string]string, len(buckets))

@@ -209,3 +209,47 @@ func BucketLabel(buckets []*Bucket, i int) string {
 	}
 	return b.Hid
 }
+
+// SpanBlocks keeps the spans a StreamLog visitor hands it (Add), in blocks
+// that are never copied again: a Log's Spans are joined into one slice
+// once the read ends, a second copy of every span, made while the
+// collector marks. It bounds what it keeps as ReadOptions.MaxSpans does.
+type SpanBlocks struct {
+	// Max, when above 0, bounds the spans kept: the span past it is not
+	// kept, and Err reports it from then on.
+	Max  int
+	list blockList[Span]
+	n    int
+	err  error
+}
+
+// Add keeps a copy of s, unless the bound is passed.
+func (b *SpanBlocks) Add(s *Span) {
+	if b.err != nil {
+		return
+	}
+	if b.n++; b.Max > 0 && b.n > b.Max {
+		b.err = &TooManySpansError{Max: b.Max, Pos: s.Pos}
+		return
+	}
+	b.list.add(s)
+}
+
+// Err returns the *TooManySpansError of the span that passed Max, or nil:
+// a Visitors.Err.
+func (b *SpanBlocks) Err() error { return b.err }
+
+// InvocationSpans returns the spans kept that belong to an invocation, as
+// the function InvocationSpans does, in order. The pointers are into the
+// blocks, which are not copied.
+func (b *SpanBlocks) InvocationSpans() []*Span {
+	n := 0
+	for _, x := range b.list.blocks {
+		n += len(x)
+	}
+	out := make([]*Span, 0, n)
+	for _, x := range b.list.blocks {
+		out = append(out, InvocationSpans(x)...)
+	}
+	return out
+}

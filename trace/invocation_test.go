@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -65,5 +67,47 @@ func TestGroupInvocationsMatchesAMap(t *testing.T) {
 				t.Fatalf("seed %d: (%d, %d) spans have room past their length", seed, k.pid, k.inv)
 			}
 		}
+	}
+}
+
+// TestSpanBlocksKeepWhatALogKeeps: read through SpanBlocks, a log gives
+// the invocation spans a Log's Spans give, across several blocks, and
+// the bound stops at the span past it with the error a Log's read gives.
+func TestSpanBlocksKeepWhatALogKeeps(t *testing.T) {
+	var log []byte
+	const n = spanBlock*2 + 100 // three blocks
+	for i := range n {
+		name := "chip.run.step"
+		if i%3 == 0 {
+			name = "node.submit" // not an invocation's
+		}
+		log = fmt.Appendf(log, "[STRACE] v=1 pid=%d tid=1 inv=%d hid=ab depth=1 name=%s ts=%d dur=5 k=%d\n", i%2, i/10, name, i, i)
+	}
+	src := func() []Source { return []Source{ReaderSource("x.log", bytes.NewReader(log))} }
+
+	l, err := ReadLog(src())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := InvocationSpans(l.Spans)
+	b := &SpanBlocks{}
+	if _, err := StreamLog(src(), ReadOptions{Workers: 2}, Visitors{Span: b.Add, Err: b.Err}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.InvocationSpans()
+	if len(got) != len(want) {
+		t.Fatalf("%d invocation spans, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if *got[i] != *want[i] {
+			t.Fatalf("span %d is %+v, want %+v", i, *got[i], *want[i])
+		}
+	}
+
+	_, wantErr := ReadLogOptions(src(), ReadOptions{Workers: 2, MaxSpans: 1000})
+	b = &SpanBlocks{Max: 1000}
+	_, err = StreamLog(src(), ReadOptions{Workers: 2}, Visitors{Span: b.Add, Err: b.Err})
+	if err == nil || wantErr == nil || err.Error() != wantErr.Error() {
+		t.Fatalf("past the bound: %v, want %v", err, wantErr)
 	}
 }
