@@ -224,12 +224,6 @@ func (j *jsonWriter) flush() error {
 	return j.err
 }
 
-// number writes a decimal integer text (an attribute's canonical value,
-// which may be any size) as a bare JSON number.
-func (j *jsonWriter) number(dec string) {
-	j.elem()
-	j.raw(dec)
-}
 
 // argKind says how an arg's value is written.
 type argKind uint8
