@@ -224,7 +224,6 @@ func (j *jsonWriter) flush() error {
 	return j.err
 }
 
-
 // argKind says how an arg's value is written.
 type argKind uint8
 
