@@ -56,6 +56,7 @@ func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[
 	idx := newBindIndex(binds)
 	names := make(map[string]string) // phase → span name, made once
 
+	var s trace.Span // reused: yield gets it for the call only
 	for i := range lines {
 		bp := &lines[i]
 		if !bp.Enveloped {
@@ -71,7 +72,7 @@ func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[
 			name = "chip.run.bind." + bp.Phase
 			names[bp.Phase] = name
 		}
-		yield(&trace.Span{
+		s = trace.Span{
 			Pid: parent.Pid, Tid: parent.Tid, Inv: parent.Inv, Hid: parent.Hid,
 			Depth: parent.Depth + 1,
 			Name:  name,
@@ -79,7 +80,8 @@ func eachBindPhaseSpan(spans []trace.Span, lines []trace.BindPhase, covered map[
 			Attrs:  attrs,
 			Thread: bp.Thread,
 			Pos:    bp.Pos,
-		})
+		}
+		yield(&s)
 	}
 }
 

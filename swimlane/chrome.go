@@ -3,6 +3,7 @@ package swimlane
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -13,7 +14,14 @@ import (
 // 1). Only invocation-keyed spans appear (trace.InvocationSpans); it returns
 // their number. The document is streamed: nothing but w's buffer holds it.
 func WriteChromeTrace(w io.Writer, l *trace.Log) (int, error) {
-	spans := trace.InvocationSpans(l.Spans)
+	return WriteChromeTraceSpans(w, l, trace.InvocationSpans(l.Spans))
+}
+
+// WriteChromeTraceSpans is WriteChromeTrace of the invocation-keyed spans
+// given (trace.InvocationSpans, in log order) instead of l's: for a reader
+// that kept them itself (trace.SpanBlocks). It takes only the anchors of
+// l.
+func WriteChromeTraceSpans(w io.Writer, l *trace.Log, spans []*trace.Span) (int, error) {
 	invs := trace.GroupInvocations(spans)
 	buckets := trace.BucketByHid(invs)
 	labels := make(map[string]string, len(buckets))
@@ -89,22 +97,22 @@ func writeMeta(j *jsonWriter, what string, pid int64, tid uint64, name string) {
 	j.endObject()
 }
 
-// writeX writes one complete ("X") event for s on (pid, tid).
+// writeX writes one complete ("X") event for s on (pid, tid), as
+// beginObject, key and the value writers would.
 func writeX(j *jsonWriter, s *trace.Span, pid int64, tid uint64, a args) {
-	j.beginObject()
-	j.key("name")
-	j.str(s.Name)
-	j.key("ph")
-	j.str("X")
-	j.key("ts")
-	j.micros(s.Ts)
-	j.key("dur")
-	j.micros(s.Dur)
-	j.key("pid")
-	j.int(pid)
-	j.key("tid")
-	j.uint(tid)
-	j.key("args")
-	j.object(a)
-	j.endObject()
+	j.elem()
+	b := append(j.b, `{"name": `...)
+	b = appendQuote(b, s.Name)
+	b = append(b, `, "ph": "X", "ts": `...)
+	b = appendMicros(b, s.Ts)
+	b = append(b, `, "dur": `...)
+	b = appendMicros(b, s.Dur)
+	b = append(b, `, "pid": `...)
+	b = strconv.AppendInt(b, pid, 10)
+	b = append(b, `, "tid": `...)
+	b = strconv.AppendUint(b, tid, 10)
+	b = append(b, `, "args": `...)
+	b = j.appendObject(b, a)
+	j.b = append(b, '}')
+	j.spill()
 }

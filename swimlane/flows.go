@@ -46,13 +46,14 @@ func dispatchFlows(hosts []hostEntry) []flow {
 		name string // its dispatch_key
 	}
 	var dispatches []dispatch
+	var attrs trace.Attrs // reused: the values are kept, not the slice
 	for i := range hosts {
 		h := &hosts[i]
 		leaf, ok := trace.NodeLeaf(h.span.Name)
 		if !ok || (leaf != "submit" && leaf != "dispatch") {
 			continue
 		}
-		attrs := h.attrs()
+		attrs = trace.AppendAttrs(attrs[:0], h.span.Attrs)
 		k, ok := nodeFlowKey(h.span, attrs)
 		if !ok {
 			continue

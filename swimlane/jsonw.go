@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hbgkit/hbgkit/trace"
@@ -26,6 +27,10 @@ type jsonWriter struct {
 	// afterKey reports that a key was just written: the next value is its
 	// value, not a new element.
 	afterKey bool
+	// The text of the whole second wallSec, kept by appendWallText.
+	wallSec   int64
+	wallText  []byte
+	wallValid bool
 }
 
 // jsonFlushAt is how much a jsonWriter buffers before it writes.
@@ -92,20 +97,23 @@ func (j *jsonWriter) str(s string) {
 	j.quote(s)
 }
 
-// quote writes s as a JSON string. Invalid UTF-8 becomes U+FFFD; control
-// characters are escaped; other characters are written as they are.
+// quote writes s as a JSON string (appendQuote).
 func (j *jsonWriter) quote(s string) {
-	if plainJSON(s) {
-		j.b = append(j.b, '"')
-		j.b = append(j.b, s...)
-		j.b = append(j.b, '"')
-		if len(s) > jsonFlushAt {
-			j.spill()
-		}
-		return
+	j.b = appendQuote(j.b, s)
+	if len(s) > jsonFlushAt {
+		j.spill()
 	}
-	b := j.b
+}
+
+// appendQuote appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// control characters are escaped; other characters are written as they
+// are.
+func appendQuote(b []byte, s string) []byte {
 	b = append(b, '"')
+	if plainJSON(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -140,11 +148,7 @@ func (j *jsonWriter) quote(s string) {
 		}
 		i += size
 	}
-	b = append(b, '"')
-	j.b = b
-	if len(s) > jsonFlushAt {
-		j.spill()
-	}
+	return append(b, '"')
 }
 
 // plainJSON reports whether s is printable ASCII without '"' or '\\', so
@@ -220,21 +224,16 @@ func (j *jsonWriter) flush() error {
 	return j.err
 }
 
-// number writes a decimal integer text (an attribute's canonical value,
-// which may be any size) as a bare JSON number.
-func (j *jsonWriter) number(dec string) {
-	j.elem()
-	j.raw(dec)
-}
-
 // argKind says how an arg's value is written.
 type argKind uint8
 
 const (
-	argString argKind = iota // s, quoted
-	argInt                   // i
-	argUint                  // u
-	argNumber                // s, a decimal integer written bare
+	argString    argKind = iota // s, quoted
+	argInt                      // i
+	argUint                     // u
+	argNumber                   // s, a decimal integer written bare
+	argIntString                // i, its decimal quoted
+	argWallTime                 // i, wall ns written as UTC text, quoted (appendWallText)
 )
 
 // An arg is one key of an event's args object.
@@ -279,19 +278,63 @@ func (a *args) setAttrs(attrs trace.Attrs) {
 
 // object writes a as a JSON object value.
 func (j *jsonWriter) object(a args) {
-	j.beginObject()
-	for _, x := range a {
-		j.key(x.key)
+	j.elem()
+	j.b = j.appendObject(j.b, a)
+	j.spill()
+}
+
+// appendObject appends a as a JSON object, as beginObject, key and the
+// value writers would write it.
+func (j *jsonWriter) appendObject(b []byte, a args) []byte {
+	b = append(b, '{')
+	for n, x := range a {
+		if n > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendQuote(b, x.key)
+		b = append(b, ": "...)
 		switch x.kind {
 		case argString:
-			j.str(x.s)
+			b = appendQuote(b, x.s)
 		case argInt:
-			j.int(x.i)
+			b = strconv.AppendInt(b, x.i, 10)
 		case argUint:
-			j.uint(x.u)
+			b = strconv.AppendUint(b, x.u, 10)
 		case argNumber:
-			j.number(x.s)
+			b = append(b, x.s...)
+		case argIntString:
+			b = append(b, '"')
+			b = strconv.AppendInt(b, x.i, 10)
+			b = append(b, '"')
+		case argWallTime:
+			b = append(b, '"')
+			b = j.appendWallText(b, x.i)
+			b = append(b, '"')
 		}
 	}
-	j.endObject()
+	return append(b, '}')
+}
+
+// appendWallText appends wall time ns (since the Unix epoch, UTC) as
+// trace.WallTime writes it, YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ. The text of
+// the whole second is kept from the last call: consecutive events are
+// mostly in the same second.
+func (j *jsonWriter) appendWallText(b []byte, ns int64) []byte {
+	sec, frac := ns/1e9, ns%1e9
+	if frac < 0 {
+		sec, frac = sec-1, frac+1e9
+	}
+	if !j.wallValid || sec != j.wallSec {
+		j.wallSec, j.wallValid = sec, true
+		j.wallText = time.Unix(sec, 0).UTC().AppendFormat(j.wallText[:0], "2006-01-02T15:04:05")
+	}
+	b = append(b, j.wallText...)
+	b = append(b, '.')
+	var d [9]byte
+	for i := 8; i >= 0; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	b = append(b, d[:]...)
+	return append(b, 'Z')
 }

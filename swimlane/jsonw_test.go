@@ -3,6 +3,8 @@ package swimlane
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"math"
 	"math/big"
 	"strconv"
 	"testing"
@@ -120,4 +122,32 @@ func TestWriteErrors(t *testing.T) {
 	err = Build(l, nil).WriteJSON(&failWriter{n: 10})
 	assert.ErrorIs(t, err, assert.AnError)
 	assert.ErrorContains(t, err, "writing host swimlane")
+}
+
+// FuzzWallText holds the wall times the writers format as they write
+// (trace.WallNs, appendWallText with its cached second) to
+// trace.WallTime's strings, for one time and for the next one after it.
+func FuzzWallText(f *testing.F) {
+	f.Add(int64(879991000000), int64(1787212805000000000), int64(880000186381), int64(5))
+	f.Add(int64(0), int64(-1), int64(0), int64(1))
+	f.Add(int64(-5), int64(-1_000_000_000), int64(7), int64(999_999_999))
+	f.Add(int64(0), int64(math.MaxInt64-10), int64(5), int64(1))
+	f.Add(int64(math.MinInt64), int64(0), int64(math.MaxInt64), int64(0))
+	f.Fuzz(func(t *testing.T, mono, wall, ts, step int64) {
+		an := trace.Anchor{Pid: 1, MonoNs: mono, WallNs: wall}
+		j := newJSONWriter(io.Discard)
+		for _, t0 := range []int64{ts, ts + step} {
+			ns, text, ok := trace.WallTime(an, t0)
+			n, fast := trace.WallNs(an, t0)
+			if !ok {
+				require.False(t, fast, "WallNs without a WallTime at %d", t0)
+				continue
+			}
+			if !fast {
+				continue // past int64: written through WallTime's strings
+			}
+			require.Equal(t, ns, strconv.FormatInt(n, 10))
+			require.Equal(t, text, string(j.appendWallText(nil, n)), "wall ns %d", n)
+		}
+	})
 }

@@ -1,9 +1,13 @@
 package swimlane
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/hbgkit/hbgkit/trace"
 )
@@ -14,10 +18,6 @@ type hostEntry struct {
 	lane     uint64
 	external bool
 }
-
-// attrs parses the span's attributes. They are parsed where needed rather
-// than kept, so that a large log holds its spans only once.
-func (h *hostEntry) attrs() trace.Attrs { return trace.ParseAttrs(h.span.Attrs) }
 
 // A Summary counts what a swimlane holds, for the line the command prints.
 type Summary struct {
@@ -57,8 +57,12 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 	sw.sum.Orphaned = m.orphaned
 	sw.sum.OutOfRange = m.outOfRange
 	sw.sum.BindPhases = len(bind)
-	extra := append(m.spans, bind...)
+	extra := bind
+	if len(m.spans) > 0 {
+		extra = append(m.spans, bind...)
+	}
 
+	sw.hosts = make([]hostEntry, 0, len(l.Spans)+len(extra))
 	for i := range l.Spans {
 		s := &l.Spans[i]
 		if s.IsDevice() {
@@ -73,7 +77,16 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 		sw.hosts = append(sw.hosts, hostEntry{span: &extra[i]})
 	}
 
-	sw.lanes = assignLanes(sw.hosts)
+	// The layout's parts read the spans and each writes its own result
+	// (assignLanes only the entries' lane, which no other part reads), so
+	// they run side by side, on both cores where there are two.
+	var wg sync.WaitGroup
+	wg.Go(func() { sw.lanes = assignLanes(sw.hosts) })
+	wg.Go(func() { sw.flows = dispatchFlows(sw.hosts) })
+	wg.Go(func() {
+		sw.order = eventOrder(sw.hosts)
+		sortDevices(sw.devices)
+	})
 	sw.procs = processLabels(sw.hosts, func(yield func(*trace.Span)) {
 		for i := range l.Spans {
 			yield(&l.Spans[i])
@@ -82,39 +95,78 @@ func Build(l *trace.Log, passes []trace.RecordPass) *Swimlane {
 			yield(&extra[i])
 		}
 	})
-	sw.flows = dispatchFlows(sw.hosts)
-
-	sw.order = make([]int, len(sw.hosts))
-	for i := range sw.order {
-		sw.order[i] = i
-	}
-	sort.SliceStable(sw.order, func(a, b int) bool {
-		x, y := sw.hosts[sw.order[a]].span, sw.hosts[sw.order[b]].span
-		switch {
-		case x.Ts != y.Ts:
-			return x.Ts < y.Ts
-		case x.Pid != y.Pid:
-			return x.Pid < y.Pid
-		case x.Tid != y.Tid:
-			return x.Tid < y.Tid
-		}
-		return x.Name < y.Name
-	})
-	sort.SliceStable(sw.devices, func(a, b int) bool {
-		x, y := sw.devices[a], sw.devices[b]
-		switch {
-		case x.Pid != y.Pid:
-			return x.Pid < y.Pid
-		case x.Inv != y.Inv:
-			return x.Inv < y.Inv
-		case x.Ts != y.Ts:
-			return x.Ts < y.Ts
-		case x.Tid != y.Tid:
-			return x.Tid < y.Tid
-		}
-		return x.Name < y.Name
-	})
+	wg.Wait()
 	return sw
+}
+
+// eventOrder returns the indices of hosts in the order their events are
+// written: by (ts, pid, tid, name), ties in hosts' order. The numeric
+// keys are copied next to the indices, so that the sort reaches through a
+// span pointer only to break a tie by name. A stable sort: a log is
+// nearly in time order already, which insertion sorts and merges take
+// faster than pdqsort does (and sort.SliceStable's reflection, slower).
+func eventOrder(hosts []hostEntry) []int {
+	type key struct {
+		ts, pid, tid int64
+		i            int
+	}
+	keys := make([]key, len(hosts))
+	for i := range hosts {
+		s := hosts[i].span
+		keys[i] = key{s.Ts, s.Pid, s.Tid, i}
+	}
+	slices.SortStableFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.ts, y.ts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.pid, y.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.tid, y.tid); c != 0 {
+			return c
+		}
+		return strings.Compare(hosts[x.i].span.Name, hosts[y.i].span.Name)
+	})
+	order := make([]int, len(keys))
+	for n := range keys {
+		order[n] = keys[n].i
+	}
+	return order
+}
+
+// sortDevices orders the device spans by (pid, inv, ts, tid, name), ties
+// in their order before, sorting copied keys as eventOrder does.
+func sortDevices(devices []*trace.Span) {
+	type key struct {
+		pid     int64
+		inv     uint64
+		ts, tid int64
+		i       int
+	}
+	keys := make([]key, len(devices))
+	for i, s := range devices {
+		keys[i] = key{s.Pid, s.Inv, s.Ts, s.Tid, i}
+	}
+	slices.SortStableFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.pid, y.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.inv, y.inv); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.ts, y.ts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.tid, y.tid); c != 0 {
+			return c
+		}
+		return strings.Compare(devices[x.i].Name, devices[y.i].Name)
+	})
+	sorted := make([]*trace.Span, len(keys))
+	for n := range keys {
+		sorted[n] = devices[keys[n].i]
+	}
+	copy(devices, sorted)
 }
 
 // Summary returns the counts of what the swimlane holds.
@@ -174,30 +226,31 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 	j.key("unalignedDeviceSpans")
 	j.beginArray()
 	for _, s := range sw.devices {
-		j.beginObject()
-		j.key("name")
-		j.str(s.Name)
-		j.key("ts_ns")
-		j.int(s.Ts)
-		j.key("dur_ns")
-		j.int(s.Dur)
-		j.key("pid")
-		j.int(s.Pid)
-		j.key("tid")
-		j.int(s.Tid)
-		j.key("inv")
-		j.uint(s.Inv)
-		j.key("hid")
-		j.str(s.Hid)
-		j.key("depth")
-		j.int(s.Depth)
-		j.key("attrs")
+		j.elem()
+		b := append(j.b, `{"name": `...)
+		b = appendQuote(b, s.Name)
+		b = append(b, `, "ts_ns": `...)
+		b = strconv.AppendInt(b, s.Ts, 10)
+		b = append(b, `, "dur_ns": `...)
+		b = strconv.AppendInt(b, s.Dur, 10)
+		b = append(b, `, "pid": `...)
+		b = strconv.AppendInt(b, s.Pid, 10)
+		b = append(b, `, "tid": `...)
+		b = strconv.AppendInt(b, s.Tid, 10)
+		b = append(b, `, "inv": `...)
+		b = strconv.AppendUint(b, s.Inv, 10)
+		b = append(b, `, "hid": `...)
+		b = appendQuote(b, s.Hid)
+		b = append(b, `, "depth": `...)
+		b = strconv.AppendInt(b, s.Depth, 10)
+		b = append(b, `, "attrs": `...)
 		a = a[:0]
 		a.setStr("raw", s.Attrs)
 		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
 		a.setAttrs(attrs)
-		j.object(a)
-		j.endObject()
+		b = j.appendObject(b, a)
+		j.b = append(b, '}')
+		j.spill()
 	}
 	j.endArray()
 	sw.clock.writeClockAnchors(j)

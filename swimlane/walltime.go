@@ -34,6 +34,12 @@ func (c *wallClock) addWall(a *args, pid, t int64) {
 	if !ok {
 		return
 	}
+	if n, ok := trace.WallNs(an, t); ok {
+		// Formatted as they are written, without a string each.
+		a.set(arg{key: "wall_ts_ns", kind: argIntString, i: n})
+		a.set(arg{key: "wall_time", kind: argWallTime, i: n})
+		return
+	}
 	ns, text, ok := trace.WallTime(an, t)
 	if !ok {
 		return

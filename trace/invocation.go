@@ -65,18 +65,54 @@ type invKey struct {
 }
 
 // GroupInvocations groups spans by (pid, inv), sorted by (pid, inv); spans
-// inside keep their input order.
+// inside keep their input order. The invocations' span lists share one
+// array (each capped at its length), filled in a second pass once the
+// invocations are counted, rather than each grown from empty.
 func GroupInvocations(spans []*Span) []*Invocation {
-	idx := make(map[invKey]*Invocation)
+	idx := make(map[invKey]int32)
 	var out []*Invocation
-	for _, s := range spans {
+	var count []int
+	of := make([]int32, len(spans)) // the invocation of each span
+	// The last few invocations seen, in front of the map: the spans of
+	// the ranks' current invocations come interleaved.
+	var recent [4]struct {
+		k invKey
+		i int32
+	}
+	nrecent := 0
+	for n, s := range spans {
 		k := invKey{s.Pid, s.Inv}
-		iv, ok := idx[k]
-		if !ok {
-			iv = &Invocation{Pid: s.Pid, Inv: s.Inv, Hid: s.Hid}
-			idx[k] = iv
-			out = append(out, iv)
+		i := int32(-1)
+		for r := 0; r < nrecent; r++ {
+			if recent[r].k == k {
+				i = recent[r].i
+				break
+			}
 		}
+		if i < 0 {
+			j, ok := idx[k]
+			if !ok {
+				j = int32(len(out))
+				idx[k] = j
+				out = append(out, &Invocation{Pid: s.Pid, Inv: s.Inv, Hid: s.Hid})
+				count = append(count, 0)
+			}
+			i = j
+			copy(recent[1:], recent[:len(recent)-1])
+			recent[0].k, recent[0].i = k, i
+			nrecent = min(nrecent+1, len(recent))
+		}
+		of[n] = i
+		count[i]++
+	}
+	all := make([]*Span, len(spans))
+	off := 0
+	for i, iv := range out {
+		iv.Spans = all[off : off : off+count[i]]
+		off += count[i]
+	}
+	for n, s := range spans {
+		iv := out[of[n]]
 		iv.Spans = append(iv.Spans, s)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -172,4 +208,48 @@ func BucketLabel(buckets []*Bucket, i int) string {
 		return b.Hid[:8]
 	}
 	return b.Hid
+}
+
+// SpanBlocks keeps the spans a StreamLog visitor hands it (Add), in blocks
+// that are never copied again: a Log's Spans are joined into one slice
+// once the read ends, a second copy of every span, made while the
+// collector marks. It bounds what it keeps as ReadOptions.MaxSpans does.
+type SpanBlocks struct {
+	// Max, when above 0, bounds the spans kept: the span past it is not
+	// kept, and Err reports it from then on.
+	Max  int
+	list blockList[Span]
+	n    int
+	err  error
+}
+
+// Add keeps a copy of s, unless the bound is passed.
+func (b *SpanBlocks) Add(s *Span) {
+	if b.err != nil {
+		return
+	}
+	if b.n++; b.Max > 0 && b.n > b.Max {
+		b.err = &TooManySpansError{Max: b.Max, Pos: s.Pos}
+		return
+	}
+	b.list.add(s)
+}
+
+// Err returns the *TooManySpansError of the span that passed Max, or nil:
+// a Visitors.Err.
+func (b *SpanBlocks) Err() error { return b.err }
+
+// InvocationSpans returns the spans kept that belong to an invocation, as
+// the function InvocationSpans does, in order. The pointers are into the
+// blocks, which are not copied.
+func (b *SpanBlocks) InvocationSpans() []*Span {
+	n := 0
+	for _, x := range b.list.blocks {
+		n += len(x)
+	}
+	out := make([]*Span, 0, n)
+	for _, x := range b.list.blocks {
+		out = append(out, InvocationSpans(x)...)
+	}
+	return out
 }

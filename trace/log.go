@@ -184,8 +184,45 @@ func ReadLogOptions(srcs []Source, opts ReadOptions) (*Log, error) {
 	return StreamLog(srcs, opts, Visitors{})
 }
 
-// spanBlock is how many spans StreamLog collects per block.
+// spanBlock is how many records StreamLog collects per block.
 const spanBlock = 16 << 10
+
+// A blockList collects records in blocks of spanBlock, joined once at the
+// end: appending to one slice copies every record about twice as it
+// grows, under the collector's write barrier while it marks.
+type blockList[T any] struct {
+	blocks [][]T
+}
+
+func (b *blockList[T]) add(v *T) {
+	n := len(b.blocks)
+	if n == 0 || len(b.blocks[n-1]) == cap(b.blocks[n-1]) {
+		b.blocks = append(b.blocks, make([]T, 0, spanBlock))
+		n++
+	}
+	b.blocks[n-1] = append(b.blocks[n-1], *v)
+}
+
+// join returns every record in order, nil when there is none; the blocks
+// are let go of as they are copied.
+func (b *blockList[T]) join() []T {
+	switch len(b.blocks) {
+	case 0:
+		return nil
+	case 1:
+		return b.blocks[0]
+	}
+	n := 0
+	for _, x := range b.blocks {
+		n += len(x)
+	}
+	out := make([]T, 0, n)
+	for i, x := range b.blocks {
+		out = append(out, x...)
+		b.blocks[i] = nil
+	}
+	return out
+}
 
 // Visitors take the records of the kinds they are set for as a stream
 // reads them, in log order, instead of a Log keeping them. A pointer is
@@ -229,7 +266,8 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 		l.Sources = append(l.Sources, s.Name)
 	}
 	drops := make(map[int64]Drops)
-	var blocks [][]Span
+	var spans blockList[Span]
+	var phases blockList[BindPhase]
 	r := NewReaderOptions(srcs, opts)
 	defer r.Close()
 	held := 0 // spans, bind-phase and host-orch lines kept in l
@@ -254,12 +292,7 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 			if err := hold(r.Span().Pos); err != nil {
 				return nil, err
 			}
-			// Spans go into blocks, joined once at the end: appending
-			// to one slice copies every span about twice as it grows.
-			if len(blocks) == 0 || len(blocks[len(blocks)-1]) == cap(blocks[len(blocks)-1]) {
-				blocks = append(blocks, make([]Span, 0, spanBlock))
-			}
-			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], *r.Span())
+			spans.add(r.Span())
 		case KindAnchor:
 			l.Anchors = append(l.Anchors, *r.Anchor())
 		case KindBindPhase:
@@ -274,7 +307,7 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 				if err := hold(r.BindPhase().Pos); err != nil {
 					return nil, err
 				}
-				l.BindPhases = append(l.BindPhases, *r.BindPhase())
+				phases.add(r.BindPhase())
 			}
 		case KindHostOrch:
 			if v.HostOrch != nil {
@@ -323,21 +356,8 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 	}
 	l.Heads, l.Parsed = r.Heads(), r.Parsed()
 	l.Binary = r.Binary()
-	switch len(blocks) {
-	case 0:
-	case 1:
-		l.Spans = blocks[0]
-	default:
-		n := 0
-		for _, b := range blocks {
-			n += len(b)
-		}
-		l.Spans = make([]Span, 0, n)
-		for i, b := range blocks {
-			l.Spans = append(l.Spans, b...)
-			blocks[i] = nil
-		}
-	}
+	l.Spans = spans.join()
+	l.BindPhases = phases.join()
 	for _, d := range drops {
 		l.Drops = append(l.Drops, d)
 	}
@@ -513,6 +533,19 @@ func (l *Log) AnchorFor(pid int64) (Anchor, bool) {
 	return Anchor{}, false
 }
 
+// WallNs returns WallTime's ns as an int64 when it is one: ok is false
+// when t is before the anchor or the wall time is past the int64 range.
+func WallNs(a Anchor, t int64) (int64, bool) {
+	if a.MonoNs > t {
+		return 0, false
+	}
+	diff := t - a.MonoNs
+	if diff >= 0 && (a.WallNs <= 0 || diff <= math.MaxInt64-a.WallNs) {
+		return a.WallNs + diff, true
+	}
+	return 0, false
+}
+
 // WallTime maps the monotonic time t of the anchor's process to wall time
 // (docs/formats.md "[CLOCK_ANCHOR]"): WallNs + t − MonoNs, computed exactly
 // as the reference's Python integers do (it may exceed int64 with extreme
@@ -524,9 +557,7 @@ func WallTime(a Anchor, t int64) (ns string, text string, ok bool) {
 		return "", "", false
 	}
 	var sec, frac int64
-	diff := t - a.MonoNs
-	if diff >= 0 && (a.WallNs <= 0 || diff <= math.MaxInt64-a.WallNs) {
-		n := a.WallNs + diff
+	if n, ok := WallNs(a, t); ok {
 		ns = strconv.FormatInt(n, 10)
 		sec, frac = n/1e9, n%1e9
 		if frac < 0 {

@@ -55,12 +55,13 @@ func traceRun(opts *traceOptions) error {
 		return fmt.Errorf("trace: %w", err)
 	}
 	// Only the invocations' spans are drawn: node and ext spans, and the
-	// phase lines, are parsed (for the warnings) but not kept.
+	// phase lines, are parsed (for the warnings) but not kept. The spans
+	// stay in the blocks they are read into (trace.SpanBlocks).
 	skip := func(*trace.BindPhase) {}
+	spans := &trace.SpanBlocks{Max: opts.maxSpans}
 	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
 		KeepSpan: invocationSpan,
-		MaxSpans: opts.maxSpans,
-	}, trace.Visitors{BindPhase: skip, HostOrch: func(*trace.HostOrchPhase) {}})
+	}, trace.Visitors{Span: spans.Add, Err: spans.Err, BindPhase: skip, HostOrch: func(*trace.HostOrchPhase) {}})
 	if err != nil {
 		return tooManySpans(err, "--max-spans")
 	}
@@ -68,7 +69,7 @@ func traceRun(opts *traceOptions) error {
 	var n int
 	err = writeOutput(opts.Stdout, opts.out, func(w io.Writer) error {
 		var err error
-		n, err = swimlane.WriteChromeTrace(w, log)
+		n, err = swimlane.WriteChromeTraceSpans(w, log, spans.InvocationSpans())
 		return err
 	})
 	if err != nil {
