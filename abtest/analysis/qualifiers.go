@@ -43,7 +43,7 @@ func qualifiers(a *Analysis, j *journal.Journal) []string {
 // run on a loaded machine: measured, such a design finds real changes in
 // too few campaigns for "inconclusive" to suggest there is none
 // (docs/ab.md "The designs under load").
-const LoadedFixedDesign = "under this load a fixed design misses real changes (docs/ab.md, The designs under load: on a loaded 2-core host the default found a 10% delay in under half its campaigns, --until-decided in most), so inconclusive here does not rule a change out: run it with --until-decided, which also stops for no change, or extend it (--resume --rounds N)"
+const LoadedFixedDesign = "under this load a fixed design misses real changes (docs/ab.md, The designs under load: on a loaded 2-core host the default found a 10% delay in at most half its campaigns, --until-decided in 70–90%), so inconclusive here does not rule a change out: run it with --until-decided, which also stops for no change, or extend it (--resume --rounds N)"
 
 // ArmSwitches are the correctness-disabling switches one arm runs with
 // (journal.Arm.Switches).
