@@ -31,6 +31,7 @@ type lanesRow struct {
 	Verdict string  `json:"verdict"`
 	Delta   float64 `json:"delta"`
 	CILo    float64 `json:"ci_lo"`
+	CIHi    float64 `json:"ci_hi"`
 	Diff    bool    `json:"count_diff"`
 	NonZero []int   `json:"nonzero"`
 	Arms    [2]struct {
@@ -58,8 +59,9 @@ func lanesRows(t *testing.T, js string) map[string]lanesRow {
 // head's, so the row is called fewer, Δ −100% with its interval (on the
 // differences: a count of 0 has no log-ratio), and the text report has the
 // lanes table. Ten rounds, so that the Holm-adjusted p of the row (over
-// at most four lane rows) is below 0.05 whatever the ties. Without
-// --records the same campaign has no lane metric at all.
+// at most four lane rows) is below 0.05 whatever the ties. The commit wait
+// per bind is called faster. Without --records the same campaign has no
+// lane metric at all.
 func TestAbLaneMetrics(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -91,11 +93,21 @@ func TestAbLaneMetrics(t *testing.T) {
 	assert.True(t, births.Diff)
 	assert.InDelta(t, -1.0, births.Delta, 1e-9)
 	assert.InDelta(t, -1.0, births.CILo, 1e-9)
+	// The model's created recorders are cold (docs/harness.md, Recorder
+	// threads): the commit waits milliseconds for them with prewarm=4 and
+	// hardly at all with prewarm=8, far beyond a loaded host's noise.
+	wait := rows[metric.MetricCommitWait]
+	assert.Equal(t, "faster", wait.Verdict, "commit wait per bind, prewarm=4 -> 8")
+	assert.Less(t, wait.CIHi, 0.0)
 
-	// The records are kept beside the block's log, compressed.
+	// The records are kept beside the block's log, compressed, and read
+	// as they are (what hbgtrace lanes --records does with one).
 	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", metric.RecordsName+".gz"))
 	require.NoError(t, err)
-	assert.Len(t, kept, 20)
+	require.Len(t, kept, 20)
+	passes, err := trace.LoadPhaseRecords(kept[:1])
+	require.NoError(t, err)
+	assert.Len(t, passes, 3, "a 3-pass block's records")
 
 	code, out, errText = runCLI("ab", "--base", lanesBase, "--head", lanesHead,
 		"--rounds", "3", "--block", "2", "--cold", "1", "--warmup", "0", "--seed", "7", "--journal", filepath.Join(dir, "bare.jsonl"))
