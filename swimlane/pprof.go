@@ -357,19 +357,8 @@ func (b *profileBuilder) profile(opts ProfileOptions) *Profile {
 	slices.SortStableFunc(devs, func(i, j int32) int {
 		x, y := b.devices.at(int(i)), b.devices.at(int(j))
 		gx, gy := &b.groups[x.group], &b.groups[y.group]
-		if c := cmp.Compare(gx.pid, gy.pid); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(gx.inv, gy.inv); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.ts, y.ts); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(gx.tid, gy.tid); c != 0 {
-			return c
-		}
-		return strings.Compare(b.names[x.name], b.names[y.name])
+		return compareDevices(deviceKey{gx.pid, gx.inv, x.ts, gx.tid}, deviceKey{gy.pid, gy.inv, y.ts, gy.tid},
+			b.names[x.name], b.names[y.name])
 	})
 	add(&b.devices, devs, true)
 	return p

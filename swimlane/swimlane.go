@@ -134,33 +134,45 @@ func eventOrder(hosts []hostEntry) []int {
 	return order
 }
 
+// deviceKey is a device span's place in the swimlane's device order:
+// (pid, inv, ts, tid), then its name. It is the one statement of that
+// order: sortDevices and the streamed profile (pprof.go) both sort by it.
+type deviceKey struct {
+	pid     int64
+	inv     uint64
+	ts, tid int64
+}
+
+// compareDevices orders two device spans by their keys, then names.
+func compareDevices(x, y deviceKey, xname, yname string) int {
+	if c := cmp.Compare(x.pid, y.pid); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.inv, y.inv); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.ts, y.ts); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.tid, y.tid); c != 0 {
+		return c
+	}
+	return strings.Compare(xname, yname)
+}
+
 // sortDevices orders the device spans by (pid, inv, ts, tid, name), ties
 // in their order before, sorting copied keys as eventOrder does.
 func sortDevices(devices []*trace.Span) {
 	type key struct {
-		pid     int64
-		inv     uint64
-		ts, tid int64
-		i       int
+		deviceKey
+		i int
 	}
 	keys := make([]key, len(devices))
 	for i, s := range devices {
-		keys[i] = key{s.Pid, s.Inv, s.Ts, s.Tid, i}
+		keys[i] = key{deviceKey{s.Pid, s.Inv, s.Ts, s.Tid}, i}
 	}
 	slices.SortStableFunc(keys, func(x, y key) int {
-		if c := cmp.Compare(x.pid, y.pid); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.inv, y.inv); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.ts, y.ts); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.tid, y.tid); c != 0 {
-			return c
-		}
-		return strings.Compare(devices[x.i].Name, devices[y.i].Name)
+		return compareDevices(x.deviceKey, y.deviceKey, devices[x.i].Name, devices[y.i].Name)
 	})
 	sorted := make([]*trace.Span, len(keys))
 	for n := range keys {
