@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,16 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func gzipBytes(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	_, err := zw.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return b.Bytes()
-}
 
 // A kept block's host_phase_records.jsonl.gz reads as its plain copy
 // does, and DirRecords finds it in a run directory when the plain file is
@@ -32,7 +20,7 @@ func TestGzipRecords(t *testing.T) {
 	dir := t.TempDir()
 	assert.Equal(t, "", DirRecords(dir))
 	gz := filepath.Join(dir, RecordsFile+".gz")
-	require.NoError(t, os.WriteFile(gz, gzipBytes(t, plain), 0o644))
+	require.NoError(t, os.WriteFile(gz, gzipped(t, plain), 0o644))
 	assert.Equal(t, gz, DirRecords(dir))
 	plainPath := filepath.Join(t.TempDir(), "plain.jsonl")
 	require.NoError(t, os.WriteFile(plainPath, plain, 0o644))
@@ -62,7 +50,7 @@ func TestGzipRecordsBomb(t *testing.T) {
 	MaxRecordsBytes = 1 << 20
 	defer func() { MaxRecordsBytes = old }()
 	line := `{"pid": 7, "inv": 1, "records": []}` + "\n"
-	bomb := gzipBytes(t, []byte(strings.Repeat(line, (2<<20)/len(line))))
+	bomb := gzipped(t, []byte(strings.Repeat(line, (2<<20)/len(line))))
 	p := filepath.Join(t.TempDir(), "records.jsonl.gz")
 	require.NoError(t, os.WriteFile(p, bomb, 0o644))
 	_, err := LoadPhaseRecords([]string{p})
