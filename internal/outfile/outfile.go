@@ -11,7 +11,8 @@
 //     need only the directory, so without this check a read-only file
 //     would be replaced;
 //   - anything else — an existing regular file, or a new name — is written
-//     to a temporary file next to it, synced, and renamed over the target
+//     to a temporary file next to it (handed to the kernel's write-back as
+//     it is written), synced, and renamed over the target
 //     only once complete, so a failure leaves the old file (or none), never
 //     a partial one. A symbolic link replaces the file it points at, never
 //     the link, and a dangling one creates its target, as > does.
@@ -40,7 +41,15 @@ type File struct {
 	mode   fs.FileMode
 	done   bool
 	failed error // the first write error
+
+	written, flushed int64 // bytes written to a temporary file, and handed to write-back
 }
+
+// writebackChunk is how many bytes of a temporary file are written before
+// the kernel is asked to start writing them to disk (startWriteback): a
+// 48 MB trace synced only at Commit spent a quarter of its command's wall
+// time in that one Sync.
+const writebackChunk = 2 << 20
 
 // Create opens the target path per the package rule; stdout is what "-"
 // writes to.
@@ -144,6 +153,13 @@ func (f *File) Write(p []byte) (int, error) {
 	if err != nil {
 		f.failed = fmt.Errorf("writing %s: %w", f.name, err)
 		return n, f.failed
+	}
+	if f.final != "" {
+		f.written += int64(n)
+		if f.written-f.flushed >= writebackChunk {
+			startWriteback(f.f, f.flushed, f.written-f.flushed)
+			f.flushed = f.written
+		}
 	}
 	return n, nil
 }

@@ -144,3 +144,36 @@ func TestCreateCommitAbort(t *testing.T) {
 	_, err = Create("", nil)
 	assert.Error(t, err)
 }
+
+// TestLargeWriteHandsChunksToWriteback: a file of several write-back chunks
+// written in odd-sized pieces is handed to the kernel chunk by chunk as it
+// is written, and what Commit renames into place is every byte, in order.
+func TestLargeWriteHandsChunksToWriteback(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "big.json")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
+	f, err := Create(path, nil)
+	require.NoError(t, err)
+	defer f.Abort()
+	want := make([]byte, 0, 3*writebackChunk+12345)
+	piece := make([]byte, 65_537)
+	for len(want) < cap(want) {
+		for i := range piece {
+			piece[i] = byte(len(want) + i)
+		}
+		n := min(len(piece), cap(want)-len(want))
+		_, err := f.Write(piece[:n])
+		require.NoError(t, err)
+		want = append(want, piece[:n]...)
+	}
+	assert.Equal(t, int64(len(want)), f.written)
+	assert.GreaterOrEqual(t, f.flushed, int64(3*writebackChunk), "every whole chunk handed to write-back")
+	assert.Less(t, f.written-f.flushed, int64(writebackChunk))
+	require.NoError(t, f.Commit())
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(want, got), "the committed file is what was written")
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the replaced file's mode is kept")
+}
