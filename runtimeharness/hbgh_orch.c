@@ -286,12 +286,17 @@ static int op_graph(hbgh_model *m, hbgh_bind *b, orch_state *os, int32_t def)
     }
     os->layer_def[os->nlayer] = def;
     os->layer_occ[os->nlayer++] = os->occ[def]++;
-    if (hbgh_pool_submit(m, def, (int32_t)sub, first) != 0) {
-        return -1;
-    }
     /* A thread created for this submission writes its first record inside
      * it, and goes on with the recording once the submission is over
-     * (hbgh_recorder.c): it is released whatever happens here. */
+     * (hbgh_recorder.c): it is released whatever happens here, a failed
+     * hand-over included (its record job may be queued without its bind
+     * job), or the commit's join would wait for it for ever. */
+    if (hbgh_pool_submit(m, def, (int32_t)sub, first) != 0) {
+        if (created && first) {
+            hbgh_pool_release(m, def);
+        }
+        return -1;
+    }
     int rc = 0;
     if (created && first) {
         rc = hbgh_pool_wait_started(m, def);
