@@ -60,7 +60,18 @@ func readRecordsFile(p string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
 	if int64(len(data)) > MaxRecordsBytes {
-		return nil, fmt.Errorf("reading %s: it expands past %d MiB, the most a gzip-compressed records file is read to", p, MaxRecordsBytes>>20)
+		return nil, &RecordsExpandError{File: p, Limit: MaxRecordsBytes}
 	}
 	return data, nil
+}
+
+// A RecordsExpandError is a gzip-compressed records file whose content
+// runs past MaxRecordsBytes: the file's fault, not the reader's.
+type RecordsExpandError struct {
+	File  string
+	Limit int64
+}
+
+func (e *RecordsExpandError) Error() string {
+	return fmt.Sprintf("reading %s: it expands past %d MiB, the most a gzip-compressed records file is read to", e.File, e.Limit>>20)
 }

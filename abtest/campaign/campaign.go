@@ -10,12 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hbgkit/hbgkit/internal/procgroup"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hbgkit/hbgkit/internal/procgroup"
 
 	"github.com/hbgkit/hbgkit/abtest/analysis"
 	"github.com/hbgkit/hbgkit/abtest/journal"
@@ -482,9 +483,14 @@ func logTail(path string, n int) string {
 const tailLineBytes = 200
 
 // keepLogs replaces each log by its gzip-compressed copy (NAME.gz), then
-// removes the block's output directory when nothing else is left in it.
+// removes the block's output directory when nothing else is left in it. A
+// file already named NAME.gz (records a run wrote compressed,
+// trace.DirRecords) is kept as it is.
 func keepLogs(logs []string, out string) error {
 	for _, p := range logs {
+		if strings.HasSuffix(p, gzSuffix) {
+			continue
+		}
 		if err := gzipFile(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,12 +102,16 @@ var MaxRecordsBytes int64 = 512 << 20
 // A RecordsTooLargeError is a block's host_phase_records.jsonl past
 // MaxRecordsBytes: the run's output, not this host's failure.
 type RecordsTooLargeError struct {
-	File  string
-	Size  int64 // the files' size so far, this one included
-	Limit int64
+	File    string
+	Size    int64 // the files' size so far, this one included
+	Limit   int64
+	Expands bool // a gzip-compressed file whose content runs past Limit (trace.MaxRecordsBytes)
 }
 
 func (e *RecordsTooLargeError) Error() string {
+	if e.Expands {
+		return fmt.Sprintf("%s: the gzip-compressed records expand past %d MiB, the most hbgbench reads for the lane metrics", e.File, e.Limit>>20)
+	}
 	return fmt.Sprintf("%s: the host_phase_records.jsonl files of the block hold %d bytes, more than the %d MiB hbgbench reads for the lane metrics", e.File, e.Size, e.Limit>>20)
 }
 
@@ -125,6 +130,12 @@ func laneValues(l *trace.Log, records []string) (map[passKey]map[string]float64,
 		}
 	}
 	passes, warns, skipped, err := trace.LoadPhaseRecordsMax(records, MaxBlockLogSpans*recordValuesPerSpan)
+	var expand *trace.RecordsExpandError
+	if errors.As(err, &expand) {
+		// A compressed file's size says nothing of its content: the
+		// reader's bound is what the file ran past, the run's fault.
+		return nil, nil, &RecordsTooLargeError{File: expand.File, Limit: expand.Limit, Expands: true}
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,11 +1,14 @@
 package metric
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -132,4 +135,27 @@ func TestReadBlockRecordsTooLarge(t *testing.T) {
 	require.ErrorAs(t, err, &big)
 	assert.Equal(t, r, big.File)
 	assert.Contains(t, err.Error(), r+": the host_phase_records.jsonl files of the block hold 536870913 bytes, more than the 512 MiB")
+}
+
+// TestReadBlockCompressedRecordsTooLarge: a block's gzip-compressed
+// records that expand past what is read fail the block as records too
+// large (the run's fault), naming the file, not as a read error a
+// --resume would meet again. Not parallel: it lowers a package bound.
+func TestReadBlockCompressedRecordsTooLarge(t *testing.T) {
+	old := trace.MaxRecordsBytes
+	trace.MaxRecordsBytes = 1 << 20
+	defer func() { trace.MaxRecordsBytes = old }()
+	dir := gapsRunDir(t, false)
+	r := filepath.Join(dir, RecordsName+".gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, err := zw.Write(bytes.Repeat([]byte(`{"pid": 1, "inv": 1, "records": []}`+"\n"), 60_000))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(r, b.Bytes(), 0o644))
+	_, err = ReadBlockLog([]string{dir})
+	var big *RecordsTooLargeError
+	require.ErrorAs(t, err, &big)
+	assert.Equal(t, r, big.File)
+	assert.Contains(t, err.Error(), r+": the gzip-compressed records expand past 1 MiB, the most hbgbench reads for the lane metrics")
 }

@@ -235,3 +235,26 @@ func TestAbRecordsResume(t *testing.T) {
 	assert.Equal(t, 1, code, errText)
 	assert.Contains(t, errText, "is a journal of another campaign:\n  --records: journal true, given false")
 }
+
+// TestAbKeepsCompressedRecordsAsTheyAre: a command arm whose run leaves
+// its records gzip-compressed (host_phase_records.jsonl.gz, found by
+// trace.DirRecords) has them read and kept as they are, not compressed a
+// second time into a .gz.gz no reader opens.
+func TestAbKeepsCompressedRecordsAsTheyAre(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j := filepath.Join(dir, "j.jsonl")
+	write := catArm(t) + `; printf '%s\n' '{"pid": 1, "inv": 1, "records": []}' | gzip > {out}/` + metric.RecordsName + ".gz"
+	code, _, errText := abCmd(t, j, write, catArm(t))
+	require.Equal(t, 0, code, errText)
+	kept, err := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName+".gz"))
+	require.NoError(t, err)
+	assert.Len(t, kept, 3, "one per base block")
+	twice, _ := filepath.Glob(filepath.Join(dir, "j.d", "*", "*.gz.gz"))
+	assert.Empty(t, twice)
+	for _, k := range kept {
+		passes, err := trace.LoadPhaseRecords([]string{k})
+		require.NoError(t, err)
+		assert.Len(t, passes, 1, k)
+	}
+}
