@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -45,11 +46,16 @@ func readRecordsFile(p string) ([]byte, error) {
 	br := bufio.NewReader(f)
 	magic, _ := br.Peek(2)
 	if len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
-		data, err := io.ReadAll(br)
-		if err != nil {
+		// Sized from the file, as os.ReadFile does, not grown by doubling.
+		var size int64
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+		buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+		if _, err := buf.ReadFrom(br); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", p, err)
 		}
-		return data, nil
+		return buf.Bytes(), nil
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {

@@ -43,10 +43,6 @@ var laneMetricList = []MetricInfo{
 	{Name: MetricBornInGaps, Family: FamilyLanes, Label: "lanes born in gaps", Kind: KindCount},
 }
 
-// RecordsName is the per-event artifact a run leaves beside its
-// host.*.log files (docs/formats.md), the lane metrics' source.
-const RecordsName = trace.RecordsFile
-
 // BlockFiles are the files one block is read from: its logs, in order
 // (read as one stream), and the host_phase_records.jsonl artifacts of
 // its run.

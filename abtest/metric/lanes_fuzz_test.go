@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // FuzzReadBlockLanes reads the gaps fixture's log with any records file:
@@ -16,7 +18,7 @@ func FuzzReadBlockLanes(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	recs, err := os.ReadFile(filepath.Join(src, RecordsName))
+	recs, err := os.ReadFile(filepath.Join(src, trace.RecordsFile))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func FuzzReadBlockLanes(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "host.0.log"), log, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, RecordsName), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, trace.RecordsFile), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		bp, err := ReadBlockLog([]string{dir})

@@ -23,7 +23,7 @@ func gapsRunDir(t *testing.T, records bool) string {
 	src := filepath.Join("..", "..", "swimlane", "testdata", "gaps")
 	copyFile(t, filepath.Join(src, "run.log"), filepath.Join(dir, "host.0.log"))
 	if records {
-		copyFile(t, filepath.Join(src, RecordsName), filepath.Join(dir, RecordsName))
+		copyFile(t, filepath.Join(src, trace.RecordsFile), filepath.Join(dir, trace.RecordsFile))
 	}
 	return dir
 }
@@ -74,7 +74,7 @@ func TestOutFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(log, []byte("hello\n"), 0o644))
 	f := OutFiles(log, out)
 	assert.Equal(t, []string{log, filepath.Join(out, "host.0.log")}, f.Logs)
-	assert.Equal(t, []string{filepath.Join(out, RecordsName)}, f.Records)
+	assert.Equal(t, []string{filepath.Join(out, trace.RecordsFile)}, f.Records)
 	bp, err := ReadBlock(f)
 	require.NoError(t, err)
 	require.Len(t, bp.Passes, 2)
@@ -90,7 +90,7 @@ func TestOutFiles(t *testing.T) {
 func TestReadBlockLogLanesTruncatedRecords(t *testing.T) {
 	t.Parallel()
 	dir := gapsRunDir(t, true)
-	r := filepath.Join(dir, RecordsName)
+	r := filepath.Join(dir, trace.RecordsFile)
 	b, err := os.ReadFile(r)
 	require.NoError(t, err)
 	lines := strings.SplitAfter(string(b), "\n")
@@ -125,7 +125,7 @@ func TestLaneMetricsKnown(t *testing.T) {
 func TestReadBlockRecordsTooLarge(t *testing.T) {
 	t.Parallel()
 	dir := gapsRunDir(t, false)
-	r := filepath.Join(dir, RecordsName)
+	r := filepath.Join(dir, trace.RecordsFile)
 	f, err := os.Create(r)
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(MaxRecordsBytes+1))
@@ -146,7 +146,7 @@ func TestReadBlockCompressedRecordsTooLarge(t *testing.T) {
 	trace.MaxRecordsBytes = 1 << 20
 	defer func() { trace.MaxRecordsBytes = old }()
 	dir := gapsRunDir(t, false)
-	r := filepath.Join(dir, RecordsName+".gz")
+	r := filepath.Join(dir, trace.RecordsFile+".gz")
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	_, err := zw.Write(bytes.Repeat([]byte(`{"pid": 1, "inv": 1, "records": []}`+"\n"), 60_000))

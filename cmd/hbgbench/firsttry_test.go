@@ -103,9 +103,7 @@ func TestAbFirstTryRecipe(t *testing.T) {
 	recipe := "run = \"cd {out} && {worktree}/run.sh {rounds} .\"\nrounds = 3\nblock = 4\n"
 	for _, br := range []string{"main", "pr"} {
 		gittest.Git(t, repo, "checkout", "-q", br)
-		require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-		gittest.Git(t, repo, "add", campaign.RecipeFile)
-		gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+		commitRecipe(t, repo, recipe)
 	}
 	t.Chdir(repo)
 	code, out, errText := runCLI("ab", "--base", "main", "--head", "pr", "--cache", t.TempDir(), "--seed", "5")

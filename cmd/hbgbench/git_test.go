@@ -37,6 +37,16 @@ const headDelayUS = "60000"
 
 // testRepo makes a repository with two commits: c1 (main) whose run.sh
 // adds no delay, and c2 (pr, checked out) whose run.sh adds headDelayUS
+
+// commitRecipe commits recipe as the hbgbench.toml of repo's checked-out
+// branch.
+func commitRecipe(t *testing.T, repo, recipe string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
+	gittest.Git(t, repo, "add", campaign.RecipeFile)
+	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+}
+
 // per bind. It returns the repo and the two shas.
 func testRepo(t *testing.T) (string, string, string) {
 	t.Helper()
@@ -201,9 +211,7 @@ artifact = "artifact.bin"
 [env]
 SIMPLER_LOG_LEVEL = "TIMING"
 `
-	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gittest.Git(t, repo, "add", campaign.RecipeFile)
-	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	commitRecipe(t, repo, recipe)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", cache)
 	require.Equal(t, 0, code, errText)
@@ -435,9 +443,7 @@ func TestAbKilledDuringCheckout(t *testing.T) {
 func TestRecipeScope(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n\n[env]\nLD_PRELOAD_TEST = \"/evil/lib.so\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gittest.Git(t, repo, "add", campaign.RecipeFile)
-	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	commitRecipe(t, repo, recipe)
 	cat := catArm(t)
 	t.Chdir(repo)
 	cache := t.TempDir()

@@ -37,9 +37,7 @@ func TestRecipeCannotHideWhatItRuns(t *testing.T) {
 	repo, _, _ := testRepo(t)
 	recipe := "build = \"true hidden-payload \\u001b[2K\\u001b[1A\\u001b[2K\\rbuild = make\"\n" +
 		"run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n\n[env]\nEVIL = \"x\\u001b]0;owned\\u0007\\u202eevil\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gittest.Git(t, repo, "add", campaign.RecipeFile)
-	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	commitRecipe(t, repo, recipe)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", t.TempDir())
 	require.Equal(t, 0, code, errText)

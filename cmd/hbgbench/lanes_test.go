@@ -102,7 +102,7 @@ func TestAbLaneMetrics(t *testing.T) {
 
 	// The records are kept beside the block's log, compressed, and read
 	// as they are (what hbgtrace lanes --records does with one).
-	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", metric.RecordsName+".gz"))
+	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", trace.RecordsFile+".gz"))
 	require.NoError(t, err)
 	require.Len(t, kept, 20)
 	passes, err := trace.LoadPhaseRecords(kept[:1])
@@ -167,7 +167,7 @@ func TestCompareLaneMetricsOnRunDirs(t *testing.T) {
 	require.NoError(t, err)
 	l, err := trace.ReadLog(srcs)
 	require.NoError(t, err)
-	recs, err := trace.LoadPhaseRecords([]string{filepath.Join(base[0], metric.RecordsName)})
+	recs, err := trace.LoadPhaseRecords([]string{filepath.Join(base[0], trace.RecordsFile)})
 	require.NoError(t, err)
 	rep := swimlane.Build(l, recs).Lanes(swimlane.GapOptions{})
 	require.Len(t, rep.Binds, len(bp.Passes))
@@ -207,13 +207,13 @@ func TestAbRecordsTooLarge(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	j := filepath.Join(dir, "j.jsonl")
-	code, _, errText := abCmd(t, j, catArm(t)+"; truncate -s 600M {out}/"+metric.RecordsName, catArm(t), "--retries", "0")
+	code, _, errText := abCmd(t, j, catArm(t)+"; truncate -s 600M {out}/"+trace.RecordsFile, catArm(t), "--retries", "0")
 	assert.Equal(t, 1, code, errText)
-	assert.Contains(t, errText, "/"+metric.RecordsName+": the host_phase_records.jsonl files of the block hold 629145600 bytes, more than the 512 MiB hbgbench reads for the lane metrics; the arm's output is the cause")
-	left, err := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName))
+	assert.Contains(t, errText, "/"+trace.RecordsFile+": the host_phase_records.jsonl files of the block hold 629145600 bytes, more than the 512 MiB hbgbench reads for the lane metrics; the arm's output is the cause")
+	left, err := filepath.Glob(filepath.Join(dir, "j.d", "*", trace.RecordsFile))
 	require.NoError(t, err)
 	assert.NotEmpty(t, left)
-	gz, _ := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName+".gz"))
+	gz, _ := filepath.Glob(filepath.Join(dir, "j.d", "*", trace.RecordsFile+".gz"))
 	assert.Empty(t, gz)
 }
 
@@ -228,7 +228,7 @@ func TestAbRecordsResume(t *testing.T) {
 	require.Equal(t, 0, code, errText)
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "4")
 	require.Equal(t, 0, code, errText)
-	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", metric.RecordsName+".gz"))
+	kept, err := filepath.Glob(filepath.Join(dir, "c.d", "*", trace.RecordsFile+".gz"))
 	require.NoError(t, err)
 	assert.Len(t, kept, 8, "the fourth round's blocks wrote records too")
 	code, _, errText = runCLI("ab", "--resume", "--journal", j, "--rounds", "5", "--records=false")
@@ -244,10 +244,10 @@ func TestAbKeepsCompressedRecordsAsTheyAre(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	j := filepath.Join(dir, "j.jsonl")
-	write := catArm(t) + `; printf '%s\n' '{"pid": 1, "inv": 1, "records": []}' | gzip > {out}/` + metric.RecordsName + ".gz"
+	write := catArm(t) + `; printf '%s\n' '{"pid": 1, "inv": 1, "records": []}' | gzip > {out}/` + trace.RecordsFile + ".gz"
 	code, _, errText := abCmd(t, j, write, catArm(t))
 	require.Equal(t, 0, code, errText)
-	kept, err := filepath.Glob(filepath.Join(dir, "j.d", "*", metric.RecordsName+".gz"))
+	kept, err := filepath.Glob(filepath.Join(dir, "j.d", "*", trace.RecordsFile+".gz"))
 	require.NoError(t, err)
 	assert.Len(t, kept, 3, "one per base block")
 	twice, _ := filepath.Glob(filepath.Join(dir, "j.d", "*", "*.gz.gz"))

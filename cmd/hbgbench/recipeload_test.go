@@ -64,9 +64,7 @@ func TestRecipeLoadCmdShownEscaped(t *testing.T) {
 	t.Parallel()
 	repo, _, _ := testRepo(t)
 	recipe := "run = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\nload_cmd = \"exec sleep 30 \\u001b[2K\\u001b[1A\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gittest.Git(t, repo, "add", campaign.RecipeFile)
-	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	commitRecipe(t, repo, recipe)
 	j := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errText := runCLI("ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", t.TempDir())
 	require.Equal(t, 0, code, errText)

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbgkit/hbgkit/abtest/campaign"
-	"github.com/hbgkit/hbgkit/internal/gittest"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -118,9 +115,7 @@ func TestAbResumeSameArmsWithRecipe(t *testing.T) {
 	tmp := t.TempDir()
 	builds := filepath.Join(tmp, "builds")
 	recipe := "build = \"echo built >> " + builds + "\"\nrun = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n\n[env]\nSIMPLER_LOG_LEVEL = \"TIMING\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gittest.Git(t, repo, "add", campaign.RecipeFile)
-	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	commitRecipe(t, repo, recipe)
 	j := filepath.Join(tmp, "j.jsonl")
 	args := []string{"ab", "--repo", repo, "--base", "main", "--head", "pr", "--journal", j, "--cache", filepath.Join(tmp, "cache")}
 	code, _, errText := runCLI(args...)
@@ -152,9 +147,7 @@ func TestAbResumeNamedArmsInAnotherOrder(t *testing.T) {
 	tmp := t.TempDir()
 	builds := filepath.Join(tmp, "builds")
 	recipe := "build = \"echo built >> " + builds + "\"\nrun = \"./run.sh {rounds} {out}\"\nrounds = 3\nblock = 3\nwarmup = 0\n"
-	require.NoError(t, os.WriteFile(filepath.Join(repo, campaign.RecipeFile), []byte(recipe), 0o644))
-	gittest.Git(t, repo, "add", campaign.RecipeFile)
-	gittest.Git(t, repo, "commit", "-q", "-m", "recipe")
+	commitRecipe(t, repo, recipe)
 	j := filepath.Join(tmp, "j.jsonl")
 	common := []string{"ab", "--repo", repo, "--journal", j, "--cache", filepath.Join(tmp, "cache")}
 	code, _, errText := runCLI(append(common, "--arm", "m=main", "--arm", "p=pr", "--arm", "o="+c2)...)

@@ -13,9 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// recordsName is the artifact a run directory holds beside its logs.
-const recordsName = trace.RecordsFile
-
 // sideOptions are the flags gaps and lanes share: the sides to compare
 // and the assertions.
 type sideOptions struct {
@@ -67,7 +64,7 @@ func dirRecords(logs, records []string) ([]string, error) {
 		r := trace.DirRecords(l)
 		logsIn, _ := filepath.Glob(filepath.Join(l, "host.*.log*"))
 		if r == "" && len(logsIn) == 0 {
-			return nil, fmt.Errorf("%s holds neither host.*.log files nor %s", l, recordsName)
+			return nil, fmt.Errorf("%s holds neither host.*.log files nor %s", l, trace.RecordsFile)
 		}
 		if r != "" && !contains(out, r) {
 			out = append(out, r)
