@@ -3,12 +3,13 @@ package main
 import (
 	"compress/gzip"
 	"fmt"
-	"github.com/hbgkit/hbgkit/swimlane"
-	"github.com/hbgkit/hbgkit/trace"
 	"io"
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/hbgkit/hbgkit/swimlane"
+	"github.com/hbgkit/hbgkit/trace"
 
 	"github.com/hbgkit/hbgkit/internal/outfile"
 )

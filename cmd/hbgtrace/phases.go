@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
@@ -131,7 +132,7 @@ func phasesRun(opts *phasesOptions) error {
 	// warning. A record glued after such a one is read, as it reads it.
 	var spaced []trace.Pos
 	nspaced := 0
-	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
+	log, err := streamLog(opts.ioStreams, opts.logs, hugeheap.Summary, trace.ReadOptions{
 		Kinds:            warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase, trace.KindStamp, trace.KindAutoload),
 		KeepSpan:         phases.SpanBindName,
 		SkipIfBindPhases: warningKinds | trace.Kinds(trace.KindSpan, trace.KindAutoload),

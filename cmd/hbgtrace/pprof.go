@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -99,7 +100,7 @@ func pprofProfile(opts *pprofOptions) (*swimlane.Profile, error) {
 	}
 	lp := swimlane.NewLogProfile()
 	lp.MaxSpans = opts.maxSpans
-	log, err := streamLog(st, opts.logs, trace.ReadOptions{}, trace.Visitors{
+	log, err := streamLog(st, opts.logs, hugeheap.Whole, trace.ReadOptions{}, trace.Visitors{
 		Span:      lp.AddSpan,
 		BindPhase: lp.AddBindPhase,
 		HostOrch:  func(*trace.HostOrchPhase) {}, // not drawn: not kept

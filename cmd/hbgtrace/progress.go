@@ -27,11 +27,11 @@ type readProgress struct {
 	total int64 // bytes of the inputs, 0 when unknown (stdin, gzip)
 }
 
-// startRead readies a read of srcs: huge pages under the heap it will fill
-// (internal/hugeheap), and its progress on stderr (startProgress). Call
-// finish on the result when the read ends.
-func startRead(stderr io.Writer, srcs []trace.Source) *readProgress {
-	hugeheap.Prepare(hugeheap.ForRead(inputBytes(srcs)))
+// startRead readies a read of srcs that keeps k: huge pages under the
+// heap it will fill (internal/hugeheap), and its progress on stderr
+// (startProgress). Call finish on the result when the read ends.
+func startRead(stderr io.Writer, srcs []trace.Source, k hugeheap.Keep) *readProgress {
+	hugeheap.Prepare(hugeheap.ForRead(inputBytes(srcs), k))
 	return startProgress(stderr, srcs)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/internal/buildinfo"
 	"github.com/hbgkit/hbgkit/internal/flagsuggest"
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -145,7 +146,7 @@ func readLog(in logInput) (*trace.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr := startRead(in.Stderr, srcs)
+	pr := startRead(in.Stderr, srcs, hugeheap.Whole)
 	defer pr.finish()
 	l, err := trace.ReadLogOptions(srcs, trace.ReadOptions{Workers: runtime.GOMAXPROCS(0), Progress: pr.counter(), MaxSpans: in.maxSpans})
 	return l, tooManySpans(err, "--max-spans")

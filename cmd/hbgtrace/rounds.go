@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
@@ -142,7 +143,7 @@ func roundsRun(opts *roundsOptions) error {
 		}
 		bc.Records(rps)
 	}
-	l, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
+	l, err := streamLog(opts.ioStreams, opts.logs, hugeheap.Summary, trace.ReadOptions{
 		Kinds:      warningKinds | trace.Kinds(trace.KindSpan, trace.KindBindPhase),
 		KeepSpan:   phases.RoundsReads,
 		FirstSpans: phases.RoundsSpan,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/phases"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -77,14 +78,15 @@ func runWith[O any](cmd *cobra.Command, args []string, in *logInput, opts *O, ru
 // streamLog reads the logs named by args (see trace.Inputs; "-" is
 // st.Stdin) as one stream on every processor, handing the records v takes
 // to v as they come (see trace.StreamLog): the table views keep what they
-// summarise, not the log.
-func streamLog(st ioStreams, args []string, opts trace.ReadOptions, v trace.Visitors) (*trace.Log, error) {
+// summarise, not the log (keep is hugeheap.Summary); trace and pprof keep
+// every span they write (hugeheap.Whole).
+func streamLog(st ioStreams, args []string, keep hugeheap.Keep, opts trace.ReadOptions, v trace.Visitors) (*trace.Log, error) {
 	srcs, err := inputs(st, args)
 	if err != nil {
 		return nil, err
 	}
 	opts.Workers = runtime.GOMAXPROCS(0)
-	pr := startRead(st.Stderr, srcs)
+	pr := startRead(st.Stderr, srcs, keep)
 	opts.Progress = pr.counter()
 	defer pr.finish()
 	return trace.StreamLog(srcs, opts, v)
@@ -100,7 +102,7 @@ var warningKinds = trace.Kinds(trace.KindTorn, trace.KindAnchor, trace.KindDrops
 func summariseInvocations(in logInput, tree bool) (*phases.InvocationsCollector, error) {
 	c := phases.NewInvocationsCollector(tree)
 	c.MaxSpans = in.maxSpans
-	l, err := streamLog(in.ioStreams, in.logs, trace.ReadOptions{
+	l, err := streamLog(in.ioStreams, in.logs, hugeheap.Summary, trace.ReadOptions{
 		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
 		KeepSpan: phases.RoundsSpan,
 	}, trace.Visitors{Span: c.Add, Err: c.Err})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hbgkit/hbgkit/internal/hugeheap"
 	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func traceRun(opts *traceOptions) error {
 	// stay in the blocks they are read into (trace.SpanBlocks).
 	skip := func(*trace.BindPhase) {}
 	spans := &trace.SpanBlocks{Max: opts.maxSpans}
-	log, err := streamLog(opts.ioStreams, opts.logs, trace.ReadOptions{
+	log, err := streamLog(opts.ioStreams, opts.logs, hugeheap.Whole, trace.ReadOptions{
 		KeepSpan: invocationSpan,
 	}, trace.Visitors{Span: spans.Add, Err: spans.Err, BindPhase: skip, HostOrch: func(*trace.HostOrchPhase) {}})
 	if err != nil {

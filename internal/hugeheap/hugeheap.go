@@ -44,13 +44,30 @@ func Prepare(n int64) bool {
 	return prepare(min(n, maxBytes))
 }
 
+// A Keep says how much of a log a read keeps on the heap.
+type Keep int
+
+const (
+	// Summary is a read that keeps what it summarises (the table views):
+	// 15 MB of a 100 MB log, 110 MB of 1 GB.
+	Summary Keep = iota
+	// Whole is a read that keeps every span to lay out a document (trace,
+	// swimlane, pprof, gaps): up to twice the log (swimlane: 190 MB of a
+	// 100 MB log; trace 53 MB, pprof 83 MB).
+	Whole
+)
+
 // ForRead returns how much heap to prepare before reading size bytes of
-// log: a sixth of it, which covers what the streaming views keep (15 MB
-// of a 100 MB log, 110 MB of 1 GB); nothing below 32 MB of log, where
-// the faults cost less than the collection Prepare makes.
-func ForRead(size int64) int64 {
+// log for a read that keeps k: a sixth of the log for Summary, twice it
+// for Whole; nothing below 32 MB of log, where the faults cost less than
+// the collection Prepare makes. Preparing more than the read fills costs
+// address space, not memory: a marked page is paged in only when touched.
+func ForRead(size int64, k Keep) int64 {
 	if size < 32<<20 {
 		return 0
+	}
+	if k == Whole {
+		return 2 * size
 	}
 	return size / 6
 }

@@ -70,3 +70,15 @@ func TestPrepareMarksTheHeapTheReadFills(t *testing.T) {
 	assert.False(t, Prepare(16<<20))
 	assert.False(t, Prepare(0))
 }
+
+// TestForRead: a read that keeps the whole log prepares twice the log
+// (swimlane's heap on a 100 MB log is 190 MB: sized as the summaries'
+// sixth, 158 MB of it faulted a 4 KiB page at a time); a summary a sixth;
+// a small log nothing.
+func TestForRead(t *testing.T) {
+	const mb = 1 << 20
+	assert.Equal(t, int64(200*mb), ForRead(100*mb, Whole))
+	assert.Equal(t, int64(100*mb/6), ForRead(100*mb, Summary))
+	assert.Zero(t, ForRead(31*mb, Whole))
+	assert.Zero(t, ForRead(0, Summary))
+}
