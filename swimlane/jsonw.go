@@ -4,7 +4,9 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +33,10 @@ type jsonWriter struct {
 	wallSec   int64
 	wallText  []byte
 	wallValid bool
+	// Scratch of the event writers, reused event after event: an event's
+	// args and its span's parsed attributes.
+	args  args
+	attrs trace.Attrs
 }
 
 // jsonFlushAt is how much a jsonWriter buffers before it writes.
@@ -50,6 +56,9 @@ func (j *jsonWriter) spill() {
 }
 
 func (j *jsonWriter) writeOut() {
+	if j.w == nil { // a piece of parallelElems: kept whole
+		return
+	}
 	if j.err == nil && len(j.b) > 0 {
 		_, j.err = j.w.Write(j.b)
 	}
@@ -337,4 +346,74 @@ func (j *jsonWriter) appendWallText(b []byte, ns int64) []byte {
 	}
 	b = append(b, d[:]...)
 	return append(b, 'Z')
+}
+
+// elemChunk is how many array elements parallelElems formats in one piece.
+const elemChunk = 2048
+
+// parallelElems writes n elements of the array j is in, the i-th written
+// by format(w, i) into a jsonWriter w of its own, in order: pieces of
+// elemChunk elements are formatted on every processor and written by j
+// as they complete, in order, at most two pieces a processor ahead of
+// the write. format must only read what is shared. The bytes are those
+// of calling format(j, i) for each i in turn.
+func (j *jsonWriter) parallelElems(n int, format func(w *jsonWriter, i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+elemChunk-1)/elemChunk)
+	if workers <= 1 {
+		for i := range n {
+			format(j, i)
+		}
+		return
+	}
+	level := len(j.first) - 1
+	empty := j.first[level]
+	pieces := (n + elemChunk - 1) / elemChunk
+	done := make([]chan []byte, pieces)
+	for p := range done {
+		done[p] = make(chan []byte, 1)
+	}
+	// A piece takes a buffer from free before it is formatted and gives
+	// it back once written: that bounds how far formatting runs ahead.
+	free := make(chan []byte, 2*workers)
+	for range cap(free) {
+		free <- nil
+	}
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for p := range pieces {
+			next <- p
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			w := &jsonWriter{first: []bool{false}} // w nil: it keeps what it is given
+			for {
+				// The buffer first: a piece taken is then always
+				// formatted, so the write waits for nothing that
+				// waits for it.
+				w.b = (<-free)[:0]
+				p, ok := <-next
+				if !ok {
+					return
+				}
+				w.first[0] = p == 0 && empty
+				for i := p * elemChunk; i < min(n, (p+1)*elemChunk); i++ {
+					format(w, i)
+				}
+				done[p] <- w.b
+			}
+		})
+	}
+	j.writeOut()
+	for p := range pieces {
+		b := <-done[p]
+		if j.err == nil {
+			_, j.err = j.w.Write(b)
+		}
+		free <- b
+	}
+	wg.Wait()
+	j.first[level] = empty && n == 0
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/stretchr/testify/assert"
@@ -150,4 +152,80 @@ func FuzzWallText(f *testing.F) {
 			require.Equal(t, text, string(j.appendWallText(nil, n)), "wall ns %d", n)
 		}
 	})
+}
+
+// slowWriter is a bytes.Buffer whose writes take a millisecond, as a
+// disk's do behind formatting: every buffer of parallelElems is then in
+// use, and the pieces wait for them.
+type slowWriter struct{ bytes.Buffer }
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	return w.Buffer.Write(p)
+}
+
+// elemsDoc writes an array of n objects {"i": i, "w": wall text} through
+// parallelElems, after meta leading elements written in order, and
+// returns the document.
+func elemsDoc(t *testing.T, w io.Writer, n, meta int, slow func(i int)) error {
+	t.Helper()
+	j := newJSONWriter(w)
+	j.beginArray()
+	for i := range meta {
+		j.beginObject()
+		j.key("meta")
+		j.int(int64(i))
+		j.endObject()
+	}
+	j.parallelElems(n, func(j *jsonWriter, i int) {
+		slow(i)
+		j.beginObject()
+		j.key("i")
+		j.int(int64(i))
+		j.key("w")
+		j.elem()
+		j.b = j.appendWallText(append(j.b, '"'), 1787212805000000000+int64(i)*7_000_000)
+		j.b = append(j.b, '"')
+		j.endObject()
+	})
+	j.beginObject()
+	j.key("after")
+	j.int(1)
+	j.endObject()
+	j.endArray()
+	return j.flush()
+}
+
+// TestParallelElems: the elements formatted on several processors are the
+// bytes of formatting them in turn, with or without elements before them,
+// across pieces and at their edges, when the pieces finish out of order
+// (some slow) and the write is slow, and when the write fails (the
+// error, not a hang).
+func TestParallelElems(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, n := range []int{0, 1, elemChunk - 1, elemChunk, elemChunk + 1, 7*elemChunk + 3} {
+		for _, meta := range []int{0, 2} {
+			for _, slowly := range []bool{false, true} {
+				slow := func(i int) {
+					// Every third piece's first element is slow, so
+					// later pieces finish first.
+					if slowly && i%(3*elemChunk) == 0 {
+						time.Sleep(5 * time.Millisecond)
+					}
+				}
+				var par slowWriter
+				require.NoError(t, elemsDoc(t, &par, n, meta, slow))
+				runtime.GOMAXPROCS(1)
+				var seq bytes.Buffer
+				require.NoError(t, elemsDoc(t, &seq, n, meta, slow))
+				runtime.GOMAXPROCS(4)
+				require.Equal(t, seq.String(), par.String(), "n=%d meta=%d", n, meta)
+				var v []map[string]any
+				require.NoError(t, json.Unmarshal(par.Bytes(), &v), "n=%d meta=%d", n, meta)
+				assert.Len(t, v, n+meta+1)
+			}
+		}
+	}
+	err := elemsDoc(t, &failWriter{n: 100_000}, 7*elemChunk, 1, func(int) {})
+	assert.ErrorIs(t, err, assert.AnError)
 }

@@ -215,29 +215,29 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 	for _, ln := range sw.lanes {
 		writeMeta(j, "thread_name", ln.pid, ln.id, ln.name)
 	}
-	var a args
-	var attrs trace.Attrs // reused: a span's parsed attributes
-	for _, i := range sw.order {
-		h := &sw.hosts[i]
+	j.parallelElems(len(sw.order), func(j *jsonWriter, n int) {
+		h := &sw.hosts[sw.order[n]]
 		s := h.span
-		a = a[:0]
+		a := j.args[:0]
 		a.setUint("inv", s.Inv)
 		a.setStr("hid", s.Hid)
 		a.setInt("depth", s.Depth)
 		a.setStr("attrs", s.Attrs)
 		a.setInt("os_tid", s.Tid)
-		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
-		a.setAttrs(attrs)
+		j.attrs = trace.AppendAttrs(j.attrs[:0], s.Attrs)
+		a.setAttrs(j.attrs)
 		sw.clock.addWall(&a, s.Pid, s.Ts)
 		writeX(j, s, s.Pid, h.lane, a)
-	}
+		j.args = a
+	})
 	sw.writeFlows(j)
 	j.endArray()
 	j.key("displayTimeUnit")
 	j.str("ms")
 	j.key("unalignedDeviceSpans")
 	j.beginArray()
-	for _, s := range sw.devices {
+	j.parallelElems(len(sw.devices), func(j *jsonWriter, n int) {
+		s := sw.devices[n]
 		j.elem()
 		b := append(j.b, `{"name": `...)
 		b = appendQuote(b, s.Name)
@@ -256,14 +256,15 @@ func (sw *Swimlane) WriteJSON(w io.Writer) error {
 		b = append(b, `, "depth": `...)
 		b = strconv.AppendInt(b, s.Depth, 10)
 		b = append(b, `, "attrs": `...)
-		a = a[:0]
+		a := j.args[:0]
 		a.setStr("raw", s.Attrs)
-		attrs = trace.AppendAttrs(attrs[:0], s.Attrs)
-		a.setAttrs(attrs)
+		j.attrs = trace.AppendAttrs(j.attrs[:0], s.Attrs)
+		a.setAttrs(j.attrs)
 		b = j.appendObject(b, a)
 		j.b = append(b, '}')
 		j.spill()
-	}
+		j.args = a
+	})
 	j.endArray()
 	sw.clock.writeClockAnchors(j)
 	j.endObject()
