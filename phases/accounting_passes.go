@@ -225,6 +225,7 @@ type BindPassCollector struct {
 	// than the runtime's buffer (collectBindPasses).
 	evidence bool
 	uncut    bool
+	bound    *trace.Bound
 }
 
 // bpcLinePass is a pass of lines: its extent (for FindBinds), its key once
@@ -276,6 +277,18 @@ func NewBindPassCollector() *BindPassCollector {
 	return c
 }
 
+// segmentsFree is how many segment spans of a bind a Bound does not count:
+// a real bind has tens.
+const segmentsFree = 64
+
+// Bound makes the collector count in b the binds and passes it holds (and
+// the segments of a pass past a real pass's size); b.Err reports the
+// record past it.
+func (c *BindPassCollector) Bound(b *trace.Bound) {
+	c.bound = b
+	c.grouper.Bound = b
+}
+
 // KeepEvidence makes the collector keep, per segment, the attributes
 // evidence reads (counters and work, not the rest of the line) and its
 // line, for Evidence. Call it before the first record; the reader must
@@ -297,6 +310,9 @@ func BindPassSpan(name string) bool {
 // Span takes the next span of the log.
 func (c *BindPassCollector) Span(s *trace.Span) {
 	if trace.IsBindSpan(s) {
+		if !c.bound.Hold(s.Pos) {
+			return
+		}
 		c.binds = appendDoubling(c.binds, trace.BindExtentOf(s))
 		c.bindKeys = appendDoubling(c.bindKeys, acctKey{s.Pid, s.Inv})
 		return
@@ -308,6 +324,9 @@ func (c *BindPassCollector) Span(s *trace.Span) {
 	k := acctKey{s.Pid, s.Inv}
 	j, ok := c.spanIdx[k]
 	if !ok {
+		if !c.bound.Hold(s.Pos) {
+			return
+		}
 		j = len(c.spanPasses)
 		c.spanIdx[k] = j
 		c.spanPasses = append(c.spanPasses, BindPass{Pid: s.Pid, Inv: s.Inv, Known: true})
@@ -316,6 +335,9 @@ func (c *BindPassCollector) Span(s *trace.Span) {
 	if c.evidence {
 		seg.Attrs, _ = EvidenceAttrs(s.Attrs, false)
 		seg.Pos = s.Pos
+	}
+	if len(c.spanPasses[j].Segments) >= segmentsFree && !c.bound.Hold(s.Pos) {
+		return
 	}
 	c.spanPasses[j].Segments = append(c.spanPasses[j].Segments, seg)
 }

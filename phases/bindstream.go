@@ -73,6 +73,10 @@ func NewSpreadCollector(accounting bool) *SpreadCollector {
 	return c
 }
 
+// Bound makes the collector count the passes it holds in b (and the lines
+// of a pass past a real pass's size); b.Err reports the line past it.
+func (c *SpreadCollector) Bound(b *trace.Bound) { c.grouper.Bound = b }
+
 // BindPhase takes the next `bind phase=` line of the log.
 func (c *SpreadCollector) BindPhase(l *trace.BindPhase) {
 	c.uncut = c.uncut || len(l.Attrs) > lineAttrCap
@@ -223,6 +227,8 @@ func (sp *BindSpread) AccountingSpread() AccountingSpread {
 // evidence (EvidenceAttrs) so that they do not keep the log's text.
 type SpanBindSpans struct {
 	Spans []trace.Span
+	// Bound, when set, counts the spans kept; a span past it is not.
+	Bound *trace.Bound
 }
 
 // SpanBindName reports whether a span of this name may be an E3 bind
@@ -236,7 +242,7 @@ func SpanBindName(name string) bool {
 
 // Add takes the next span of the log.
 func (k *SpanBindSpans) Add(s *trace.Span) {
-	if _, ok := SpanBindSegment(s); !ok {
+	if _, ok := SpanBindSegment(s); !ok || !k.Bound.Hold(s.Pos) {
 		return
 	}
 	c := *s

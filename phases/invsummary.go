@@ -191,7 +191,13 @@ type InvocationsCollector struct {
 	MaxSpans int
 	held     int // spans in refs
 	err      error
+	bound    *trace.Bound
 }
+
+// Bound makes the collector count in b the invocations it holds and the
+// names of an invocation past linearNames (a real one has tens); b.Err
+// reports the span past it.
+func (c *InvocationsCollector) Bound(b *trace.Bound) { c.bound = b }
 
 type treeRef struct {
 	is    *invSummary
@@ -215,6 +221,9 @@ func (c *InvocationsCollector) Add(s *trace.Span) {
 		k := roundsKey{s.Pid, s.Inv}
 		is = c.idx[k]
 		if is == nil {
+			if !c.bound.Hold(s.Pos) {
+				return
+			}
 			is = &invSummary{pid: s.Pid, inv: s.Inv, hid: s.Hid}
 			c.idx[k] = is
 			c.sm.invs = append(c.sm.invs, is)
@@ -232,7 +241,11 @@ func (c *InvocationsCollector) Add(s *trace.Span) {
 		}
 		c.last = is
 	}
+	names := len(is.names)
 	n := c.sm.add(is, s)
+	if len(is.names) > max(names, linearNames) && !c.bound.Hold(s.Pos) {
+		return
+	}
 	if c.tree && c.err == nil {
 		if r := c.refs[is.hid]; r.is == is {
 			if c.held++; c.MaxSpans > 0 && c.held > c.MaxSpans {
@@ -246,7 +259,12 @@ func (c *InvocationsCollector) Add(s *trace.Span) {
 
 // Err reports the span that went past MaxSpans, nil when none did. Read it
 // as trace.Visitors.Err, so the read stops there.
-func (c *InvocationsCollector) Err() error { return c.err }
+func (c *InvocationsCollector) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.bound.Err()
+}
 
 // sorted sorts the summaries by (pid, inv).
 func (c *InvocationsCollector) sorted() *summaries {

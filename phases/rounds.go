@@ -336,10 +336,15 @@ func newRounds(hid string, rows []*roundsInv) *Rounds {
 // those ComputeRounds and its per-rank batch twin (a test oracle) make of
 // trace.GroupInvocations(trace.InvocationSpans(spans)).
 type RoundsCollector struct {
-	idx  map[roundsKey]*roundsInv
-	invs []*roundsInv
-	last *roundsInv
+	idx   map[roundsKey]*roundsInv
+	invs  []*roundsInv
+	last  *roundsInv
+	bound *trace.Bound
 }
+
+// Bound makes the collector count the invocations it holds in b; b.Err
+// reports the span past it.
+func (c *RoundsCollector) Bound(b *trace.Bound) { c.bound = b }
 
 type roundsKey struct {
 	pid int64
@@ -384,6 +389,9 @@ func (c *RoundsCollector) Add(s *trace.Span) {
 		k := roundsKey{s.Pid, s.Inv}
 		ri = c.idx[k]
 		if ri == nil {
+			if !c.bound.Hold(s.Pos) {
+				return
+			}
 			ri = &roundsInv{pid: s.Pid, inv: s.Inv, hid: s.Hid}
 			c.idx[k] = ri
 			c.invs = appendDoubling(c.invs, ri)

@@ -77,10 +77,14 @@ func PassKey(p Pass) string {
 // starts another pass, or at Close), so a reader keeps only what it makes
 // of finished passes, never all the lines.
 type PassGrouper struct {
-	done func(index int, p Pass)
-	open map[string]*openPass
-	last *openPass // the open pass of the last line's thread
-	n    int
+	// Bound, when set, counts each pass opened and each line of a pass
+	// past its passLinesFree-th (a real pass has tens); a line it
+	// refuses is not kept.
+	Bound *Bound
+	done  func(index int, p Pass)
+	open  map[string]*openPass
+	last  *openPass // the open pass of the last line's thread
+	n     int
 }
 
 type openPass struct {
@@ -97,6 +101,10 @@ func NewPassGrouper(done func(index int, p Pass)) *PassGrouper {
 	return &PassGrouper{done: done, open: make(map[string]*openPass)}
 }
 
+// passLinesFree is how many lines of a pass a Bound does not count: a
+// real pass has tens.
+const passLinesFree = 64
+
 // Add adds the next line of the log (copied).
 func (g *PassGrouper) Add(l *BindPhase) {
 	idx := SegmentIndex(l.Phase)
@@ -105,6 +113,9 @@ func (g *PassGrouper) Add(l *BindPhase) {
 		o = g.open[l.Thread]
 	}
 	if o == nil || (idx >= 0 && o.last >= 0 && idx <= o.last) {
+		if !g.Bound.Hold(l.Pos) {
+			return
+		}
 		var segs []BindPhase
 		if o != nil {
 			g.done(o.index, o.pass)
@@ -117,6 +128,9 @@ func (g *PassGrouper) Add(l *BindPhase) {
 		g.n++
 	}
 	g.last = o
+	if len(o.pass.Segments) >= passLinesFree && !g.Bound.Hold(l.Pos) {
+		return
+	}
 	o.pass.Segments = append(o.pass.Segments, *l)
 	if idx >= 0 {
 		o.last = idx

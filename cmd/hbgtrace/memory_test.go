@@ -164,7 +164,7 @@ func TestBoundsRefuseHostileRecords(t *testing.T) {
 		"steps.log": treeStepsLog(20),
 		"r.jsonl":   `{"pid":1,"inv":1,"records":[]}` + "\n" + `{"pid":1,"inv":2,"records":[` + strings.TrimSuffix(strings.Repeat(`{},`, 1000), ",") + "]}\n",
 	}
-	for _, cmd := range []string{"swimlane", "pprof", "gaps", "orch"} {
+	for _, cmd := range []string{"swimlane", "pprof", "gaps", "orch", "rounds"} {
 		t.Run(cmd, func(t *testing.T) {
 			args := []string{cmd, "--max-spans", "50", "steps.log", "--records", "r.jsonl"}
 			switch cmd {
@@ -184,6 +184,67 @@ func TestBoundsRefuseHostileRecords(t *testing.T) {
 			if cmd == "swimlane" || cmd == "pprof" { // gaps and orch want other lines
 				assert.Equal(t, 0, code, stderr)
 			}
+		})
+	}
+}
+
+// TestTableViewsBoundWhatTheyHold: the table views keep no spans, but a
+// row per invocation and per bind pass, so a log of millions of them (a
+// gzip bomb of distinct invocations or of `bind phase=` passes) made them
+// hold millions of rows: `phases` took 855 MB for 1,000,000 passes of one
+// line, `rounds` 506 MB for 1,000,000 invocations of one span, with no
+// bound. --max-spans now bounds what they hold: invocations, bind passes,
+// E3 bind segment spans, and the names of an invocation, the lines of a
+// pass and the segment spans of a bind past a real one's 64. Past it they
+// stop at the record, with exit 1 and the error naming file, line and
+// bound; at it they run.
+func TestTableViewsBoundWhatTheyHold(t *testing.T) {
+	const span = "[mono_ns=1][T0x7f3c9a302c80][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=%d name=%s ts=%d dur=900\n"
+	const line = "[mono_ns=1][T0x7f3cb1408c80][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] bind phase=%s start_ns=%d dur_ns=413 bytes=8\n"
+	var invocations, names, passes, longPass, e3 strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&invocations, span, i, 0, "chip.run", 1000*i)
+		fmt.Fprintf(&passes, line, "args", 1000*i)
+		fmt.Fprintf(&e3, span, i, 2, "chip.run.bind.args", 1000*i)
+	}
+	fmt.Fprintf(&names, span, 1, 0, "chip.run", 0)
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&names, span, 1, 1, fmt.Sprintf("chip.run.n%d", i), 1000*i)
+		fmt.Fprintf(&longPass, line, fmt.Sprintf("x%d", i), 1000*i)
+	}
+	files := map[string]string{
+		"invocations.log": invocations.String(), // 30 invocations
+		"names.log":       names.String(),       // one invocation of 101 names
+		"passes.log":      passes.String(),      // 30 passes of one line
+		"long.log":        longPass.String(),    // one pass of 100 lines
+		"e3.log":          e3.String(),          // 30 E3 bind segment spans
+	}
+	refused := func(file string, line int) string {
+		return fmt.Sprintf("hbgtrace: reading %s: line %d: more than 20 invocations, bind passes and the names in them to hold in memory; --max-spans raises the bound\n", file, line)
+	}
+	for _, tc := range []struct {
+		view, file string
+		line       int // of the record past the bound of 20
+	}{
+		{"rounds", "invocations.log", 21},
+		{"tpot", "invocations.log", 21},
+		{"tree", "invocations.log", 21},
+		{"tpot", "names.log", 84}, // the invocation, then names 65 to 84
+		{"rounds", "passes.log", 21},
+		{"phases", "passes.log", 21},
+		{"phases", "long.log", 84}, // the pass, then lines 65 to 84
+		{"phases", "e3.log", 21},
+		{"rounds", "e3.log", 11}, // each span an invocation and a bind's pass
+	} {
+		t.Run(tc.view+" "+tc.file, func(t *testing.T) {
+			stdout, stderr, code := phasesExec(t, files, "", tc.view, "--max-spans", "20", tc.file)
+			assert.Equal(t, 1, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Equal(t, refused(tc.file, tc.line), stderr)
+			// Within the bound the view reads the whole log (phases may
+			// then refuse the log as the reference does, not for its size).
+			_, stderr, _ = phasesExec(t, files, "", tc.view, "--max-spans", "200", tc.file)
+			assert.NotContains(t, stderr, "to hold in memory")
 		})
 	}
 }

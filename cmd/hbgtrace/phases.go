@@ -103,6 +103,7 @@ Output formats (--format):
 	f.BoolVar(&opts.keepFirst, "keep-first", false, "keep the cold passes")
 	f.BoolVar(&opts.accounting, "accounting", false, "add the HBG rows Gate, GraphPack and ControlPlane")
 	addFormatFlag(cmd, &opts.format)
+	addMaxHeldFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -124,7 +125,9 @@ func phasesRun(opts *phasesOptions) error {
 	// warnings matter only to a log without `bind phase=` lines, so a
 	// chunk of the log that has such lines is not searched for them.
 	lines := phases.NewSpreadCollector(opts.accounting)
-	var e3 phases.SpanBindSpans
+	held := tableBound(opts.logInput)
+	lines.Bound(held)
+	e3 := phases.SpanBindSpans{Bound: held}
 	nlines := 0
 	// hbg_bind_phases matches only fields one space apart; a line whose
 	// only record has a tab or two spaces between them (which
@@ -150,9 +153,10 @@ func phasesRun(opts *phasesOptions) error {
 			nlines++
 			lines.BindPhase(l)
 		},
+		Err: held.Err,
 	})
 	if err != nil {
-		return err
+		return tooManySpans(err, "--max-spans")
 	}
 	if nspaced > 0 {
 		fmt.Fprintf(opts.Stderr, "warning: %d `bind phase=` line(s) with other whitespace than one space between fields are left out, as hbg_bind_phases does: %s\n",

@@ -115,6 +115,7 @@ Output formats (--format):
 		"a host_phase_records.jsonl `FILE` (repeatable)")
 	cmd.Flags().BoolVar(&opts.counters, "counters", false,
 		"text: add the counters, work and k-of-N block")
+	addMaxHeldFlag(cmd, &opts.logInput)
 	return cmd
 }
 
@@ -124,6 +125,9 @@ func roundsRun(opts *roundsOptions) error {
 	// evidence attributes): the log streams through.
 	rc := phases.NewRoundsCollector()
 	bc := phases.NewBindPassCollector()
+	held := tableBound(opts.logInput)
+	rc.Bound(held)
+	bc.Bound(held)
 	// The counters and work are read when a format shows them: the text
 	// format only with --counters. Without them the lines' attributes
 	// are not kept.
@@ -134,12 +138,9 @@ func roundsRun(opts *roundsOptions) error {
 		noAttrs = 0
 	}
 	if len(opts.records) > 0 {
-		rps, warns, err := trace.LoadPhaseRecordsWarn(opts.records)
+		rps, err := loadRecords(opts.logInput, opts.records, false)
 		if err != nil {
 			return err
-		}
-		for _, w := range warns {
-			fmt.Fprintln(opts.Stderr, w)
 		}
 		bc.Records(rps)
 	}
@@ -152,9 +153,10 @@ func roundsRun(opts *roundsOptions) error {
 	}, trace.Visitors{
 		Span:      func(s *trace.Span) { rc.Add(s); bc.Span(s) },
 		BindPhase: bc.BindPhase,
+		Err:       held.Err,
 	})
 	if err != nil {
-		return err
+		return tooManySpans(err, "--max-spans")
 	}
 	printWarnings(opts.Stderr, l)
 	// The passes are attached to their binds while the rows are built.

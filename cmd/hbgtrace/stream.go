@@ -56,6 +56,22 @@ func addMaxSpansFlag(cmd *cobra.Command, in *logInput) {
 		"spans held at most (0: none)")
 }
 
+// addMaxHeldFlag adds --max-spans to a table view, which holds no spans
+// but a row per invocation and bind pass: a hostile log of millions of
+// them is refused at the bound (tableBound), as a view that holds spans
+// refuses millions of spans.
+func addMaxHeldFlag(cmd *cobra.Command, in *logInput) {
+	cmd.Flags().IntVar(&in.maxSpans, "max-spans", defaultMaxSpans,
+		"invocations and passes held (0: none)")
+}
+
+// tableBound is the bound of what a table view's collectors hold
+// (--max-spans): invocations, bind passes, and the names and segments of
+// one past a real one's tens.
+func tableBound(in logInput) *trace.Bound {
+	return &trace.Bound{Max: in.maxSpans, What: "invocations, bind passes and the names in them"}
+}
+
 // tooManySpans adds to err, when it is a bound's, the flag that raises it.
 func tooManySpans(err error, flag string) error {
 	var tm *trace.TooManySpansError
@@ -102,6 +118,7 @@ var warningKinds = trace.Kinds(trace.KindTorn, trace.KindAnchor, trace.KindDrops
 func summariseInvocations(in logInput, tree bool) (*phases.InvocationsCollector, error) {
 	c := phases.NewInvocationsCollector(tree)
 	c.MaxSpans = in.maxSpans
+	c.Bound(tableBound(in))
 	l, err := streamLog(in.ioStreams, in.logs, hugeheap.Summary, trace.ReadOptions{
 		Kinds:    warningKinds | trace.Kinds(trace.KindSpan),
 		KeepSpan: phases.RoundsSpan,

@@ -49,6 +49,7 @@ Output formats (--format):
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
+	addMaxHeldFlag(cmd, &opts.logInput)
 	return cmd
 }
 

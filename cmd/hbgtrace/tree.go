@@ -65,7 +65,7 @@ Output formats (--format):
 		},
 	}
 	addFormatFlag(cmd, &opts.format)
-	addMaxSpansFlag(cmd, &opts.logInput)
+	addMaxHeldFlag(cmd, &opts.logInput)
 	cmd.Flags().IntVar(&opts.maxRows, "max-rows", defaultMaxRows,
 		"rows printed at most (0: none)")
 	return cmd
