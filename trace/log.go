@@ -248,11 +248,15 @@ type TooManySpansError struct {
 }
 
 func (e *TooManySpansError) Error() string {
-	what := e.What
-	if what == "" {
-		what = "spans and phase lines"
+	return fmt.Sprintf("reading %s: line %d: more than %d %s to hold in memory", e.Pos.File, e.Pos.Line, e.Max, e.Held())
+}
+
+// Held names what the bound counts: What, or "spans and phase lines".
+func (e *TooManySpansError) Held() string {
+	if e.What == "" {
+		return "spans and phase lines"
 	}
-	return fmt.Sprintf("reading %s: line %d: more than %d %s to hold in memory", e.Pos.File, e.Pos.Line, e.Max, what)
+	return e.What
 }
 
 // StreamLog reads srcs like ReadLogOptions, but hands each span, bind-phase

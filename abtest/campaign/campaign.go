@@ -333,6 +333,14 @@ func (st *state) execBlock(ctx context.Context, arm int, label string, b *journa
 		b.Error = big.Error() + "; the arm's output is the cause: make its run write fewer records (or leave --records off)"
 		return nil
 	}
+	// So is a log of more spans, lines or passes than a block log may
+	// hold (metric.MaxBlockLogSpans, MaxBlockLogPasses).
+	var many *trace.TooManySpansError
+	if errors.As(readErr, &many) {
+		b.Error = fmt.Sprintf("its log %s: line %d: more than %d %s, the most hbgbench holds of a block's log; the arm's output is the cause: run fewer rounds in a block (--block) or make the arm log less",
+			keptName(many.Pos.File), many.Pos.Line, many.Max, many.Held())
+		return nil
+	}
 	if readErr != nil {
 		return fmt.Errorf("block %s: reading its log: %w; --resume runs the round again", label, readErr)
 	}

@@ -400,7 +400,10 @@ func ReadBlock(f BlockFiles) (*BlockPasses, error) {
 			return nil, err
 		}
 	}
-	bp := blockPasses(l, lanes)
+	bp, err := blockPasses(l, lanes)
+	if err != nil {
+		return nil, err
+	}
 	bp.Warnings = append(bp.Warnings, warns...)
 	return bp, nil
 }
@@ -414,6 +417,15 @@ func ReadBlock(f BlockFiles) (*BlockPasses, error) {
 // 0.55 KB a span (docs/performance.md). Tests lower it.
 var MaxBlockLogSpans = 4_000_000
 
+// MaxBlockLogPasses bounds the passes ReadBlockLog makes of a log (its
+// invocations and bind passes): a pass's values cost about 3 KB, so a log
+// of a million one-line bind passes, inside MaxBlockLogSpans, took
+// hbgbench compare 3 GB and 35 s. The 1 GB log of docs/performance.md
+// makes about 100,000. Past it ReadBlockLog returns a
+// *trace.TooManySpansError naming the line of the pass past it. Tests
+// lower it.
+var MaxBlockLogPasses = 250_000
+
 // parallelReadBytes is the log size above which a block's log is parsed
 // on every processor.
 const parallelReadBytes = 8 << 20
@@ -425,15 +437,22 @@ type passKey struct {
 
 // blockPasses makes the passes of l, adding to each the values extra
 // holds for its bind (the lane metrics).
-func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) *BlockPasses {
+func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPasses, error) {
 	out := &BlockPasses{Warnings: l.Warnings()}
 	if l.Stamp != nil {
 		out.Stamp = l.Stamp.Text
 	}
 	byKey := map[passKey]*Pass{}
-	get := func(k passKey) *Pass {
+	var tooMany error
+	// get returns the pass of k, made when new; nil past
+	// MaxBlockLogPasses, the record at pos the first past it.
+	get := func(k passKey, pos trace.Pos) *Pass {
 		p := byKey[k]
 		if p == nil {
+			if len(byKey) >= MaxBlockLogPasses {
+				tooMany = &trace.TooManySpansError{Max: MaxBlockLogPasses, Pos: pos, What: "passes (invocations and bind passes)"}
+				return nil
+			}
 			p = &Pass{Pid: k.pid, Inv: k.inv, Values: map[string]float64{}}
 			byKey[k] = p
 		}
@@ -452,9 +471,21 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) *BlockPasse
 		default:
 			continue
 		}
-		p := get(passKey{s.Pid, s.Inv})
+		p := get(passKey{s.Pid, s.Inv}, s.Pos)
+		if p == nil {
+			return nil, tooMany
+		}
 		if _, seen := p.Values[name]; !seen {
 			p.Values[name] = float64(s.Dur)
+		}
+	}
+	// The bind passes are counted before they are made: making a million
+	// one-line passes took 1.2 GB before the bound below could see them.
+	g := trace.NewPassGrouper(func(int, trace.Pass) {})
+	g.Bound = &trace.Bound{Max: MaxBlockLogPasses, What: "passes (invocations and bind passes)"}
+	for i := range l.BindPhases {
+		if g.Add(&l.BindPhases[i]); g.Bound.Err() != nil {
+			return nil, g.Bound.Err()
 		}
 	}
 	unknown := uint64(0)
@@ -470,7 +501,14 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) *BlockPasse
 			unknown++
 			k = passKey{-1, unknown}
 		}
-		p := get(k)
+		var pos trace.Pos
+		if len(bp.Segments) > 0 {
+			pos = bp.Segments[0].Pos
+		}
+		p := get(k, pos)
+		if p == nil {
+			return nil, tooMany
+		}
 		m := phases.ComputePassMetrics(bp)
 		for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
 			if v, ok := m.Get(s); ok {
@@ -483,7 +521,10 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) *BlockPasse
 		evidenceValues(p.Values, bp, evs[i])
 	}
 	for k, vs := range extra {
-		p := get(k)
+		p := get(k, trace.Pos{})
+		if p == nil {
+			return nil, tooMany
+		}
 		for n, v := range vs {
 			p.Values[n] = v
 		}
@@ -511,7 +552,7 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) *BlockPasse
 		p.Rank = rank
 		out.Passes = append(out.Passes, *p)
 	}
-	return out
+	return out, nil
 }
 
 // Value returns the pass's value of the metric k names; a key of another

@@ -372,3 +372,35 @@ func TestCompareRefusesAGzipBomb(t *testing.T) {
 	code, _, errText = runCLI("compare", "--base", bomb, "--head", "../../fixtures/hbg-e1.log")
 	assert.Equal(t, 0, code, errText)
 }
+
+// TestCompareRefusesManyPasses: a log of more passes than a block log
+// may hold (metric.MaxBlockLogPasses, lowered here from its 250,000) —
+// invocations of one span, or bind passes of one line — ends compare with
+// exit 1 and an error naming the file, the line of the pass past the bound
+// and the bound, before the passes are made: 1,000,000 one-line passes,
+// inside MaxBlockLogSpans, took it 3 GB and 35 s. Not parallel: it lowers
+// a package bound.
+func TestCompareRefusesManyPasses(t *testing.T) {
+	defer func(n int) { metric.MaxBlockLogPasses = n }(metric.MaxBlockLogPasses)
+	metric.MaxBlockLogPasses = 20
+	var invocations, passes strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&invocations, "[STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=500\n", i, 1000*i)
+		fmt.Fprintf(&passes, "[mono_ns=1][T0x7f3cb1408c80][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] bind phase=args start_ns=%d dur_ns=413 bytes=8\n", 1000*i)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"invocations.log": invocations.String(), "passes.log": passes.String()} {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		code, out, errText := runCLI("compare", "--base", path, "--head", "../../fixtures/hbg-e1.log")
+		assert.Equal(t, 1, code, name)
+		assert.Empty(t, out, name)
+		assert.Equal(t, "hbgbench: compare: reading "+path+": line 21: more than 20 passes (invocations and bind passes) to hold in memory\n", errText)
+
+		metric.MaxBlockLogPasses = 30 // at the bound the log is read
+		code, _, errText = runCLI("compare", "--base", path, "--head", "../../fixtures/hbg-e1.log")
+		assert.NotContains(t, errText, "to hold in memory", name)
+		assert.NotEqual(t, 2, code, name)
+		metric.MaxBlockLogPasses = 20
+	}
+}

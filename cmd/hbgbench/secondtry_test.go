@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbgkit/hbgkit/abtest/metric"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -163,4 +164,26 @@ func TestAbResumeNamedArmsInAnotherOrder(t *testing.T) {
 	code, _, errText = runCLI(append(common, "--resume", "--arm", "o="+c2, "--arm", "p=pr", "--arm", "m=main")...)
 	assert.Equal(t, 1, code, errText)
 	assert.Contains(t, errText, "base: the journal's is m, given o: a campaign's base arm is set when it starts (give --baseline m")
+}
+
+// TestAbTooManyPassesIsTheArms: a block log of more passes than a block
+// log may hold (metric.MaxBlockLogPasses, lowered here from its 250,000)
+// fails its block as the arm's fault, as a line past 64 MiB does, naming
+// the kept log, the line and the bound; before, the bound's error stopped
+// the campaign as "reading its log … --resume runs the round again", which
+// a resume only repeated. Not parallel: it lowers a package bound.
+func TestAbTooManyPassesIsTheArms(t *testing.T) {
+	defer func(n int) { metric.MaxBlockLogPasses = n }(metric.MaxBlockLogPasses)
+	metric.MaxBlockLogPasses = 50
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.WriteFile("run.sh", []byte(outScript("0")), 0o755))
+	// 60 invocations of one span each, then an ordinary block.
+	many := `awk 'BEGIN { for (i = 1; i <= 60; i++) printf "[STRACE] v=1 pid=9 tid=9 inv=%d hid=abc depth=0 name=chip.run ts=%d dur=5\n", i, 10 * i }'; ./run.sh {rounds} {out}`
+	code, _, errText := runCLI("ab", "--base-cmd", many, "--head-cmd", "./run.sh {rounds} {out}",
+		"--rounds", "3", "--block", "3", "--warmup", "1", "--retries", "0")
+	require.Equal(t, 1, code, errText)
+	assert.Regexp(t, `w01-base-t1\.log\.gz: line \d+: more than 50 passes \(invocations and bind passes\), the most hbgbench holds of a block's log`, errText)
+	assert.Contains(t, errText, "the arm's output is the cause")
+	assert.NotContains(t, errText, "this host's failure")
+	assert.NotContains(t, errText, "--resume runs the round again")
 }
