@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbgkit/hbgkit/internal/perflog"
 	"github.com/hbgkit/hbgkit/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -228,4 +229,23 @@ func TestParallelElems(t *testing.T) {
 	}
 	err := elemsDoc(t, &failWriter{n: 100_000}, 7*elemChunk, 1, func(int) {})
 	assert.ErrorIs(t, err, assert.AnError)
+}
+
+// TestWriteJSONOnEveryProcessorIsOneWritersBytes: a swimlane of a
+// generated log, thousands of host events and device spans (pieces of
+// parallelElems on both sides of every edge), is written byte for byte
+// alike on four processors and on one.
+func TestWriteJSONOnEveryProcessorIsOneWritersBytes(t *testing.T) {
+	l, err := trace.ReadLog([]trace.Source{trace.ReaderSource("in.log", bytes.NewReader(perflog.Generate(8<<20)))})
+	require.NoError(t, err)
+	sw := Build(l, nil)
+	require.Greater(t, sw.Summary().HostSpans, 2*elemChunk)
+	require.Greater(t, sw.Summary().DeviceSpans, 2*elemChunk)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var par, seq bytes.Buffer
+	require.NoError(t, sw.WriteJSON(&par))
+	runtime.GOMAXPROCS(1)
+	require.NoError(t, sw.WriteJSON(&seq))
+	require.Equal(t, seq.Len(), par.Len())
+	require.True(t, bytes.Equal(seq.Bytes(), par.Bytes()), "the documents differ")
 }
