@@ -39,3 +39,43 @@ func (b *Bound) Err() error {
 	}
 	return b.err
 }
+
+// Bounds in spans, for what is not a span. A view bounded by a number of
+// spans (--max-spans, a block log's bound) holds at most
+// RecordValuesPerSpan JSON values of --records artifacts per span of the
+// bound, and a sixteenth as many bind passes made of its lines as spans
+// (orch, hbgbench's block logs): a pass costs about a kilobyte or more
+// where a span costs some hundred bytes.
+const (
+	// RecordValuesPerSpan is what a --records artifact may hold per span
+	// of the bound, in JSON values (LoadPhaseRecordsMax): a record is an
+	// object of a few fields, about ten values.
+	RecordValuesPerSpan = 16
+	// SpansPerPass is what a bind pass counts for against a bound of
+	// spans.
+	SpansPerPass = 16
+)
+
+// PassesOf returns the bind passes a bound of maxSpans spans allows: 0
+// (none) for 0, and at least one.
+func PassesOf(maxSpans int) int {
+	if maxSpans <= 0 {
+		return 0
+	}
+	return max(1, maxSpans/SpansPerPass)
+}
+
+// BoundPasses counts in b the bind passes lines make (as GroupPasses
+// groups them, a pass's lines past its 64th counting too) and returns
+// b.Err: the line past the bound, or nil. Call it before the passes are
+// made, so a hostile log is refused before it costs their memory.
+func BoundPasses(lines []BindPhase, b *Bound) error {
+	g := NewPassGrouper(func(int, Pass) {})
+	g.Bound = b
+	for i := range lines {
+		if g.Add(&lines[i]); b.Err() != nil {
+			return b.Err()
+		}
+	}
+	return nil
+}

@@ -85,11 +85,6 @@ func FilesOf(paths []string) BlockFiles {
 	return f
 }
 
-// recordValuesPerSpan bounds the records a block may hold, in JSON values
-// per span of MaxBlockLogSpans (trace.LoadPhaseRecordsMax), as hbgtrace's
-// --max-spans bounds --records: a record is an object of about ten.
-const recordValuesPerSpan = 16
-
 // MaxRecordsBytes bounds the size of a block's host_phase_records.jsonl
 // files together: they are read whole. A 20-pass dsv4-pair block writes
 // 4.2 MB. Tests lower it.
@@ -125,7 +120,7 @@ func laneValues(l *trace.Log, records []string) (map[passKey]map[string]float64,
 			return nil, nil, &RecordsTooLargeError{File: r, Size: size, Limit: MaxRecordsBytes}
 		}
 	}
-	passes, warns, skipped, err := trace.LoadPhaseRecordsMax(records, MaxBlockLogSpans*recordValuesPerSpan)
+	passes, warns, skipped, err := trace.LoadPhaseRecordsMax(records, MaxBlockLogSpans*trace.RecordValuesPerSpan)
 	var expand *trace.RecordsExpandError
 	if errors.As(err, &expand) {
 		// A compressed file's size says nothing of its content: the

@@ -370,7 +370,7 @@ func ReadBlockLog(paths []string) (*BlockPasses, error) {
 // ReadBlock is ReadBlockLog over a block's files: its logs, and its
 // host_phase_records.jsonl, which add the lane metrics (FamilyLanes) to
 // the binds whose graph_submit records it holds. The records are held
-// within recordValuesPerSpan JSON values per span of MaxBlockLogSpans.
+// within trace.RecordValuesPerSpan JSON values per span of MaxBlockLogSpans.
 func ReadBlock(f BlockFiles) (*BlockPasses, error) {
 	paths := f.Logs
 	srcs, err := trace.Inputs(paths, nil)
@@ -418,13 +418,16 @@ func ReadBlock(f BlockFiles) (*BlockPasses, error) {
 var MaxBlockLogSpans = 4_000_000
 
 // MaxBlockLogPasses bounds the passes ReadBlockLog makes of a log (its
-// invocations and bind passes): a pass's values cost about 3 KB, so a log
-// of a million one-line bind passes, inside MaxBlockLogSpans, took
-// hbgbench compare 3 GB and 35 s. The 1 GB log of docs/performance.md
-// makes about 100,000. Past it ReadBlockLog returns a
-// *trace.TooManySpansError naming the line of the pass past it. Tests
-// lower it.
-var MaxBlockLogPasses = 250_000
+// invocations and bind passes), trace.PassesOf(MaxBlockLogSpans): a
+// pass's values cost about 3 KB, so a log of a million one-line bind
+// passes, inside MaxBlockLogSpans, took hbgbench compare 3 GB and 35 s.
+// The 1 GB log of docs/performance.md makes about 100,000. Past it
+// ReadBlockLog returns a *trace.TooManySpansError naming the line of the
+// pass past it. Tests lower it.
+var MaxBlockLogPasses = trace.PassesOf(MaxBlockLogSpans)
+
+// passesHeld names what MaxBlockLogPasses counts, in its error.
+const passesHeld = "passes (invocations and bind passes)"
 
 // parallelReadBytes is the log size above which a block's log is parsed
 // on every processor.
@@ -450,7 +453,7 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPass
 		p := byKey[k]
 		if p == nil {
 			if len(byKey) >= MaxBlockLogPasses {
-				tooMany = &trace.TooManySpansError{Max: MaxBlockLogPasses, Pos: pos, What: "passes (invocations and bind passes)"}
+				tooMany = &trace.TooManySpansError{Max: MaxBlockLogPasses, Pos: pos, What: passesHeld}
 				return nil
 			}
 			p = &Pass{Pid: k.pid, Inv: k.inv, Values: map[string]float64{}}
@@ -481,12 +484,8 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPass
 	}
 	// The bind passes are counted before they are made: making a million
 	// one-line passes took 1.2 GB before the bound below could see them.
-	g := trace.NewPassGrouper(func(int, trace.Pass) {})
-	g.Bound = &trace.Bound{Max: MaxBlockLogPasses, What: "passes (invocations and bind passes)"}
-	for i := range l.BindPhases {
-		if g.Add(&l.BindPhases[i]); g.Bound.Err() != nil {
-			return nil, g.Bound.Err()
-		}
+	if err := trace.BoundPasses(l.BindPhases, &trace.Bound{Max: MaxBlockLogPasses, What: passesHeld}); err != nil {
+		return nil, err
 	}
 	unknown := uint64(0)
 	bps, evs, ews := phases.CollectEvidence(l, nil)

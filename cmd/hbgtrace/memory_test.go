@@ -248,3 +248,24 @@ func TestTableViewsBoundWhatTheyHold(t *testing.T) {
 		})
 	}
 }
+
+// TestOrchBoundsItsPasses: orch makes a bind pass of each pass of lines,
+// about 1.3 KB each (1,000,000 one-line passes took it 1.3 GB and 7.8 s,
+// inside --max-spans), so it holds at most a sixteenth of --max-spans of
+// them (trace.PassesOf), counted before they are made: past it, exit 1
+// naming the file, the line and the bound; at it, the view runs.
+func TestOrchBoundsItsPasses(t *testing.T) {
+	const line = "[mono_ns=1][T0x7f3cb1408c80][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] %s start_ns=%d dur_ns=413 bytes=8\n"
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, line, "bind phase=args", 1000*i)
+		fmt.Fprintf(&b, line, "host-orch phase=submit", 1000*i+10)
+	}
+	files := map[string]string{"passes.log": b.String()}
+	stdout, stderr, code := phasesExec(t, files, "", "orch", "--max-spans", "320", "passes.log")
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "hbgtrace: reading passes.log: line 41: more than 20 bind passes to hold in memory; --max-spans raises the bound\n", stderr)
+	_, stderr, _ = phasesExec(t, files, "", "orch", "--max-spans", "480", "passes.log")
+	assert.NotContains(t, stderr, "to hold in memory")
+}

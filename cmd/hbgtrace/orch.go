@@ -9,6 +9,7 @@ import (
 
 	"github.com/hbgkit/hbgkit/internal/report"
 	"github.com/hbgkit/hbgkit/phases"
+	"github.com/hbgkit/hbgkit/trace"
 )
 
 // orchOptions are the flags and arguments of `hbgtrace orch`.
@@ -71,6 +72,12 @@ func orchRun(opts *orchOptions) error {
 		return err
 	}
 	printWarnings(opts.Stderr, log)
+	// A bind pass costs about 1.3 KB here: a sixteenth of --max-spans of
+	// them, counted before they are made.
+	held := &trace.Bound{Max: trace.PassesOf(opts.maxSpans), What: "bind passes"}
+	if err := trace.BoundPasses(log.BindPhases, held); err != nil {
+		return tooManySpans(err, "--max-spans")
+	}
 	passes, ev, ws := phases.CollectEvidence(log, nil)
 	for _, w := range ws {
 		fmt.Fprintln(opts.Stderr, "warning: "+w.String())

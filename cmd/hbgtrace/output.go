@@ -62,12 +62,12 @@ func wrote(st ioStreams, path, format string, a ...any) {
 // file that yields no pass is named) on stderr; with skipped, also the
 // lines it left out (a truncated line), which the reference's swimlane
 // skips silently and views of hbgkit's own name. They hold at most
-// recordValuesPerSpan JSON values per span of --max-spans.
+// trace.RecordValuesPerSpan JSON values per span of --max-spans.
 func loadRecords(in logInput, paths []string, skipped bool) ([]trace.RecordPass, error) {
 	stderr := in.Stderr
 	maxValues := 0 // none, with --max-spans 0 or past what an int holds
-	if in.maxSpans > 0 && in.maxSpans <= math.MaxInt/recordValuesPerSpan {
-		maxValues = in.maxSpans * recordValuesPerSpan
+	if in.maxSpans > 0 && in.maxSpans <= math.MaxInt/trace.RecordValuesPerSpan {
+		maxValues = in.maxSpans * trace.RecordValuesPerSpan
 	}
 	passes, warns, skip, err := trace.LoadPhaseRecordsMax(paths, maxValues)
 	if err != nil {

@@ -45,11 +45,6 @@ type logInput struct {
 // "Hostile logs").
 const defaultMaxSpans = 4_000_000
 
-// recordValuesPerSpan is what a --records artifact may hold per span of
-// --max-spans, in JSON values (trace.LoadPhaseRecordsMax): a record is an
-// object of a few fields, about ten values.
-const recordValuesPerSpan = 16
-
 // addMaxSpansFlag adds --max-spans to a view that holds the log's spans.
 func addMaxSpansFlag(cmd *cobra.Command, in *logInput) {
 	cmd.Flags().IntVar(&in.maxSpans, "max-spans", defaultMaxSpans,
