@@ -1,11 +1,12 @@
 package trace
 
-// A Bound counts what a view's collectors hold of a streamed log — rounds,
-// bind passes, what a hostile round or pass adds past a real one's size —
-// and stops the read at the record that goes past Max: the table views
-// keep no spans, but a log of millions of invocations, passes or names
-// would make them hold millions of rows. One Bound is shared by the
-// collectors of one view; a nil *Bound holds anything.
+// A Bound counts what a view holds, or is about to make, of a log that is
+// not spans — invocations, bind passes, what a hostile invocation or pass
+// adds past a real one's size — and stops at the record that goes past
+// Max: the table views keep no spans, but a log of millions of
+// invocations, passes or names would make them hold millions of rows.
+// One Bound is shared by the collectors of one view (a Visitors.Err stops
+// a streamed read there); a nil *Bound holds anything.
 type Bound struct {
 	// Max is the most held; 0 means no bound.
 	Max int
