@@ -247,6 +247,12 @@ func TestTableViewsBoundWhatTheyHold(t *testing.T) {
 			assert.NotContains(t, stderr, "to hold in memory")
 		})
 	}
+	// The default: a million rows, ten times the 1 GB log's.
+	for _, view := range []string{"rounds", "phases", "tpot", "tree"} {
+		stdout, _, code := phasesExec(t, nil, "", view, "--help")
+		assert.Equal(t, 0, code)
+		assert.Regexp(t, `--max-spans int +invocations and passes held \(0: none\) \(default 1000000\)`, stdout, view)
+	}
 }
 
 // TestOrchBoundsItsPasses: orch makes a bind pass of each pass of lines,

@@ -45,6 +45,12 @@ type logInput struct {
 // "Hostile logs").
 const defaultMaxSpans = 4_000_000
 
+// defaultMaxHeld is --max-spans' default in the table views: a million
+// invocations and bind passes. The 1 GB log holds about 100,000 of each;
+// at 0.3–0.8 KB a row, rounds, tpot and phases stop a bomb by 0.8 GB
+// (docs/performance.md, "Every reader's bound").
+const defaultMaxHeld = 1_000_000
+
 // addMaxSpansFlag adds --max-spans to a view that holds the log's spans.
 func addMaxSpansFlag(cmd *cobra.Command, in *logInput) {
 	cmd.Flags().IntVar(&in.maxSpans, "max-spans", defaultMaxSpans,
@@ -56,7 +62,7 @@ func addMaxSpansFlag(cmd *cobra.Command, in *logInput) {
 // them is refused at the bound (tableBound), as a view that holds spans
 // refuses millions of spans.
 func addMaxHeldFlag(cmd *cobra.Command, in *logInput) {
-	cmd.Flags().IntVar(&in.maxSpans, "max-spans", defaultMaxSpans,
+	cmd.Flags().IntVar(&in.maxSpans, "max-spans", defaultMaxHeld,
 		"invocations and passes held (0: none)")
 }
 

@@ -39,7 +39,8 @@ Spans that share a name share their children, so the tree can be
 quadratic in the spans (2,000 spans named step, each with 2,000 step.sub
 children, print 4,000,000 rows, as the reference does). tree refuses,
 before writing anything, a tree of more than --max-rows rows, and a log
-whose reference invocations hold more than --max-spans spans.
+whose reference invocations hold more than --max-spans spans, or that
+holds more than --max-spans invocations.
 
 Output formats (--format):
   text      the reference layout, byte for byte
