@@ -197,7 +197,7 @@ func TestBoundsRefuseHostileRecords(t *testing.T) {
 // E3 bind segment spans, and the names of an invocation, the lines of a
 // pass and the segment spans of a bind past a real one's 64. Past it they
 // stop at the record, with exit 1 and the error naming file, line and
-// bound; at it they run.
+// bound; at it they run. The bound's default is a million.
 func TestTableViewsBoundWhatTheyHold(t *testing.T) {
 	const span = "[mono_ns=1][T0x7f3c9a302c80][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=7 inv=%d hid=abc depth=%d name=%s ts=%d dur=900\n"
 	const line = "[mono_ns=1][T0x7f3cb1408c80][TIMING] host_phase_trace_end: [host_phase_trace.cpp:393] bind phase=%s start_ns=%d dur_ns=413 bytes=8\n"
