@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hbgkit/hbgkit/internal/outfile"
 	"github.com/hbgkit/hbgkit/swimlane"
 	"github.com/hbgkit/hbgkit/trace"
-
-	"github.com/hbgkit/hbgkit/internal/outfile"
 )
 
 // writeOutput writes the -o target path by the rule of internal/outfile
