@@ -77,6 +77,10 @@ func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("reading %s: line %d is longer than %d MiB", e.File, e.Line, e.Limit>>20)
 }
 
+// lineDoublingUpTo is how far a buffer grows by doubling for a long line;
+// past it, it grows to the longest line at once.
+const lineDoublingUpTo = 8 << 20
+
 func (f *feeder) limit() int {
 	if f.maxLine > 0 {
 		return f.maxLine
@@ -127,7 +131,14 @@ func (f *feeder) next(buf []byte) (c fed, used []byte, ok bool) {
 					f.si = len(f.srcs)
 					return fed{err: &lineTooLong{name: name, limit: f.limit()}, src: src}, buf, true
 				}
-				nb := make([]byte, min(2*len(buf), f.limit()+f.chunkSize()))
+				grow := 2 * len(buf)
+				if grow > lineDoublingUpTo {
+					// A line this long is hostile or nearly so: one
+					// buffer of the limit, not every doubling on the
+					// way (200 MB for a line refused at 64 MiB).
+					grow = f.limit() + f.chunkSize()
+				}
+				nb := make([]byte, min(grow, f.limit()+f.chunkSize()))
 				copy(nb, buf[:n])
 				buf = nb
 			}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -899,4 +900,26 @@ func TestMaxSpansBoundsWhatALogHolds(t *testing.T) {
 	}})
 	assert.ErrorIs(t, err, stop)
 	assert.Equal(t, 2, n)
+}
+
+// TestLongLineGrowsOnce: a line past the limit costs one buffer of the
+// limit and the doublings up to lineDoublingUpTo, not every doubling up
+// to the limit: a 200 MB line took every reader 200 MB before it was
+// refused at 64 MiB. Here the limit is 32 MiB and the line 40 MiB: the
+// read allocates under 60 MB (about 96 MB before).
+func TestLongLineGrowsOnce(t *testing.T) {
+	text := "ok\n" + strings.Repeat("y", 40<<20) + "\n"
+	cfg := newReadConfig(ReadOptions{})
+	cfg.maxLine = 32 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := newReader([]Source{ReaderSource("big.log", strings.NewReader(text))}, cfg, 0)
+	for r.Scan() {
+	}
+	runtime.ReadMemStats(&after)
+	r.Close()
+	assert.EqualError(t, r.Err(), "reading big.log: line 2 is longer than 32 MiB")
+	alloc := after.TotalAlloc - before.TotalAlloc
+	assert.Less(t, alloc, uint64(60<<20), "the read allocated %d MB", alloc>>20)
 }
