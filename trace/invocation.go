@@ -217,27 +217,22 @@ func BucketLabel(buckets []*Bucket, i int) string {
 type SpanBlocks struct {
 	// Max, when above 0, bounds the spans kept: the span past it is not
 	// kept, and Err reports it from then on.
-	Max  int
-	list blockList[Span]
-	n    int
-	err  error
+	Max   int
+	list  blockList[Span]
+	bound Bound
 }
 
 // Add keeps a copy of s, unless the bound is passed.
 func (b *SpanBlocks) Add(s *Span) {
-	if b.err != nil {
-		return
+	b.bound.Max = b.Max
+	if b.bound.Hold(s.Pos) {
+		b.list.add(s)
 	}
-	if b.n++; b.Max > 0 && b.n > b.Max {
-		b.err = &TooManySpansError{Max: b.Max, Pos: s.Pos}
-		return
-	}
-	b.list.add(s)
 }
 
 // Err returns the *TooManySpansError of the span that passed Max, or nil:
 // a Visitors.Err.
-func (b *SpanBlocks) Err() error { return b.err }
+func (b *SpanBlocks) Err() error { return b.bound.Err() }
 
 // InvocationSpans returns the spans kept that belong to an invocation, as
 // the function InvocationSpans does, in order. The pointers are into the

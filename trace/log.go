@@ -274,10 +274,10 @@ func StreamLog(srcs []Source, opts ReadOptions, v Visitors) (*Log, error) {
 	var phases blockList[BindPhase]
 	r := NewReaderOptions(srcs, opts)
 	defer r.Close()
-	held := 0 // spans, bind-phase and host-orch lines kept in l
+	held := &Bound{Max: opts.MaxSpans} // spans, bind-phase and host-orch lines kept in l
 	hold := func(p Pos) error {
-		if held++; opts.MaxSpans > 0 && held > opts.MaxSpans {
-			return &TooManySpansError{Max: opts.MaxSpans, Pos: p}
+		if !held.Hold(p) {
+			return held.Err()
 		}
 		return nil
 	}

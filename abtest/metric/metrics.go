@@ -446,14 +446,13 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPass
 		out.Stamp = l.Stamp.Text
 	}
 	byKey := map[passKey]*Pass{}
-	var tooMany error
+	made := &trace.Bound{Max: MaxBlockLogPasses, What: passesHeld}
 	// get returns the pass of k, made when new; nil past
-	// MaxBlockLogPasses, the record at pos the first past it.
+	// MaxBlockLogPasses, the record at pos the first past it (made.Err).
 	get := func(k passKey, pos trace.Pos) *Pass {
 		p := byKey[k]
 		if p == nil {
-			if len(byKey) >= MaxBlockLogPasses {
-				tooMany = &trace.TooManySpansError{Max: MaxBlockLogPasses, Pos: pos, What: passesHeld}
+			if !made.Hold(pos) {
 				return nil
 			}
 			p = &Pass{Pid: k.pid, Inv: k.inv, Values: map[string]float64{}}
@@ -476,7 +475,7 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPass
 		}
 		p := get(passKey{s.Pid, s.Inv}, s.Pos)
 		if p == nil {
-			return nil, tooMany
+			return nil, made.Err()
 		}
 		if _, seen := p.Values[name]; !seen {
 			p.Values[name] = float64(s.Dur)
@@ -506,7 +505,7 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPass
 		}
 		p := get(k, pos)
 		if p == nil {
-			return nil, tooMany
+			return nil, made.Err()
 		}
 		m := phases.ComputePassMetrics(bp)
 		for s := phases.BindStage(0); int(s) < phases.NumBindStages; s++ {
@@ -522,7 +521,7 @@ func blockPasses(l *trace.Log, extra map[passKey]map[string]float64) (*BlockPass
 	for k, vs := range extra {
 		p := get(k, trace.Pos{})
 		if p == nil {
-			return nil, tooMany
+			return nil, made.Err()
 		}
 		for n, v := range vs {
 			p.Values[n] = v
